@@ -1,0 +1,3 @@
+# Viewer API tests (owned by the viewer backend work).
+test-api: $(BUILD)/probex
+	@echo "test-api: no API tests yet"

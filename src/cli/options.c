@@ -1,0 +1,194 @@
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/options.h"
+
+enum {
+	OPT_NO_VIEWER = 0x100,
+	OPT_VIEW,
+	OPT_SAMPLE_FREQ,
+	OPT_BIND,
+	OPT_STACKS,
+	OPT_STACK_INTERVAL,
+	OPT_RINGBUF,
+	OPT_VERSION,
+};
+
+static const struct option long_opts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "port", required_argument, NULL, 'p' },
+	{ "bind", required_argument, NULL, OPT_BIND },
+	{ "no-viewer", no_argument, NULL, OPT_NO_VIEWER },
+	{ "view", required_argument, NULL, OPT_VIEW },
+	{ "sample-freq", required_argument, NULL, OPT_SAMPLE_FREQ },
+	{ "stacks", required_argument, NULL, OPT_STACKS },
+	{ "stack-interval", required_argument, NULL, OPT_STACK_INTERVAL },
+	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ 0 },
+};
+
+void opts__print_help(void)
+{
+	printf("probex " PROBEX_VERSION " — eBPF process tracing tool\n"
+	       "\n"
+	       "Usage: probex [OPTIONS] [--] COMMAND [ARGS...]\n"
+	       "       probex --view FILE [-p PORT] [--bind ADDR]\n"
+	       "       probex query FILE SQL       run SQL on a trace (table: events)\n"
+	       "       probex synth -o FILE [--events N] [--seed S]   write a synthetic trace\n"
+	       "\n"
+	       "Runs COMMAND, records through eBPF what it and all its descendants do in the\n"
+	       "kernel (syscalls, scheduling, forks, exits, page faults, io_uring, CPU samples\n"
+	       "with stacks), writes one Parquet file and opens a local web viewer on it.\n"
+	       "\n"
+	       "Options:\n"
+	       "  -o, --output FILE        Output parquet file (default: probex-YYYYMMDD-HHMMSS.parquet)\n"
+	       "  -p, --port PORT          Port for the viewer web interface (default 8080; 0 = any)\n"
+	       "      --bind ADDR          Address the viewer listens on (default 127.0.0.1)\n"
+	       "      --no-viewer          Don't launch the viewer after tracing\n"
+	       "      --view FILE          View an existing parquet trace file without tracing\n"
+	       "      --sample-freq HZ     CPU sampling frequency (default 1999)\n"
+	       "      --stacks MODE        sampled (default), all, or none: stacks on syscall,\n"
+	       "                           page-fault and scheduler events\n"
+	       "      --stack-interval US  sampled mode: at most one stack per thread and event\n"
+	       "                           type per US microseconds (default 1000)\n"
+	       "      --ringbuf-size KIB   kernel→user ring buffer size (default 65536)\n"
+	       "  -q, --quiet              Only print errors and the final summary\n"
+	       "  -v, --verbose            Debug messages\n"
+	       "  -h, --help               Print help\n"
+	       "  -V, --version            Print version\n"
+	       "\n"
+	       "COMMAND's exit status becomes probex's (128+N when killed by signal N);\n"
+	       "127 when COMMAND cannot be run, 2 for usage errors.\n");
+}
+
+void opts__defaults(struct probex_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->port = 8080;
+	o->bind = "127.0.0.1";
+	o->sample_freq = 1999;
+	o->stacks = STACKS_SAMPLED;
+	o->stack_interval_us = 1000;
+	o->ringbuf_kib = 65536;
+}
+
+static int parse_ulong(const char *opt, const char *s, unsigned long min, unsigned long max,
+		       unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v < min || v > max) {
+		fprintf(stderr, "probex: error: invalid value '%s' for '%s' (expected %lu..%lu)\n",
+			s, opt, min, max);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static enum opts_result usage_error(const char *msg, const char *arg)
+{
+	fprintf(stderr, "probex: error: %s%s%s\n", msg, arg ? " " : "", arg ? arg : "");
+	fprintf(stderr, "Usage: probex [OPTIONS] [--] COMMAND [ARGS...]  |  probex --view FILE\n"
+			"For more information, try '--help'.\n");
+	return OPTS_USAGE;
+}
+
+enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv)
+{
+	unsigned long v;
+	int c;
+
+	opts__defaults(o);
+	optind = 1;
+	opterr = 0;
+	/* '+': stop at the first non-option so the command's own flags stay its own. */
+	while ((c = getopt_long(argc, argv, "+:o:p:qvhV", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (!optarg[0])
+				return usage_error("empty --output", NULL);
+			o->output = optarg;
+			break;
+		case 'p':
+			if (parse_ulong("--port", optarg, 0, 65535, &v))
+				return OPTS_USAGE;
+			o->port = (unsigned int)v;
+			o->port_set = true;
+			break;
+		case OPT_BIND:
+			if (!optarg[0])
+				return usage_error("empty --bind", NULL);
+			o->bind = optarg;
+			break;
+		case OPT_NO_VIEWER:
+			o->no_viewer = true;
+			break;
+		case OPT_VIEW:
+			o->view_file = optarg;
+			break;
+		case OPT_SAMPLE_FREQ:
+			if (parse_ulong("--sample-freq", optarg, 1, 1000000, &o->sample_freq))
+				return OPTS_USAGE;
+			break;
+		case OPT_STACKS:
+			if (!strcmp(optarg, "sampled"))
+				o->stacks = STACKS_SAMPLED;
+			else if (!strcmp(optarg, "all"))
+				o->stacks = STACKS_ALL;
+			else if (!strcmp(optarg, "none"))
+				o->stacks = STACKS_NONE;
+			else
+				return usage_error("--stacks must be sampled, all or none, not", optarg);
+			break;
+		case OPT_STACK_INTERVAL:
+			if (parse_ulong("--stack-interval", optarg, 1, 60000000, &o->stack_interval_us))
+				return OPTS_USAGE;
+			break;
+		case OPT_RINGBUF:
+			if (parse_ulong("--ringbuf-size", optarg, 4, 4194304, &v))
+				return OPTS_USAGE;
+			if (v & (v - 1))
+				return usage_error("--ringbuf-size must be a power of two (KiB)", NULL);
+			o->ringbuf_kib = v;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'h':
+			opts__print_help();
+			return OPTS_EXIT_OK;
+		case 'V':
+			printf("probex " PROBEX_VERSION "\n");
+			return OPTS_EXIT_OK;
+		case ':':
+			return usage_error("missing value for", argv[optind - 1]);
+		default:
+			return usage_error("unknown option", argv[optind - 1]);
+		}
+	}
+	o->cmd = argv + optind;
+	o->cmd_argc = argc - optind;
+
+	if (o->view_file && o->cmd_argc > 0)
+		return usage_error("--view cannot be combined with a command", NULL);
+	if (o->view_file && o->no_viewer)
+		return usage_error("--no-viewer cannot be used with --view", NULL);
+	if (!o->view_file && o->cmd_argc == 0)
+		return usage_error("a COMMAND (or --view FILE) is required", NULL);
+	return OPTS_RUN;
+}

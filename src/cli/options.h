@@ -1,0 +1,40 @@
+/* Command-line model and parser (separate from main.c so unit tests can drive it). */
+#ifndef PROBEX_CLI_OPTIONS_H
+#define PROBEX_CLI_OPTIONS_H
+
+#include <stdbool.h>
+
+enum stack_mode {
+	STACKS_SAMPLED,	/* default: at most one stack per thread per event type per interval */
+	STACKS_ALL,	/* a stack on every event (the reference's behaviour) */
+	STACKS_NONE,	/* no stacks on syscall/fault/scheduler events (CPU samples keep theirs) */
+};
+
+struct probex_opts {
+	const char *output;		/* -o; NULL → probex-YYYYMMDD-HHMMSS.parquet */
+	unsigned int port;		/* -p, default 8080 */
+	bool port_set;
+	const char *bind;		/* --bind, default 127.0.0.1 */
+	bool no_viewer;
+	const char *view_file;		/* --view FILE */
+	unsigned long sample_freq;	/* --sample-freq, default 1999 */
+	enum stack_mode stacks;		/* --stacks */
+	unsigned long stack_interval_us;/* --stack-interval */
+	unsigned long ringbuf_kib;	/* --ringbuf-size (KiB, power of two) */
+	bool quiet;
+	int verbose;
+	char **cmd;			/* command after options/--, NULL-terminated */
+	int cmd_argc;
+};
+
+enum opts_result {
+	OPTS_RUN = 0,	/* proceed */
+	OPTS_EXIT_OK,	/* --help / --version printed */
+	OPTS_USAGE,	/* usage error printed; exit 2 */
+};
+
+void opts__defaults(struct probex_opts *o);
+enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv);
+void opts__print_help(void);
+
+#endif

@@ -1,0 +1,95 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "trace/duck.h"
+
+int duck__open_memory(duckdb_database *db, duckdb_connection *con, int threads)
+{
+	duckdb_config cfg = NULL;
+	char *err = NULL;
+	char buf[16];
+
+	*db = NULL;
+	*con = NULL;
+	if (duckdb_create_config(&cfg) == DuckDBError)
+		return -ENOMEM;
+	/* Never phone home or autoload extensions from the network: parquet and json are
+	 * built into the library we ship. */
+	duckdb_set_config(cfg, "autoinstall_known_extensions", "false");
+	duckdb_set_config(cfg, "autoload_known_extensions", "false");
+	if (threads > 0) {
+		snprintf(buf, sizeof(buf), "%d", threads);
+		duckdb_set_config(cfg, "threads", buf);
+	}
+	if (duckdb_open_ext(NULL, db, cfg, &err) == DuckDBError) {
+		log__error("cannot start DuckDB: %s", err ? err : "unknown error");
+		duckdb_free(err);
+		duckdb_destroy_config(&cfg);
+		return -EIO;
+	}
+	duckdb_destroy_config(&cfg);
+	if (duckdb_connect(*db, con) == DuckDBError) {
+		duckdb_close(db);
+		return -EIO;
+	}
+	return 0;
+}
+
+int duck__exec(duckdb_connection con, const char *sql)
+{
+	duckdb_result res;
+	int ret = 0;
+
+	if (duckdb_query(con, sql, &res) == DuckDBError) {
+		log__error("%s", duckdb_result_error(&res));
+		ret = -EIO;
+	}
+	duckdb_destroy_result(&res);
+	return ret;
+}
+
+int duck__quote(char *dst, size_t size, const char *s)
+{
+	size_t n = 0;
+
+	if (size < 3)
+		return -ENOSPC;
+	dst[n++] = '\'';
+	for (; *s; s++) {
+		if (n + (*s == '\'' ? 2 : 1) + 2 > size)
+			return -ENOSPC;
+		if (*s == '\'')
+			dst[n++] = '\'';
+		dst[n++] = *s;
+	}
+	dst[n++] = '\'';
+	dst[n] = 0;
+	return 0;
+}
+
+int duck__open_file_view(const char *path, const char *name, duckdb_database *db,
+			 duckdb_connection *con)
+{
+	char lit[4200], sql[4400];
+	int err;
+
+	err = duck__quote(lit, sizeof(lit), path);
+	if (err) {
+		log__error("%s: path too long", path);
+		return err;
+	}
+	err = duck__open_memory(db, con, 0);
+	if (err)
+		return err;
+	snprintf(sql, sizeof(sql), "CREATE VIEW %s AS SELECT * FROM read_parquet(%s)", name, lit);
+	err = duck__exec(*con, sql);
+	if (err) {
+		log__error("%s: cannot read as Parquet", path);
+		duckdb_disconnect(con);
+		duckdb_close(db);
+	}
+	return err;
+}

@@ -1,0 +1,65 @@
+/* The trace file's vocabulary: event types and metadata keys shared by writer and viewer.
+ *
+ * Files keep the reference (probex 0.1.19) schema and row model — separate *_enter and
+ * *_exit rows, the same event_type strings and columns — so its queries mean the same
+ * thing on our files.  Added facts live in added columns and metadata keys. */
+#ifndef PROBEX_TRACE_SCHEMA_H
+#define PROBEX_TRACE_SCHEMA_H
+
+enum event_type {
+	EV_SCHED_SWITCH = 0,
+	EV_PROCESS_FORK,
+	EV_PROCESS_EXIT,
+	EV_PAGE_FAULT,
+	EV_READ_ENTER,
+	EV_READ_EXIT,
+	EV_WRITE_ENTER,
+	EV_WRITE_EXIT,
+	EV_MMAP_ENTER,
+	EV_MMAP_EXIT,
+	EV_MUNMAP_ENTER,
+	EV_MUNMAP_EXIT,
+	EV_BRK_ENTER,
+	EV_BRK_EXIT,
+	EV_IO_URING_SETUP_ENTER,
+	EV_IO_URING_SETUP_EXIT,
+	EV_IO_URING_ENTER_ENTER,
+	EV_IO_URING_ENTER_EXIT,
+	EV_IO_URING_REGISTER_ENTER,
+	EV_IO_URING_REGISTER_EXIT,
+	EV_CPU_SAMPLE,
+	EV_FSYNC_ENTER,
+	EV_FSYNC_EXIT,
+	EV_FDATASYNC_ENTER,
+	EV_FDATASYNC_EXIT,
+	EV_IO_URING_COMPLETE,
+	/* added by this probex; not in the reference */
+	EV_PROCESS_EXEC,
+	EV__COUNT,
+};
+
+/* event_type column strings, indexed by enum event_type. */
+extern const char *const event_type_names[EV__COUNT];
+
+/* Returns the enum value, or -1 for a name this version does not know. */
+int event_type__from_name(const char *name);
+
+/* File key-value metadata. The first two are what the reference viewer requires. */
+#define META_SAMPLE_FREQ_HZ	"probex.sample_freq_hz"
+#define META_STACK_FORMAT	"probex.stack_trace_format"
+#define META_STACK_FORMAT_V1	"symbolized_v1"
+#define META_VERSION		"probex.version"
+#define META_COMMAND		"probex.command"		/* JSON array of argv */
+#define META_START_WALLCLOCK	"probex.start_unix_ns"		/* wall clock at ts_ns == start_ts */
+#define META_START_TS		"probex.start_ts_ns"		/* CLOCK_MONOTONIC at start */
+#define META_BOOT_WALLCLOCK	"probex.boot_unix_ns"		/* wall clock − monotonic */
+#define META_ROOT_PID		"probex.root_pid"
+#define META_EXIT_STATUS	"probex.exit_status"		/* probex's own exit status */
+#define META_HOSTNAME		"probex.hostname"
+#define META_KERNEL		"probex.kernel"
+#define META_STACK_MODE		"probex.stack_mode"		/* sampled | all | none */
+#define META_STACK_INTERVAL_NS	"probex.stack_interval_ns"
+#define META_DROPS		"probex.drops"			/* JSON object: counter → n */
+#define META_MISSING_PROBES	"probex.missing_probes"		/* JSON array */
+
+#endif

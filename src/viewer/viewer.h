@@ -1,0 +1,16 @@
+/* The viewer: load a trace, serve the JSON API and the embedded web UI. */
+#ifndef PROBEX_VIEWER_VIEWER_H
+#define PROBEX_VIEWER_VIEWER_H
+
+#include <stdbool.h>
+
+struct viewer_opts {
+	const char *bind;	/* "127.0.0.1" unless --bind */
+	unsigned int port;	/* 0 = any free port (the real one is printed) */
+};
+
+/* Load and validate FILE (errors name the file and the problem, before binding), bind,
+ * print the URL(s), serve until SIGINT/SIGTERM.  Returns the process exit status. */
+int viewer__main(const char *file, const struct viewer_opts *opts);
+
+#endif

@@ -1,0 +1,88 @@
+/* Command-line parsing: reference-compatible flags, usage errors, command capture. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "cli/options.h"
+
+#define PARSE(o, ...)                                                                  \
+	({                                                                              \
+		char *argv_[] = { "probex", __VA_ARGS__, NULL };                         \
+		opts__parse(o, (int)(sizeof(argv_) / sizeof(argv_[0])) - 1, argv_);      \
+	})
+
+static void test_defaults_and_command(void **state)
+{
+	struct probex_opts o;
+
+	assert_int_equal(PARSE(&o, "--", "ls", "-la"), OPTS_RUN);
+	assert_int_equal(o.cmd_argc, 2);
+	assert_string_equal(o.cmd[0], "ls");
+	assert_string_equal(o.cmd[1], "-la");
+	assert_int_equal(o.port, 8080);
+	assert_string_equal(o.bind, "127.0.0.1");
+	assert_int_equal(o.sample_freq, 1999);
+	assert_int_equal(o.stacks, STACKS_SAMPLED);
+}
+
+static void test_command_flags_stay_with_command(void **state)
+{
+	struct probex_opts o;
+
+	/* Without --, everything after the first positional belongs to the command. */
+	assert_int_equal(PARSE(&o, "-o", "x.parquet", "dd", "-o", "y"), OPTS_RUN);
+	assert_string_equal(o.output, "x.parquet");
+	assert_int_equal(o.cmd_argc, 3);
+	assert_string_equal(o.cmd[1], "-o");
+}
+
+static void test_usage_errors(void **state)
+{
+	struct probex_opts o;
+
+	assert_int_equal(PARSE(&o, "--sample-freq", "0", "true"), OPTS_USAGE);
+	assert_int_equal(PARSE(&o, "--sample-freq", "abc", "true"), OPTS_USAGE);
+	assert_int_equal(PARSE(&o, "-p", "70000", "true"), OPTS_USAGE);
+	assert_int_equal(PARSE(&o, "--view", "f.parquet", "true"), OPTS_USAGE);
+	assert_int_equal(PARSE(&o, "--view", "f.parquet", "--no-viewer"), OPTS_USAGE);
+	assert_int_equal(PARSE(&o, "--stacks", "some", "true"), OPTS_USAGE);
+	assert_int_equal(PARSE(&o, "--ringbuf-size", "1000", "true"), OPTS_USAGE);
+	assert_int_equal(PARSE(&o, "--bogus", "true"), OPTS_USAGE);
+	assert_int_equal(PARSE(&o, "-o"), OPTS_USAGE);
+	assert_int_equal(PARSE(&o, "-q"), OPTS_USAGE);
+}
+
+static void test_view_mode(void **state)
+{
+	struct probex_opts o;
+
+	assert_int_equal(PARSE(&o, "--view", "t.parquet", "-p", "0", "--bind", "0.0.0.0"), OPTS_RUN);
+	assert_string_equal(o.view_file, "t.parquet");
+	assert_int_equal(o.port, 0);
+	assert_string_equal(o.bind, "0.0.0.0");
+	assert_int_equal(o.cmd_argc, 0);
+}
+
+static void test_stack_options(void **state)
+{
+	struct probex_opts o;
+
+	assert_int_equal(PARSE(&o, "--stacks", "all", "--stack-interval", "50", "true"), OPTS_RUN);
+	assert_int_equal(o.stacks, STACKS_ALL);
+	assert_int_equal(o.stack_interval_us, 50);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults_and_command),
+		cmocka_unit_test(test_command_flags_stay_with_command),
+		cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test(test_view_mode),
+		cmocka_unit_test(test_stack_options),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
