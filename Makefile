@@ -35,7 +35,7 @@ SKELS     := $(patsubst src/bpf/%.bpf.c,$(BUILD)/gen/%.skel.h,$(BPF_SRCS))
 
 DEPS_STAMP := $(DUCKDB_DIR)/libduckdb.so
 
-.PHONY: all deps test test-unit test-integration test-api test-e2e demo bench asan clean web
+.PHONY: all deps fixtures test test-unit test-integration test-api test-e2e demo bench asan clean web
 all: $(BUILD)/probex
 
 $(DEPS_STAMP):

@@ -1,0 +1,18 @@
+# Small programs the tests trace or symbolize: tests/fixtures/NAME.c / NAME.cpp → $(BUILD)/fixtures/NAME.
+# Built with frame pointers and debug info, like the programs users are told to profile.
+FIXTURE_C   := $(wildcard tests/fixtures/*.c)
+FIXTURE_CXX := $(wildcard tests/fixtures/*.cpp)
+FIXTURES    := $(patsubst tests/fixtures/%.c,$(BUILD)/fixtures/%,$(FIXTURE_C)) \
+	       $(patsubst tests/fixtures/%.cpp,$(BUILD)/fixtures/%,$(FIXTURE_CXX))
+FIXTURE_FLAGS := -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -pthread
+
+$(BUILD)/fixtures/%: tests/fixtures/%.c
+	@mkdir -p $(@D)
+	$(CC) $(FIXTURE_FLAGS) $< -o $@
+
+$(BUILD)/fixtures/%: tests/fixtures/%.cpp
+	@mkdir -p $(@D)
+	g++ $(FIXTURE_FLAGS) $< -o $@
+
+fixtures: $(FIXTURES)
+test-unit test-integration: $(FIXTURES)
