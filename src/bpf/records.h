@@ -1,0 +1,177 @@
+/* Records the kernel programs send to user space, and the counters they keep.
+ *
+ * Shared by probex.bpf.c and user space; fixed-width types only.  Records are copied
+ * verbatim into the spool file, so this layout is also the spool format: bump
+ * SPOOL_VERSION (record/spool.h) when it changes. */
+#ifndef PROBEX_BPF_RECORDS_H
+#define PROBEX_BPF_RECORDS_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define PROBEX_COMM_LEN		16
+#define PROBEX_MAX_FRAMES	127	/* per stack; what bpf_get_stack can return by default */
+#define PROBEX_FILENAME_LEN	256
+
+enum rec_kind {
+	REC_SYSCALL = 1,	/* one enter/exit pair, paired in the kernel */
+	REC_SCHED_SWITCH,
+	REC_FORK,
+	REC_EXIT,
+	REC_EXEC,
+	REC_PAGE_FAULT,
+	REC_CPU_SAMPLE,
+	REC_IO_URING_COMPLETE,
+	REC_SYSCALL_UNFINISHED,	/* enter without exit, flushed by user space at the end */
+	REC__COUNT,
+};
+
+/* Syscalls probex records (x86-64 numbers are mapped to these in the kernel). */
+enum sys_kind {
+	SYS_READ,
+	SYS_WRITE,
+	SYS_MMAP,
+	SYS_MUNMAP,
+	SYS_BRK,
+	SYS_FSYNC,
+	SYS_FDATASYNC,
+	SYS_IO_URING_SETUP,
+	SYS_IO_URING_ENTER,
+	SYS_IO_URING_REGISTER,
+	SYS__COUNT,
+};
+
+/* Classes that get their own stack-sampling clock per thread. */
+enum stack_class {
+	SC_SYSCALL0 = 0,			/* + enum sys_kind */
+	SC_PAGE_FAULT = SYS__COUNT,
+	SC_SCHED_SWITCH,
+	SC_IO_URING_COMPLETE,
+	SC__COUNT,
+};
+
+#define REC_F_USTACK_TRUNC	0x1	/* user stack hit PROBEX_MAX_FRAMES: its root is missing */
+#define REC_F_KSTACK_TRUNC	0x2
+#define REC_F_USTACK_ERR	0x4	/* a user stack was wanted but the helper failed */
+#define REC_F_KERNEL_MODE	0x8	/* cpu_sample: interrupted kernel mode */
+
+struct rec_hdr {
+	__u64 ts;		/* bpf_ktime_get_ns (CLOCK_MONOTONIC); exit time for syscalls */
+	__u32 tid;
+	__u32 tgid;
+	__u32 cpu;
+	__u8 kind;		/* enum rec_kind */
+	__u8 sub;		/* enum sys_kind for syscalls */
+	__u8 ustack_n;		/* frames following the payload: user first, leaf first */
+	__u8 kstack_n;		/* then kernel frames, leaf first */
+	__u16 flags;		/* REC_F_* */
+	__u16 _pad;
+	__u32 weight;		/* events of this class/thread this stack stands for (>= 1) */
+	char comm[PROBEX_COMM_LEN];
+};
+
+struct rec_syscall {
+	struct rec_hdr h;
+	__u64 enter_ts;
+	__u32 enter_cpu;
+	__u32 _pad;
+	__u64 args[5];
+	__s64 ret;
+};
+
+struct rec_sched_switch {
+	struct rec_hdr h;	/* tid/tgid/comm: the traced side (prev if traced, else next) */
+	__u32 prev_pid;
+	__u32 prev_tgid;
+	__u32 next_pid;
+	__u32 next_tgid;
+	__s64 prev_state;	/* as the sched_switch tracepoint reports it */
+};
+
+struct rec_fork {
+	struct rec_hdr h;	/* the forking thread */
+	__u32 child_pid;
+	__u32 child_tgid;
+	__u64 clone_flags;
+};
+
+struct rec_exit {
+	struct rec_hdr h;
+	__s32 code;		/* task->exit_code: wait(2) status encoding */
+	__u8 group_dead;	/* last thread of the process */
+	__u8 _pad[3];
+};
+
+struct rec_exec {
+	struct rec_hdr h;	/* comm is the new one */
+	__u32 old_tid;
+	__u32 _pad;
+	char filename[PROBEX_FILENAME_LEN];
+};
+
+struct rec_page_fault {
+	struct rec_hdr h;
+	__u64 address;
+	__u64 ip;
+	__u64 error_code;
+};
+
+struct rec_cpu_sample {
+	struct rec_hdr h;
+};
+
+struct rec_io_uring_complete {
+	struct rec_hdr h;	/* tid/tgid/comm of the submitter; ts/cpu of the completion */
+	__u64 submit_ts;
+	__u64 user_data;
+	__s32 res;
+	__u32 cqe_flags;
+	__u8 opcode;
+	__u8 _pad[7];
+};
+
+/* Largest fixed part plus two full stacks: the per-CPU scratch record size. */
+#define REC_MAX_FIXED	sizeof(struct rec_exec)
+#define REC_MAX_SIZE	(REC_MAX_FIXED + 2 * PROBEX_MAX_FRAMES * 8)
+
+/* Per-CPU counters (one PERCPU_ARRAY slot holds them all). */
+enum counter {
+	CNT_RB_DROP0 = 0,		/* + enum rec_kind: ring buffer full, record lost */
+	CNT_USTACK_ERR = REC__COUNT,	/* bpf_get_stack(user) failed */
+	CNT_KSTACK_ERR,
+	CNT_STACK_TRUNC,		/* a stack hit PROBEX_MAX_FRAMES */
+	CNT_TRACED_FULL,		/* could not add a new process to the traced set */
+	CNT_TSTATE_FULL,		/* per-thread state map full: syscall not paired */
+	CNT_IOU_FULL,			/* io_uring in-flight map full: completion not paired */
+	CNT_UNPAIRED_EXIT,		/* syscall exit without a recorded enter */
+	CNT_SAMPLES_TOTAL,		/* CPU sampler invocations, all tasks */
+	CNT_SAMPLES_TRACED,
+	CNT_EVENTS,			/* records submitted */
+	CNT__COUNT,
+};
+
+/* Per-thread state kept in the kernel: the open syscall and the stack-sampling clocks. */
+struct tstate {
+	__u64 enter_ts;
+	__u64 args[5];
+	__u32 enter_cpu;
+	__u8 in_syscall;
+	__u8 sys;		/* enum sys_kind */
+	__u16 _pad;
+	__u64 last_stack_ts[SC__COUNT];
+	__u32 since_stack[SC__COUNT];
+};
+
+/* io_uring request submitted by a traced task, awaiting its completion. */
+struct iou_inflight {
+	__u64 submit_ts;
+	__u64 user_data;
+	__u32 tid;
+	__u32 tgid;
+	__u8 opcode;
+	__u8 _pad[7];
+	char comm[PROBEX_COMM_LEN];
+};
+
+#endif

@@ -1,0 +1,109 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/strbuf.h"
+
+static int strbuf__grow(struct strbuf *b, size_t extra)
+{
+	size_t need = b->len + extra + 1, cap;
+	char *n;
+
+	if (b->err)
+		return b->err;
+	if (need <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : 64;
+	while (cap < need)
+		cap *= 2;
+	n = realloc(b->s, cap);
+	if (!n)
+		return b->err = -ENOMEM;
+	b->s = n;
+	b->cap = cap;
+	return 0;
+}
+
+void strbuf__add(struct strbuf *b, const char *s, size_t n)
+{
+	if (strbuf__grow(b, n))
+		return;
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = 0;
+}
+
+void strbuf__addf(struct strbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || strbuf__grow(b, (size_t)n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+/* Length of a valid UTF-8 sequence at s (1..4), or 0 if invalid. */
+static int utf8_len(const unsigned char *s)
+{
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
+			return 0;
+		if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f))
+			return 0;
+		return 3;
+	}
+	if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
+			return 0;
+		if ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+void strbuf__add_json_str(struct strbuf *b, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	strbuf__add(b, "\"", 1);
+	while (*s) {
+		int n;
+
+		if (*s == '"' || *s == '\\') {
+			char esc[2] = { '\\', (char)*s };
+
+			strbuf__add(b, esc, 2);
+			s++;
+		} else if (*s < 0x20) {
+			strbuf__addf(b, "\\u%04x", *s);
+			s++;
+		} else if ((n = utf8_len(s)) > 0) {
+			strbuf__add(b, (const char *)s, (size_t)n);
+			s += n;
+		} else {
+			strbuf__add(b, "\xef\xbf\xbd", 3);
+			s++;
+		}
+	}
+	strbuf__add(b, "\"", 1);
+}
+
+void strbuf__free(struct strbuf *b)
+{
+	free(b->s);
+	memset(b, 0, sizeof(*b));
+}

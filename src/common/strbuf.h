@@ -1,0 +1,19 @@
+/* Growable string buffer with JSON string escaping; enough for metadata and messages. */
+#ifndef PROBEX_COMMON_STRBUF_H
+#define PROBEX_COMMON_STRBUF_H
+
+#include <stddef.h>
+
+struct strbuf {
+	char *s;
+	size_t len, cap;
+	int err;	/* sticky -ENOMEM */
+};
+
+void strbuf__addf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void strbuf__add(struct strbuf *b, const char *s, size_t n);
+/* Appends "..." with JSON escaping; bytes that are not valid UTF-8 become U+FFFD. */
+void strbuf__add_json_str(struct strbuf *b, const char *s);
+void strbuf__free(struct strbuf *b);
+
+#endif

@@ -1,0 +1,159 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "record/child.h"
+
+static void child_fail(int fd, int stage, int err, int status)
+{
+	struct child_failure f = { .stage = stage, .err = err };
+
+	if (write(fd, &f, sizeof(f)) < 0) {
+		/* nothing left to tell anyone */
+	}
+	_exit(status);
+}
+
+static void child_run(int report_fd, char *const argv[], const struct priv_target *priv,
+		      const sigset_t *mask)
+{
+	/* Handlers were not installed (probex uses signalfd), so only the mask needs
+	 * restoring; SIGPIPE may be ignored by whoever started us, reset it. */
+	signal(SIGPIPE, SIG_DFL);
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	if (priv->valid) {
+		if (priv__drop(priv))
+			child_fail(report_fd, 1, errno ? errno : EPERM, 126);
+		/* sudo may leave root's HOME: give the command the user's own. */
+		if (priv->home[0])
+			setenv("HOME", priv->home, 1);
+		if (priv->user[0]) {
+			setenv("USER", priv->user, 1);
+			setenv("LOGNAME", priv->user, 1);
+		}
+	}
+	raise(SIGSTOP);
+	execvp(argv[0], argv);
+	child_fail(report_fd, 2, errno, 127);
+}
+
+int child__spawn(struct child *c, char *const argv[], const struct priv_target *priv,
+		 const sigset_t *child_mask)
+{
+	int fds[2], st;
+	pid_t pid;
+
+	c->pid = -1;
+	c->report_fd = -1;
+	if (pipe2(fds, O_CLOEXEC))
+		return -errno;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		child_run(fds[1], argv, priv, child_mask);
+	}
+	close(fds[1]);
+	c->pid = pid;
+	c->report_fd = fds[0];
+	while (waitpid(pid, &st, WUNTRACED) < 0) {
+		if (errno != EINTR)
+			return -errno;
+	}
+	if (!WIFSTOPPED(st)) {
+		struct child_failure f;
+
+		c->pid = -1;
+		if (read(c->report_fd, &f, sizeof(f)) == sizeof(f) && f.stage == 1)
+			log__error("cannot become uid %u before running the command: %s", priv->uid,
+				   strerror(f.err));
+		else
+			log__error("the command's process ended before it could be traced (status 0x%x)", st);
+		return -ECHILD;
+	}
+	return 0;
+}
+
+int child__resume(struct child *c, const char *cmd)
+{
+	struct child_failure f;
+	ssize_t n;
+
+	if (kill(c->pid, SIGCONT))
+		return -errno;
+	do
+		n = read(c->report_fd, &f, sizeof(f));
+	while (n < 0 && errno == EINTR);
+	close(c->report_fd);
+	c->report_fd = -1;
+	if (n != sizeof(f))
+		return 0;	/* EOF: exec succeeded (the pipe is close-on-exec) */
+	if (f.stage == 1) {
+		log__error("cannot drop privileges before running %s: %s", cmd, strerror(f.err));
+		return 126;
+	}
+	log__error("cannot run %s: %s", cmd, strerror(f.err));
+	return 127;
+}
+
+void child__kill(struct child *c)
+{
+	if (c->pid <= 0)
+		return;
+	kill(c->pid, SIGKILL);
+	while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	c->pid = -1;
+	if (c->report_fd >= 0)
+		close(c->report_fd);
+	c->report_fd = -1;
+}
+
+static int check_exec(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	return access(path, X_OK) ? -errno : 0;
+}
+
+int child__find_command(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+	int err = -ENOENT;
+
+	if (!cmd[0])
+		return -ENOENT;
+	if (strchr(cmd, '/'))
+		return check_exec(cmd);
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *end = strchrnul(path, ':');
+		int len = (int)(end - path), e;
+
+		snprintf(buf, sizeof(buf), "%.*s%s%s", len, path, len ? "/" : "", cmd);
+		e = check_exec(buf);
+		if (!e)
+			return 0;
+		if (e == -EACCES)
+			err = e;	/* remember, as execvp does, but keep looking */
+		path = *end ? end + 1 : end;
+	}
+	return err;
+}

@@ -1,0 +1,36 @@
+/* The traced command: started stopped before exec, resumed once tracing is armed. */
+#ifndef PROBEX_RECORD_CHILD_H
+#define PROBEX_RECORD_CHILD_H
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include "common/priv.h"
+
+struct child {
+	pid_t pid;
+	int report_fd;	/* read end: EOF at a successful exec, else a struct child_failure */
+};
+
+/* Where the child failed before running the command. */
+struct child_failure {
+	int stage;	/* 1: dropping privileges, 2: exec */
+	int err;	/* errno */
+};
+
+/* Fork; in the child become the invoking user (when priv->valid), restore the signal
+ * mask `child_mask`, stop, then exec argv[0] from PATH.  Returns once the child is stopped. */
+int child__spawn(struct child *c, char *const argv[], const struct priv_target *priv,
+		 const sigset_t *child_mask);
+
+/* SIGCONT, then wait for the exec outcome.  Returns 0 when the command runs, or the
+ * failure (printed) as a positive exit status: 127 exec failed, 126 privilege drop failed. */
+int child__resume(struct child *c, const char *cmd);
+
+/* Kill (SIGKILL) and reap after a setup failure. */
+void child__kill(struct child *c);
+
+/* PATH lookup as execvp would do it; 0 or negative errno (-ENOENT, -EACCES). */
+int child__find_command(const char *cmd);
+
+#endif

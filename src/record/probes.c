@@ -1,0 +1,356 @@
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "probex.skel.h"
+#include "record/probes.h"
+
+#define SIDEBAND_PAGES 64
+
+struct probes {
+	struct probex *skel;
+	struct ring_buffer *rb;
+	struct perf_buffer *sb;
+	struct bpf_link **sample_links;
+	int *sample_fds;
+	int ncpus;
+	uint64_t sb_lost;
+	struct probes_opts opts;
+	char missing[512];
+};
+
+/* A tracepoint program is only loaded when the kernel has the tracepoint with the
+ * argument count the program was written for; otherwise the load would fail as a whole. */
+struct tp_probe {
+	const char *tp;
+	int nargs;		/* arguments of the btf_trace_* prototype, minus the leading void * */
+	bool required;
+	const char *what;	/* what is missing without it */
+};
+
+static const struct tp_probe tp_probes[] = {
+	{ "sys_enter", 2, true, "syscalls" },
+	{ "sys_exit", 2, true, "syscalls" },
+	{ "task_newtask", 2, true, "fork following" },
+	{ "sched_process_exit", 1, true, "exits" },
+	{ "sched_switch", 3, false, "sched_switch events" },
+	{ "sched_process_exec", 3, false, "process_exec events" },
+	{ "page_fault_user", 3, false, "page_fault events" },
+	{ "io_uring_submit_req", 1, false, "io_uring_complete events" },
+	{ "io_uring_complete", 3, false, "io_uring_complete events" },
+};
+
+static int tp_nargs(const struct btf *btf, const char *tp)
+{
+	char name[128];
+	const struct btf_type *t;
+	int id;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	if (id < 0)
+		return -ENOENT;
+	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);	/* pointer */
+	if (!t || !btf_is_ptr(t))
+		return -EINVAL;
+	t = btf__type_by_id(btf, t->type);				/* func proto */
+	if (!t || !btf_is_func_proto(t))
+		return -EINVAL;
+	return btf_vlen(t) - 1;
+}
+
+static void missing_add(struct probes *p, const char *name)
+{
+	size_t n = strlen(p->missing);
+
+	snprintf(p->missing + n, sizeof(p->missing) - n, "%s%s", n ? "," : "", name);
+}
+
+/* Programs may take fewer arguments than the tracepoint has (trailing ones unused). */
+static int select_programs(struct probes *p)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool iou_ok = true;
+	int err = 0;
+
+	if (!btf) {
+		log__error("cannot read kernel BTF (/sys/kernel/btf/vmlinux): %s", strerror(errno));
+		return -errno;
+	}
+	for (size_t i = 0; i < sizeof(tp_probes) / sizeof(tp_probes[0]); i++) {
+		const struct tp_probe *tp = &tp_probes[i];
+		struct bpf_program *prog = bpf_object__find_program_by_name(p->skel->obj, tp->tp);
+		int n = tp_nargs(btf, tp->tp);
+
+		if (!prog) {
+			err = -ENOENT;
+			break;
+		}
+		if (n >= tp->nargs && !(strncmp(tp->tp, "io_uring", 8) == 0 && !iou_ok))
+			continue;
+		if (tp->required) {
+			log__error("kernel tracepoint %s is missing or has an unexpected shape: cannot record %s",
+				   tp->tp, tp->what);
+			err = -EOPNOTSUPP;
+			break;
+		}
+		log__warn("kernel tracepoint %s unavailable: no %s in this trace", tp->tp, tp->what);
+		bpf_program__set_autoload(prog, false);
+		missing_add(p, tp->tp);
+		/* io_uring completions are only useful with their submissions. */
+		if (!strcmp(tp->tp, "io_uring_submit_req")) {
+			iou_ok = false;
+		}
+	}
+	if (!iou_ok) {
+		struct bpf_program *c = p->skel->progs.io_uring_complete;
+
+		if (bpf_program__autoload(c)) {
+			bpf_program__set_autoload(c, false);
+			missing_add(p, "io_uring_complete");
+		}
+	}
+	btf__free(btf);
+	return err;
+}
+
+static int on_rb(void *ctx, void *data, size_t size)
+{
+	struct probes *p = ctx;
+
+	return p->opts.on_record(p->opts.ctx, data, (uint32_t)size);
+}
+
+static enum bpf_perf_event_ret on_sb(void *ctx, int cpu, struct perf_event_header *ev)
+{
+	struct probes *p = ctx;
+
+	if (ev->type == PERF_RECORD_LOST)
+		p->sb_lost += ((uint64_t *)(ev + 1))[1];
+	p->opts.on_sideband(p->opts.ctx, ev);
+	return LIBBPF_PERF_EVENT_CONT;
+}
+
+static int open_sideband(struct probes *p)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
+		.sample_id_all = 1,
+		.mmap = 1,
+		.mmap2 = 1,
+		.comm = 1,
+		.comm_exec = 1,
+		.build_id = 1,
+		.use_clockid = 1,
+		.clockid = CLOCK_MONOTONIC,	/* the clock bpf_ktime_get_ns reads */
+		.watermark = 1,
+		.wakeup_watermark = SIDEBAND_PAGES * 4096 / 4,
+	};
+
+	p->sb = perf_buffer__new_raw(bpf_map__fd(p->skel->maps.sideband), SIDEBAND_PAGES, &attr,
+				     on_sb, p, NULL);
+	if (!p->sb) {
+		log__error("cannot open mmap side-band events: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static int open_samplers(struct probes *p)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.freq = 1,
+		.sample_freq = p->opts.sample_freq,
+	};
+	int opened = 0;
+
+	/* One system-wide sampler per CPU, filtered by tgid in the program: unlike one
+	 * inherited event per task, forks cost nothing extra and io_uring workers and
+	 * daemonized descendants are covered. */
+	p->ncpus = libbpf_num_possible_cpus();
+	if (p->ncpus <= 0)
+		return p->ncpus ? p->ncpus : -EINVAL;
+	p->sample_fds = calloc(p->ncpus, sizeof(int));
+	p->sample_links = calloc(p->ncpus, sizeof(*p->sample_links));
+	if (!p->sample_fds || !p->sample_links)
+		return -ENOMEM;
+	for (int cpu = 0; cpu < p->ncpus; cpu++) {
+		int fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+		p->sample_fds[cpu] = fd;
+		if (fd < 0) {
+			if (errno == ENODEV)	/* offline CPU */
+				continue;
+			log__error("perf_event_open(cpu-clock, cpu %d, %lu Hz): %s", cpu,
+				   p->opts.sample_freq, strerror(errno));
+			return -errno;
+		}
+		p->sample_links[cpu] = bpf_program__attach_perf_event(p->skel->progs.cpu_sample, fd);
+		if (!p->sample_links[cpu]) {
+			log__error("cannot attach the CPU sampler on cpu %d: %s", cpu, strerror(errno));
+			return -errno;
+		}
+		opened++;
+	}
+	return opened ? 0 : -ENODEV;
+}
+
+int probes__open(struct probes **pp, const struct probes_opts *opts)
+{
+	struct probes *p;
+	int err;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->opts = *opts;
+	libbpf_set_print(NULL);
+	p->skel = probex__open();
+	if (!p->skel) {
+		err = -errno;
+		log__error("cannot open the BPF object: %s", strerror(-err));
+		goto cleanup;
+	}
+	p->skel->rodata->stack_mode = opts->stacks == STACKS_ALL    ? 1
+				      : opts->stacks == STACKS_NONE ? 2
+								    : 0;
+	p->skel->rodata->stack_interval_ns = opts->stack_interval_us * 1000ull;
+	/* Wake the consumer when a quarter of the buffer is used (at most 4 MiB): rare
+	 * enough to be cheap, early enough never to fill the buffer between polls. */
+	p->skel->rodata->wakeup_bytes = opts->ringbuf_bytes / 4 < (4u << 20) ? opts->ringbuf_bytes / 4
+									       : (4u << 20);
+	err = bpf_map__set_max_entries(p->skel->maps.rb, opts->ringbuf_bytes);
+	if (err)
+		goto cleanup;
+	err = select_programs(p);
+	if (err)
+		goto cleanup;
+	err = probex__load(p->skel);
+	if (err) {
+		log__error("cannot load the BPF programs: %s (is this kernel built with BTF, and are we root?)",
+			   strerror(-err));
+		goto cleanup;
+	}
+	err = probex__attach(p->skel);
+	if (err) {
+		log__error("cannot attach the BPF programs: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = open_samplers(p);
+	if (err)
+		goto cleanup;
+	err = open_sideband(p);
+	if (err)
+		goto cleanup;
+	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.rb), on_rb, p, NULL);
+	if (!p->rb) {
+		err = -errno;
+		log__error("cannot open the ring buffer: %s", strerror(-err));
+		goto cleanup;
+	}
+	*pp = p;
+	return 0;
+cleanup:
+	probes__close(p);
+	return err;
+}
+
+int probes__trace_pid(struct probes *p, uint32_t tgid)
+{
+	uint8_t one = 1;
+
+	return bpf_map_update_elem(bpf_map__fd(p->skel->maps.traced), &tgid, &one, BPF_ANY) ? -errno : 0;
+}
+
+int probes__poll(struct probes *p, int timeout_ms)
+{
+	int n, m;
+
+	/* Producers rarely wake us (see wakeup_bytes): poll, then consume regardless. */
+	n = ring_buffer__poll(p->rb, timeout_ms);
+	if (n < 0 && n != -EINTR)
+		return n;
+	m = ring_buffer__consume(p->rb);
+	if (m < 0)
+		return m;
+	if (perf_buffer__consume(p->sb) < 0)
+		return -EIO;
+	return (n > 0 ? n : 0) + m;
+}
+
+int probes__counters(struct probes *p, uint64_t out[CNT__COUNT])
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *vals;
+	uint32_t zero = 0;
+
+	memset(out, 0, sizeof(uint64_t) * CNT__COUNT);
+	vals = calloc((size_t)ncpu, sizeof(uint64_t) * CNT__COUNT);
+	if (!vals)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.counters), &zero, vals)) {
+		free(vals);
+		return -errno;
+	}
+	for (int c = 0; c < ncpu; c++)
+		for (int i = 0; i < CNT__COUNT; i++)
+			out[i] += vals[(size_t)c * CNT__COUNT + i];
+	free(vals);
+	return 0;
+}
+
+uint64_t probes__sideband_lost(const struct probes *p)
+{
+	return p->sb_lost;
+}
+
+int probes__traced_pids(struct probes *p, uint32_t *pids, int max)
+{
+	int fd = bpf_map__fd(p->skel->maps.traced), n = 0;
+	uint32_t key, next;
+	uint32_t *prev = NULL;
+
+	while (n < max && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		pids[n++] = next;
+		key = next;
+		prev = &key;
+	}
+	return n;
+}
+
+const char *probes__missing(const struct probes *p)
+{
+	return p->missing;
+}
+
+void probes__close(struct probes *p)
+{
+	if (!p)
+		return;
+	ring_buffer__free(p->rb);
+	perf_buffer__free(p->sb);
+	for (int cpu = 0; p->sample_links && cpu < p->ncpus; cpu++)
+		bpf_link__destroy(p->sample_links[cpu]);
+	for (int cpu = 0; p->sample_fds && cpu < p->ncpus; cpu++)
+		if (p->sample_fds[cpu] > 0)
+			close(p->sample_fds[cpu]);
+	free(p->sample_links);
+	free(p->sample_fds);
+	probex__destroy(p->skel);
+	free(p);
+}

@@ -1,0 +1,46 @@
+/* Kernel side setup: open → configure → load → attach the BPF programs, the per-CPU
+ * CPU-clock samplers and the mmap side-band buffers; read counters; detach. */
+#ifndef PROBEX_RECORD_PROBES_H
+#define PROBEX_RECORD_PROBES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bpf/records.h"
+#include "cli/options.h"
+
+struct perf_event_header;
+struct probes;
+
+typedef int (*probes_record_fn)(void *ctx, const void *data, uint32_t size);
+typedef void (*probes_sideband_fn)(void *ctx, const struct perf_event_header *ev);
+
+struct probes_opts {
+	enum stack_mode stacks;
+	unsigned long stack_interval_us;
+	unsigned long sample_freq;
+	unsigned long ringbuf_bytes;
+	probes_record_fn on_record;	/* called from probes__poll for each ring-buffer record */
+	probes_sideband_fn on_sideband;	/* ... and for each side-band perf record */
+	void *ctx;
+};
+
+/* Everything is attached when this returns 0, but nothing is traced until a process is
+ * added with probes__trace_pid.  Optional probes the kernel lacks are skipped with one
+ * warning each and listed in probes__missing(). */
+int probes__open(struct probes **p, const struct probes_opts *opts);
+int probes__trace_pid(struct probes *p, uint32_t tgid);
+/* Consume what is buffered, waiting at most timeout_ms for more.  Returns records seen or
+ * a negative errno (from the callbacks: e.g. the spool could not be written). */
+int probes__poll(struct probes *p, int timeout_ms);
+/* Sum the per-CPU counters (enum counter). */
+int probes__counters(struct probes *p, uint64_t out[CNT__COUNT]);
+uint64_t probes__sideband_lost(const struct probes *p);
+/* Traced tgids right now (for stopping the tree); returns count, at most max. */
+int probes__traced_pids(struct probes *p, uint32_t *pids, int max);
+/* Comma-separated list of probes that could not be attached ("" when none). */
+const char *probes__missing(const struct probes *p);
+/* Detach everything and free. */
+void probes__close(struct probes *p);
+
+#endif

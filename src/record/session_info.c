@@ -1,0 +1,118 @@
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "record/session_info.h"
+#include "trace/schema.h"
+
+static const char *const counter_names[CNT__COUNT] = {
+	[CNT_RB_DROP0 + REC_SYSCALL] = "ringbuf_syscall",
+	[CNT_RB_DROP0 + REC_SCHED_SWITCH] = "ringbuf_sched_switch",
+	[CNT_RB_DROP0 + REC_FORK] = "ringbuf_process_fork",
+	[CNT_RB_DROP0 + REC_EXIT] = "ringbuf_process_exit",
+	[CNT_RB_DROP0 + REC_EXEC] = "ringbuf_process_exec",
+	[CNT_RB_DROP0 + REC_PAGE_FAULT] = "ringbuf_page_fault",
+	[CNT_RB_DROP0 + REC_CPU_SAMPLE] = "ringbuf_cpu_sample",
+	[CNT_RB_DROP0 + REC_IO_URING_COMPLETE] = "ringbuf_io_uring_complete",
+	[CNT_RB_DROP0 + REC_SYSCALL_UNFINISHED] = "ringbuf_syscall_unfinished",
+	[CNT_USTACK_ERR] = "user_stack_failed",
+	[CNT_KSTACK_ERR] = "kernel_stack_failed",
+	[CNT_STACK_TRUNC] = "stack_truncated",
+	[CNT_TRACED_FULL] = "traced_map_full",
+	[CNT_TSTATE_FULL] = "thread_map_full",
+	[CNT_IOU_FULL] = "io_uring_map_full",
+	[CNT_UNPAIRED_EXIT] = "syscall_exit_unpaired",
+	[CNT_SAMPLES_TOTAL] = "cpu_sampler_calls",
+	[CNT_SAMPLES_TRACED] = "cpu_samples_traced",
+	[CNT_EVENTS] = "records_submitted",
+};
+
+int session_info__load_ksyms(struct session_info *si)
+{
+	si->ksyms = NULL;	/* kernel symbolization arrives with src/symbolize */
+	return 0;
+}
+
+static void kv(struct session_info *si, const char *key)
+{
+	strbuf__addf(&si->text, "%s\t", key);
+}
+
+static uint64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void session_info__start(struct session_info *si, const struct probex_opts *o, pid_t root,
+			 const char *missing)
+{
+	uint64_t mono = clock_ns(CLOCK_MONOTONIC), real = clock_ns(CLOCK_REALTIME);
+	struct utsname u;
+	char host[256] = "";
+	const char *mode = o->stacks == STACKS_ALL ? "all" : o->stacks == STACKS_NONE ? "none" : "sampled";
+
+	gethostname(host, sizeof(host) - 1);
+	uname(&u);
+	strbuf__addf(&si->text, "%s\t%lu\n", META_SAMPLE_FREQ_HZ, o->sample_freq);
+	strbuf__addf(&si->text, "%s\t%s\n", META_STACK_FORMAT, META_STACK_FORMAT_V1);
+	strbuf__addf(&si->text, "%s\t%s\n", META_VERSION, PROBEX_VERSION);
+	kv(si, META_COMMAND);
+	strbuf__add(&si->text, "[", 1);
+	for (int i = 0; i < o->cmd_argc; i++) {
+		if (i)
+			strbuf__add(&si->text, ",", 1);
+		strbuf__add_json_str(&si->text, o->cmd[i]);
+	}
+	strbuf__add(&si->text, "]\n", 2);
+	strbuf__addf(&si->text, "%s\t%llu\n", META_START_TS, (unsigned long long)mono);
+	strbuf__addf(&si->text, "%s\t%llu\n", META_START_WALLCLOCK, (unsigned long long)real);
+	strbuf__addf(&si->text, "%s\t%llu\n", META_BOOT_WALLCLOCK, (unsigned long long)(real - mono));
+	strbuf__addf(&si->text, "%s\t%d\n", META_ROOT_PID, (int)root);
+	kv(si, META_HOSTNAME);
+	strbuf__add_json_str(&si->text, host);
+	strbuf__addf(&si->text, "\n%s\t%s %s %s\n", META_KERNEL, u.sysname, u.release, u.machine);
+	strbuf__addf(&si->text, "%s\t%s\n", META_STACK_MODE, mode);
+	strbuf__addf(&si->text, "%s\t%llu\n", META_STACK_INTERVAL_NS,
+		     o->stacks == STACKS_SAMPLED ? (unsigned long long)o->stack_interval_us * 1000 : 0ull);
+	kv(si, META_MISSING_PROBES);
+	strbuf__add(&si->text, "[", 1);
+	for (const char *p = missing; *p;) {
+		const char *e = strchrnul(p, ',');
+		char name[64];
+
+		snprintf(name, sizeof(name), "%.*s", (int)(e - p), p);
+		if (p != missing)
+			strbuf__add(&si->text, ",", 1);
+		strbuf__add_json_str(&si->text, name);
+		p = *e ? e + 1 : e;
+	}
+	strbuf__add(&si->text, "]\n", 2);
+}
+
+void session_info__end(struct session_info *si, int exit_status, const uint64_t c[CNT__COUNT],
+		       uint64_t sideband_lost)
+{
+	strbuf__free(&si->text);
+	strbuf__addf(&si->text, "%s\t%d\n", META_EXIT_STATUS, exit_status);
+	kv(si, META_DROPS);
+	strbuf__add(&si->text, "{", 1);
+	for (int i = 0; i < CNT__COUNT; i++) {
+		if (!counter_names[i])
+			continue;
+		strbuf__addf(&si->text, "%s\"%s\":%llu", i ? "," : "", counter_names[i],
+			     (unsigned long long)c[i]);
+	}
+	strbuf__addf(&si->text, ",\"sideband_lost\":%llu}\n", (unsigned long long)sideband_lost);
+}
+
+void session_info__free(struct session_info *si)
+{
+	strbuf__free(&si->text);
+}

@@ -1,0 +1,29 @@
+/* Facts about a recording stored in the trace's metadata: known at start (command,
+ * clocks, host, options) and at the end (status, counters).  Kept as "key\tvalue" lines,
+ * values already in their metadata form, so a spool carries them to `probex recover`. */
+#ifndef PROBEX_RECORD_SESSION_INFO_H
+#define PROBEX_RECORD_SESSION_INFO_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "bpf/records.h"
+#include "cli/options.h"
+#include "common/strbuf.h"
+
+struct ksyms;
+
+struct session_info {
+	struct strbuf text;
+	struct ksyms *ksyms;
+};
+
+/* Kernel symbols must be read while privileged (kptr_restrict hides them otherwise). */
+int session_info__load_ksyms(struct session_info *si);
+void session_info__start(struct session_info *si, const struct probex_opts *o, pid_t root,
+			 const char *missing_probes);
+void session_info__end(struct session_info *si, int exit_status, const uint64_t c[CNT__COUNT],
+		       uint64_t sideband_lost);
+void session_info__free(struct session_info *si);
+
+#endif
