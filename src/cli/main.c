@@ -7,6 +7,7 @@
 #include "common/priv.h"
 #include "record/record.h"
 #include "trace/query.h"
+#include "trace/recover.h"
 #include "trace/synth.h"
 #include "viewer/viewer.h"
 
@@ -36,6 +37,8 @@ int main(int argc, char **argv)
 	 * always runs a program called query. */
 	if (argc > 1 && !strcmp(argv[1], "query"))
 		return query__main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "recover"))
+		return recover__main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "synth"))
 		return synth__main(argc - 1, argv + 1);
 

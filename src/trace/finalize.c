@@ -313,12 +313,14 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	err = pass1(&f);
 	if (err)
 		goto cleanup;
+	log__debug("finalize: address spaces %.3f s", now_s() - t0);
 	err = duck__open_memory(&f.db, &f.con, o->threads);
 	if (err)
 		goto cleanup;
 	err = pass2(&f);
 	if (err)
 		goto cleanup;
+	log__debug("finalize: rows %.3f s", now_s() - t0);
 	l = labeler__new(f.as, o->ksyms);
 	if (!l) {
 		err = -ENOMEM;
@@ -336,8 +338,10 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	res->frames_total = ls.user_frames;
 	res->frames_symbolized = ls.user_symbolized;
 
+	log__debug("finalize: stacks labelled %.3f s", now_s() - t0);
 	unlink(tmp);
 	err = copy_out(&f, tmp);
+	log__debug("finalize: parquet written %.3f s", now_s() - t0);
 	if (!err)
 		err = sync_path(tmp, false);
 	if (!err && rename(tmp, o->output))
