@@ -66,12 +66,18 @@ struct {
 	__type(value, struct counters);
 } counters SEC(".maps");
 
-struct scratch {
-	__u8 buf[REC_MAX_SIZE];
-};
+#define SCRATCH_DEPTH 4
 
 /* Records with stacks are built here and copied out with bpf_ringbuf_output, because
- * their size is only known after the stacks are taken. */
+ * their size is only known after the stacks are taken.  Programs nest on a CPU (the
+ * CPU sampler interrupts a syscall program, io_uring completions arrive in interrupts),
+ * so each nesting level gets its own slot. */
+struct scratch {
+	__u32 depth;
+	__u32 _pad;
+	__u8 buf[SCRATCH_DEPTH][REC_MAX_SIZE];
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -93,8 +99,10 @@ static __always_inline void cnt_add(__u32 idx, __u64 n)
 	__u32 zero = 0;
 	struct counters *c = bpf_map_lookup_elem(&counters, &zero);
 
+	/* Atomic even though per-CPU: a program interrupting us on this CPU would
+	 * otherwise lose its increment. */
 	if (c && idx < CNT__COUNT)
-		c->v[idx] += n;	/* per-CPU slot: no atomics needed */
+		__sync_fetch_and_add(&c->v[idx], n);
 }
 
 static __always_inline bool is_traced(__u32 tgid)
@@ -158,14 +166,33 @@ static __always_inline void hdr_fill(struct rec_hdr *h, __u8 kind, __u64 ts, __u
 	bpf_get_current_comm(h->comm, sizeof(h->comm));
 }
 
+/* Claim this CPU's scratch slot for the current nesting level; scratch_put() releases
+ * it.  A nested program finishes before the one it interrupted resumes, so a plain
+ * per-CPU counter is enough. */
 static __always_inline void *scratch_get(void)
 {
-	__u32 zero = 0;
+	__u32 zero = 0, d;
+	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
 
-	return bpf_map_lookup_elem(&scratch, &zero);
+	if (!s)
+		return NULL;
+	d = s->depth;
+	if (d >= SCRATCH_DEPTH)
+		return NULL;
+	s->depth = d + 1;
+	return s->buf[d];
 }
 
-/* Either a ring-buffer slot of exactly `size` bytes (no stack) or the per-CPU scratch
+static __always_inline void scratch_put(void)
+{
+	__u32 zero = 0;
+	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+
+	if (s && s->depth)
+		s->depth--;
+}
+
+/* Either a ring-buffer slot of exactly `size` bytes (no stack) or a per-CPU scratch
  * area (stack wanted).  `*stacked` tells which, for rec_finish(). */
 static __always_inline void *rec_begin(__u32 size, bool want_stack, bool *stacked)
 {
@@ -194,8 +221,10 @@ static __always_inline void rec_finish(void *ctx, void *rec, __u32 fixed, bool s
 		cnt_add(CNT_EVENTS, 1);
 		return;
 	}
-	if (fixed > REC_MAX_FIXED)
+	if (fixed > REC_MAX_FIXED) {
+		scratch_put();
 		return;
+	}
 	if (want_user) {
 		un = bpf_get_stack(ctx, rec + fixed, PROBEX_MAX_FRAMES * 8, BPF_F_USER_STACK);
 		if (un < 0) {
@@ -226,12 +255,11 @@ static __always_inline void rec_finish(void *ctx, void *rec, __u32 fixed, bool s
 	h->ustack_n = un;
 	h->kstack_n = kn;
 	size = fixed + (un + kn) * 8;
-	if (size > REC_MAX_SIZE)
-		return;
-	if (bpf_ringbuf_output(&rb, rec, size, rb_flags()))
-		rec_drop(h->kind);
-	else
+	if (size <= REC_MAX_SIZE && bpf_ringbuf_output(&rb, rec, size, rb_flags()) == 0)
 		cnt_add(CNT_EVENTS, 1);
+	else
+		rec_drop(h->kind);
+	scratch_put();
 }
 
 /* x86-64 syscall numbers of the syscalls probex records. */
@@ -593,8 +621,10 @@ int cpu_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	cnt_add(CNT_SAMPLES_TRACED, 1);
 	r = scratch_get();
-	if (!r)
+	if (!r) {
+		rec_drop(REC_CPU_SAMPLE);
 		return 0;
+	}
 	hdr_fill(&r->h, REC_CPU_SAMPLE, bpf_ktime_get_ns(), pid_tgid);
 	/* Full-width load: the verifier rejects narrow reads of this context field. */
 	kernel_mode = (*(volatile __u64 *)&ctx->regs.cs & 3) == 0;

@@ -1,0 +1,34 @@
+# Helpers for integration tests: run probex, query traces, assert.
+set -u
+: "${PROBEX:?}" "${BUILD:?}"
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+FIXTURES="$ROOT/$BUILD/fixtures"
+TMP=$(mktemp -d /tmp/probex-it.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# q FILE SQL → single value (first column of first row), no header
+q() { "$PROBEX" query --no-header "$1" "$2" | head -n1; }
+
+assert_eq() { # what expected actual
+	[ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"
+	echo "ok: $1 = $3"
+}
+assert_ge() { # what min actual
+	awk -v a="$3" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }' || fail "$1: expected >= $2, got $3"
+	echo "ok: $1 = $3 (>= $2)"
+}
+assert_le() {
+	awk -v a="$3" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }' || fail "$1: expected <= $2, got $3"
+	echo "ok: $1 = $3 (<= $2)"
+}
+
+# No process whose ancestry includes the given pid may be left behind.
+assert_no_leftovers() { # pattern
+	if pgrep -f "$1" >/dev/null; then
+		pgrep -af "$1" >&2
+		fail "processes matching '$1' left behind"
+	fi
+	echo "ok: nothing left matching '$1'"
+}
