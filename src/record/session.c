@@ -226,9 +226,19 @@ static int record_and_finalize(struct session *s, const struct priv_target *priv
 	uint64_t counters[CNT__COUNT] = { 0 };
 	struct child child = { .pid = -1, .report_fd = -1 };
 	struct tree tree;
+	struct signalfd_siginfo si;
 	uint64_t sb_lost = 0;
 	int sfd = -1, err, run_err = 0, rc;
 
+	/* Signals are taken through a signalfd from here on, so a Ctrl-C at any moment
+	 * is handled in order instead of killing probex half-way. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	pthread_sigmask(SIG_BLOCK, &mask, &orig);
 	err = spool_writer__open(&s->spool, s->spool_path);
 	if (err) {
 		log__error("cannot create %s: %s", s->spool_path, strerror(-err));
@@ -241,13 +251,6 @@ static int record_and_finalize(struct session *s, const struct priv_target *priv
 	if (err)
 		goto cleanup;
 
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGCHLD);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGQUIT);
-	pthread_sigmask(SIG_BLOCK, &mask, &orig);
 	sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	s->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (sfd < 0 || s->wake_fd < 0) {
@@ -257,26 +260,31 @@ static int record_and_finalize(struct session *s, const struct priv_target *priv
 	err = tree__init(&tree);
 	if (err)
 		goto cleanup;
-	/* The consumer starts first so nothing waits on a full buffer, and inherits the
-	 * blocked signal mask. */
-	err = pthread_create(&s->consumer, NULL, consumer_main, s);
-	if (err) {
-		err = -err;
-		goto cleanup;
-	}
-	s->consumer_started = true;
-
 	err = child__spawn(&child, o->cmd, priv, &orig);
 	if (err)
 		goto cleanup;
 	tree.root = child.pid;
 	session_info__start(&info, o, child.pid, probes__missing(s->probes));
+	/* The spool has one writer at a time: this thread until the consumer starts.
+	 * Nothing is traced before probes__trace_pid, so the ring buffer is empty. */
 	err = spool_writer__append(s->spool, SPOOL_SESSION, info.text.s, (uint32_t)info.text.len);
+	if (!err) {
+		err = -pthread_create(&s->consumer, NULL, consumer_main, s);
+		s->consumer_started = !err;
+	}
 	if (!err)
 		err = probes__trace_pid(s->probes, (uint32_t)child.pid);
 	if (err) {
 		log__error("cannot arm tracing for pid %d: %s", child.pid, strerror(-err));
 		child__kill(&child);
+		goto cleanup;
+	}
+	/* A stop request during set-up: the command never runs. */
+	if (read(sfd, &si, sizeof(si)) == sizeof(si) && si.ssi_signo != SIGCHLD) {
+		log__info("received %s before the command started", strsignal((int)si.ssi_signo));
+		child__kill(&child);
+		*status = 128 + (int)si.ssi_signo;
+		err = -EINTR;
 		goto cleanup;
 	}
 	rc = child__resume(&child, o->cmd[0]);
@@ -340,11 +348,16 @@ cleanup:
 		unlink(s->spool_path);
 	}
 	probes__close(s->probes);
-	if (sfd >= 0)
-		close(sfd);
 	if (s->wake_fd > 0)
 		close(s->wake_fd);
 	session_info__free(&info);
+	/* Stop requests that arrived during finalization were answered by finishing the
+	 * file; do not let them kill us now that they would be unblocked. */
+	if (sfd >= 0) {
+		while (read(sfd, &si, sizeof(si)) == sizeof(si))
+			;
+		close(sfd);
+	}
 	pthread_sigmask(SIG_SETMASK, &orig, NULL);
 	return err;
 }
