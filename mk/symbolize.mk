@@ -1,0 +1,46 @@
+# Symbolizer fixtures beyond fixtures.mk's one-program-per-source: the same program as
+# non-PIE, stripped, with a separate debug file, with a known or no build-id, under a path
+# with spaces; and a shared library. Tests find them next to their own binary
+# ($(BUILD)/tests/unit/ → $(BUILD)/fixtures/).
+FXD := $(BUILD)/fixtures
+SYM_FIXTURES := $(FXD)/libsymfx.so $(FXD)/sym_chain_nopie $(FXD)/sym_chain_stripped \
+	$(FXD)/sym_chain_debuglink $(FXD)/sym_chain_knownid $(FXD)/sym_chain_noid \
+	$(FXD)/sym_cxx_stripped $(FXD)/with\ space/sym\ chain
+
+$(FXD)/libsymfx.so: tests/fixtures/lib/symfx_lib.c
+	@mkdir -p $(@D)
+	$(CC) $(FIXTURE_FLAGS) -shared -fPIC $< -o $@
+
+$(FXD)/sym_chain_nopie: tests/fixtures/sym_chain.c
+	@mkdir -p $(@D)
+	$(CC) $(FIXTURE_FLAGS) -fno-pie -no-pie $< -o $@
+
+# --build-id=0x…: a build-id the tests know in advance.
+$(FXD)/sym_chain_knownid: tests/fixtures/sym_chain.c
+	@mkdir -p $(@D)
+	$(CC) $(FIXTURE_FLAGS) -Wl,--build-id=0x0123456789abcdeffedcba987654321000112233 $< -o $@
+
+$(FXD)/sym_chain_noid: tests/fixtures/sym_chain.c
+	@mkdir -p $(@D)
+	$(CC) $(FIXTURE_FLAGS) -Wl,--build-id=none $< -o $@
+
+# No DWARF, ELF symbol table only: names must come from .symtab.
+$(FXD)/sym_chain_stripped: $(FXD)/sym_chain
+	strip --strip-debug -o $@ $<
+
+$(FXD)/sym_cxx_stripped: $(FXD)/sym_cxx
+	strip --strip-debug -o $@ $<
+
+# DWARF moved to a .debug file next to the binary, found through .gnu_debuglink.
+$(FXD)/sym_chain_debuglink: $(FXD)/sym_chain
+	objcopy --only-keep-debug $< $@.debug
+	strip --strip-debug --strip-unneeded -o $@.tmp $<
+	objcopy --add-gnu-debuglink=$@.debug $@.tmp $@
+	rm -f $@.tmp
+
+$(FXD)/with\ space/sym\ chain: $(FXD)/sym_chain
+	@mkdir -p "$(FXD)/with space"
+	cp "$<" "$@"
+
+fixtures: $(SYM_FIXTURES)
+test-unit: $(SYM_FIXTURES)

@@ -1,0 +1,37 @@
+#include <errno.h>
+#include <sys/mman.h>
+
+#include "symbolize/bigbuf.h"
+
+#define BIGBUF_MIN (2UL << 20)	/* one huge page */
+
+int bigbuf__reserve(struct bigbuf *b, size_t size)
+{
+	size_t cap = b->cap ? b->cap : BIGBUF_MIN;
+	void *p;
+
+	if (size <= b->cap)
+		return 0;
+	while (cap < size)
+		cap *= 2;
+	/* mremap moves page tables, not data: growing never copies or refaults. */
+	if (b->p)
+		p = mremap(b->p, b->cap, cap, MREMAP_MAYMOVE);
+	else
+		p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	/* Advisory: without THP support this fails and 4 KiB pages are used. */
+	madvise(p, cap, MADV_HUGEPAGE);
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+void bigbuf__free(struct bigbuf *b)
+{
+	if (b->p)
+		munmap(b->p, b->cap);
+	b->p = NULL;
+	b->cap = 0;
+}

@@ -1,0 +1,24 @@
+/* Functions and inline chains at an address, from one module's DWARF (libdw). */
+#ifndef PROBEX_SYMBOLIZE_DWFUNC_H
+#define PROBEX_SYMBOLIZE_DWFUNC_H
+
+#include <elfutils/libdwfl.h>
+
+struct dwfunc;
+
+/* Per-module state: lazily built, per compile unit, sorted function address ranges. */
+struct dwfunc *dwfunc__new(Dwfl_Module *mod);
+void dwfunc__free(struct dwfunc *d);
+
+/* Fills chain[] with the DIEs of the function scopes at addr (a Dwfl address): the physical
+ * (out-of-line) subprogram first, then each inlined_subroutine down to the innermost.
+ * Returns the count (0 when the DWARF has no function there, including no DWARF at all)
+ * or a negative errno. Deeper chains than max keep the outermost and the innermost. */
+int dwfunc__chain(struct dwfunc *d, Dwarf_Addr addr, Dwarf_Die *chain, int max);
+
+/* The name to show for a function DIE, following abstract origins and specifications: its
+ * mangled linkage name (C++, Rust), else DW_AT_name, else any linkage name, else NULL.
+ * Valid while the module lives. */
+const char *dwfunc__name(Dwarf_Die *die);
+
+#endif

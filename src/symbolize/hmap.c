@@ -1,0 +1,102 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolize/hmap.h"
+
+struct hmap_slot {
+	uint64_t hash;
+	const char *key;	/* NULL: empty slot */
+	size_t len;
+	uint64_t val;
+};
+
+/* FNV-1a, then a murmur3 finalizer so that the low bits used for the bucket index depend
+ * on every input byte (offsets differ mostly in their low bytes, paths in their tails). */
+static uint64_t hmap__hash(const void *key, size_t len)
+{
+	const unsigned char *p = key;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
+static struct hmap_slot *hmap__find(const struct hmap *m, uint64_t hash, const void *key, size_t len)
+{
+	size_t mask = m->cap - 1;
+
+	for (size_t i = hash & mask;; i = (i + 1) & mask) {
+		struct hmap_slot *s = &m->slots[i];
+
+		if (!s->key)
+			return s;
+		if (s->hash == hash && s->len == len && !memcmp(s->key, key, len))
+			return s;
+	}
+}
+
+static int hmap__grow(struct hmap *m)
+{
+	size_t ncap = m->cap ? m->cap * 2 : 64;
+	struct hmap_slot *old = m->slots, *slots;
+	size_t ocap = m->cap;
+
+	slots = calloc(ncap, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	m->slots = slots;
+	m->cap = ncap;
+	for (size_t i = 0; i < ocap; i++) {
+		if (old[i].key)
+			*hmap__find(m, old[i].hash, old[i].key, old[i].len) = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+const char *hmap__get(const struct hmap *m, const void *key, size_t len, uint64_t *val)
+{
+	struct hmap_slot *s;
+
+	if (!m->count)
+		return NULL;
+	s = hmap__find(m, hmap__hash(key, len), key, len);
+	if (s->key && val)
+		*val = s->val;
+	return s->key;
+}
+
+const char *hmap__put(struct hmap *m, const void *key, size_t len, uint64_t val)
+{
+	uint64_t hash = hmap__hash(key, len);
+	struct hmap_slot *s;
+	char *copy;
+
+	/* Keep the load factor under 1/2: probes stay short with linear probing. */
+	if ((m->count + 1) * 2 > m->cap && hmap__grow(m))
+		return NULL;
+	copy = arena__strndup(&m->keys, key, len);
+	if (!copy)
+		return NULL;
+	s = hmap__find(m, hash, key, len);
+	s->hash = hash;
+	s->key = copy;
+	s->len = len;
+	s->val = val;
+	m->count++;
+	return copy;
+}
+
+void hmap__free(struct hmap *m)
+{
+	free(m->slots);
+	arena__free(&m->keys);
+	memset(m, 0, sizeof(*m));
+}

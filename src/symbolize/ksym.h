@@ -1,0 +1,26 @@
+/* Kernel symbols from /proc/kallsyms: address → "func" or "func [module]" labels. */
+#ifndef PROBEX_SYMBOLIZE_KSYM_H
+#define PROBEX_SYMBOLIZE_KSYM_H
+
+struct ksyms;
+
+/* Read /proc/kallsyms (path NULL) or the given file; for /proc/kallsyms also /proc/modules,
+ * whose sizes bound each module's last symbol. Only text symbols (t/T/w/W) are kept. Must
+ * be called while root: an all-zero (restricted) table is refused with EPERM (a message
+ * says why) instead of producing wrong names. Returns NULL and sets errno on failure. */
+struct ksyms *ksyms__load(const char *path);
+void ksyms__free(struct ksyms *k);
+
+/* Label for a kernel address: "func" or, for module symbols, "func [module]" (no tab, no
+ * "+0x" offset: flame graph frames must not split by offset). *offset (may be NULL) gets
+ * addr - symbol start. NULL when addr is below the first text symbol, past the end of kernel
+ * text (_etext, _einittext), or past a group's last symbol by more than its module size (or
+ * KSYMS_TAIL_MAX when unknown): a lookup never crosses a gap into the nearest lower symbol. */
+const char *ksyms__label(const struct ksyms *k, unsigned long long addr, unsigned long long *offset);
+
+/* Number of text symbols kept (for messages and tests). */
+unsigned long ksyms__count(const struct ksyms *k);
+
+#define KSYMS_TAIL_MAX 0x10000ULL	/* 64 KiB: reach of a last symbol of unknown size */
+
+#endif

@@ -1,0 +1,206 @@
+#include <errno.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <elfutils/libdwfl.h>
+
+#include "symbolize/dwfunc.h"
+#include "symbolize/umod.h"
+
+struct umod_seg {
+	unsigned long long off, filesz, vaddr;
+	bool exec;
+};
+
+struct umod {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;	/* Dwfl address = ELF vaddr + bias */
+	struct umod_seg *segs;
+	size_t nsegs;
+	const unsigned char *build_id;
+	int build_id_len;
+	struct dwfunc *dw;
+};
+
+/* NULL debuginfo_path selects libdwfl's default ":.debug:/usr/lib/debug": the build-id
+ * tree, then .gnu_debuglink next to the file, in .debug/, and under /usr/lib/debug. */
+static char *umod_debuginfo_path;
+
+static const Dwfl_Callbacks umod_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &umod_debuginfo_path,
+};
+
+static int umod__load_segments(struct umod *m)
+{
+	GElf_Phdr phdr;
+	Elf *elf;
+	size_t phnum;
+
+	elf = dwfl_module_getelf(m->mod, &m->bias);
+	if (!elf || elf_getphdrnum(elf, &phnum))
+		return -ENOEXEC;
+	m->segs = calloc(phnum ? phnum : 1, sizeof(*m->segs));
+	if (!m->segs)
+		return -ENOMEM;
+	for (size_t i = 0; i < phnum; i++) {
+		if (!gelf_getphdr(elf, i, &phdr) || phdr.p_type != PT_LOAD)
+			continue;
+		m->segs[m->nsegs++] = (struct umod_seg){
+			.off = phdr.p_offset,
+			.filesz = phdr.p_filesz,
+			.vaddr = phdr.p_vaddr,
+			.exec = phdr.p_flags & PF_X,
+		};
+	}
+	return 0;
+}
+
+int umod__open(int fd, const char *path, struct umod **out)
+{
+	struct umod *m;
+	int err;
+
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		close(fd);
+		return -ENOMEM;
+	}
+	m->dwfl = dwfl_begin(&umod_callbacks);
+	if (!m->dwfl) {
+		close(fd);
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	/* Reported at base 0 with p_vaddr added, the Dwfl addresses are the ELF's own virtual
+	 * addresses for PIE, non-PIE and shared objects alike (bias stays 0; kept general). */
+	dwfl_report_begin(m->dwfl);
+	m->mod = dwfl_report_elf(m->dwfl, path, path, fd, 0, true);
+	if (!m->mod) {
+		close(fd);	/* consumed by libdwfl only on success */
+		err = -ENOEXEC;
+		goto cleanup;
+	}
+	if (dwfl_report_end(m->dwfl, NULL, NULL)) {
+		err = -ENOEXEC;
+		goto cleanup;
+	}
+	err = umod__load_segments(m);
+	if (err)
+		goto cleanup;
+	{
+		GElf_Addr vaddr;
+		int len = dwfl_module_build_id(m->mod, &m->build_id, &vaddr);
+
+		m->build_id_len = len > 0 ? len : 0;
+	}
+	m->dw = dwfunc__new(m->mod);
+	if (!m->dw) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	*out = m;
+	return 0;
+
+cleanup:
+	umod__close(m);
+	return err;
+}
+
+void umod__close(struct umod *m)
+{
+	if (!m)
+		return;
+	dwfunc__free(m->dw);
+	free(m->segs);
+	if (m->dwfl)
+		dwfl_end(m->dwfl);
+	free(m);
+}
+
+int umod__build_id(struct umod *m, const unsigned char **id)
+{
+	*id = m->build_id;
+	return m->build_id_len;
+}
+
+/* offset → vaddr through the PT_LOAD that holds it in the file. Page-aligned mappings can
+ * cover bytes of two segments; code addresses come from the executable one. */
+static int umod__vaddr(const struct umod *m, unsigned long long off, unsigned long long *vaddr)
+{
+	const struct umod_seg *best = NULL;
+
+	for (size_t i = 0; i < m->nsegs; i++) {
+		const struct umod_seg *s = &m->segs[i];
+
+		if (off < s->off || off - s->off >= s->filesz)
+			continue;
+		if (!best || (s->exec && !best->exec))
+			best = s;
+	}
+	if (!best)
+		return -ENOENT;
+	*vaddr = off - best->off + best->vaddr;
+	return 0;
+}
+
+int umod__symbolize(struct umod *m, unsigned long long file_offset, struct umod_sym *out)
+{
+	Dwarf_Die chain[UMOD_MAX_DEPTH];
+	unsigned long long vaddr;
+	Dwarf_Addr addr;
+	Dwfl_Line *line;
+	int n, err;
+
+	memset(out, 0, sizeof(*out));
+	err = umod__vaddr(m, file_offset, &vaddr);
+	if (err)
+		return err;
+	addr = vaddr + m->bias;
+
+	n = dwfunc__chain(m->dw, addr, chain, UMOD_MAX_DEPTH);
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++) {
+		const char *name = dwfunc__name(&chain[i]);
+
+		/* An unnamed physical function still gets the ELF symbol's name below; an
+		 * unnamed inlinee (rare, broken DWARF) is left out rather than shown as "??". */
+		if (name)
+			out->names[out->n++] = name;
+		else if (i == 0)
+			out->names[out->n++] = NULL;
+	}
+	if (out->n == 0 || !out->names[0]) {
+		GElf_Off symoff;
+		GElf_Sym sym;
+		const char *name = dwfl_module_addrinfo(m->mod, addr, &symoff, &sym, NULL, NULL, NULL);
+
+		if (name && *name) {
+			if (out->n == 0)
+				out->n = 1;
+			out->names[0] = name;
+		} else if (out->n) {
+			/* Only nameless DWARF: keep the inlinees, drop the unnamed slot. */
+			memmove(out->names, out->names + 1, (out->n - 1) * sizeof(out->names[0]));
+			out->n--;
+		}
+	}
+	if (out->n == 0)
+		return -ENOENT;
+
+	line = dwfl_module_getsrc(m->mod, addr);
+	if (line) {
+		int lineno = 0;
+
+		out->file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+		out->line = out->file ? lineno : 0;
+	}
+	return 0;
+}
