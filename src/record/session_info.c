@@ -7,6 +7,7 @@
 
 #include "common/log.h"
 #include "record/session_info.h"
+#include "symbolize/ksym.h"
 #include "trace/schema.h"
 
 static const char *const counter_names[CNT__COUNT] = {
@@ -33,7 +34,10 @@ static const char *const counter_names[CNT__COUNT] = {
 
 int session_info__load_ksyms(struct session_info *si)
 {
-	si->ksyms = NULL;	/* kernel symbolization arrives with src/symbolize */
+	si->ksyms = ksyms__load(NULL);
+	if (!si->ksyms)
+		log__warn("kernel symbols unavailable (%s): kernel frames will be addresses",
+			  strerror(errno));
 	return 0;
 }
 
@@ -114,5 +118,7 @@ void session_info__end(struct session_info *si, int exit_status, const uint64_t 
 
 void session_info__free(struct session_info *si)
 {
+	ksyms__free(si->ksyms);
+	si->ksyms = NULL;
 	strbuf__free(&si->text);
 }

@@ -8,21 +8,13 @@
 #include "symbolize/addrspace.h"
 #include "trace/labels.h"
 
-#if __has_include("symbolize/usym.h")
-#include "symbolize/usym.h"
-#define HAVE_USYM 1
-#endif
-#if __has_include("symbolize/ksym.h")
 #include "symbolize/ksym.h"
-#define HAVE_KSYM 1
-#endif
+#include "symbolize/usym.h"
 
 struct labeler {
 	const struct addrspace *as;
 	const struct ksyms *ks;
-#ifdef HAVE_USYM
 	struct usym *usym;
-#endif
 	struct labeler_stats st;
 };
 
@@ -34,13 +26,11 @@ struct labeler *labeler__new(const struct addrspace *as, const struct ksyms *ks)
 		return NULL;
 	l->as = as;
 	l->ks = ks;
-#ifdef HAVE_USYM
 	l->usym = usym__new();
 	if (!l->usym) {
 		free(l);
 		return NULL;
 	}
-#endif
 	return l;
 }
 
@@ -48,9 +38,7 @@ void labeler__free(struct labeler *l)
 {
 	if (!l)
 		return;
-#ifdef HAVE_USYM
 	usym__free(l->usym);
-#endif
 	free(l);
 }
 
@@ -88,6 +76,10 @@ static void user_frame(struct labeler *l, const struct stack_entry *e, uint32_t 
 	size_t plen;
 
 	l->st.user_frames++;
+	if (m && m->path[0] == '[') {
+		add_label(out, m->path);	/* [vdso], [uprobes], ... */
+		return;
+	}
 	if (!m || m->path[0] != '/') {
 		add_hex(out, addr);
 		return;
@@ -97,7 +89,6 @@ static void user_frame(struct labeler *l, const struct stack_entry *e, uint32_t 
 	plen = strlen(path);
 	if (plen > 10 && !strcmp(path + plen - 10, " (deleted)"))
 		path[plen - 10] = 0;
-#ifdef HAVE_USYM
 	{
 		struct usym_result r;
 
@@ -109,7 +100,6 @@ static void user_frame(struct labeler *l, const struct stack_entry *e, uint32_t 
 			return;
 		}
 	}
-#endif
 	snprintf(buf, sizeof(buf), "%s+0x%llx", m->path,
 		 (unsigned long long)(addr - m->start + m->pgoff));
 	add_label(out, buf);
@@ -127,10 +117,8 @@ int labeler__user(struct labeler *l, const struct stack_entry *e, struct strbuf 
 
 static const char *kernel_name(struct labeler *l, uint64_t addr)
 {
-#ifdef HAVE_KSYM
 	if (l->ks)
 		return ksyms__label(l->ks, addr, NULL);
-#endif
 	return NULL;
 }
 

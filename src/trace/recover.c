@@ -6,6 +6,7 @@
 #include "common/log.h"
 #include "trace/finalize.h"
 #include "trace/recover.h"
+#include "symbolize/ksym.h"
 
 #define SPOOL_SUFFIX ".probex-spool"
 
@@ -46,7 +47,12 @@ int recover__main(int argc, char **argv)
 	fo.spool = spool;
 	fo.output = out;
 	fo.progress = isatty(STDERR_FILENO);
+	/* Kernel addresses are only meaningful on the machine and boot that recorded them;
+	 * the spool carries no symbols, so read this kernel's (correct when recovering
+	 * right after a crash, which is the point). */
+	fo.ksyms = geteuid() == 0 ? ksyms__load(NULL) : NULL;
 	err = finalize__run(&fo, &res);
+	ksyms__free((struct ksyms *)fo.ksyms);
 	if (err)
 		return 1;
 	log__info("recovered %llu events from %s into %s%s", (unsigned long long)res.rows, spool, out,
