@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Recorder benchmark: each workload untraced and under `probex --no-viewer`, alternating,
+# one warm-up, median of RUNS runs, wall time measured from the outside.
+#
+# Prints a table and writes it to $BUILD/bench/recorder.md.  Needs root (BPF).
+#   RUNS=3  WORKLOADS="a b c"  bench/run.sh
+set -u
+BUILD=${BUILD:-build}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+PROBEX=$ROOT/$BUILD/probex
+BIN=$ROOT/$BUILD/bench
+RUNS=${RUNS:-3}
+WORK=$(mktemp -d /tmp/probex-bench.XXXXXX)
+OUT=$ROOT/$BUILD/bench/recorder.md
+trap 'rm -rf "$WORK"' EXIT
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "bench: SKIPPED — the recorder benchmark loads BPF programs and needs root"
+	exit 0
+fi
+
+FIO_FILE=$WORK/fio.dat
+declare -A CMD DESC EXTRA
+CMD[a]="dd if=/dev/zero of=/dev/null bs=1 count=300000 status=none";	DESC[a]="a syscall-heavy (dd bs=1, 600K syscalls)"
+CMD[a_all]="${CMD[a]}";							DESC[a_all]="a with --stacks=all";	EXTRA[a_all]="--stacks=all"
+CMD[b_sh]="sh -c 'i=0; while [ \$i -lt 300000 ]; do i=\$((i+1)); done'";	DESC[b_sh]="b CPU-bound shell loop"
+CMD[b_deep]="$BIN/deepstack 2";						DESC[b_deep]="b CPU-bound deep stacks (C)"
+CMD[c]="sh -c 'for i in \$(seq 300); do /bin/true; done'";		DESC[c]="c fork-heavy (300 x /bin/true)"
+CMD[d]="$BIN/pagefault 512";						DESC[d]="d page faults (512 MiB)"
+CMD[e]="fio --name=t --ioengine=io_uring --rw=randread --bs=4k --size=64m --filename=$FIO_FILE --output=/dev/null"
+DESC[e]="e io_uring (fio randread 4k)"
+CMD[f]="true";								DESC[f]="f fixed cost (true)"
+ORDER=${WORKLOADS:-"a a_all b_sh b_deep c d e f"}
+
+now() { date +%s.%N; }
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+q() { "$PROBEX" query --no-header "$1" "$2" 2>/dev/null | head -n1; }
+
+run_untraced() { # key → seconds
+	local t0 t1
+	t0=$(now); eval "${CMD[$1]}" >/dev/null 2>&1; t1=$(now)
+	echo "$t1 - $t0" | bc
+}
+
+run_traced() { # key out → seconds; leaves $WORK/err and $WORK/rss
+	local t0 t1
+	rm -f "$2"
+	t0=$(now)
+	eval "/usr/bin/time -f %M -o $WORK/rss $PROBEX -o $2 --no-viewer ${EXTRA[$1]:-} -- ${CMD[$1]}" >/dev/null 2>"$WORK/err"
+	t1=$(now)
+	echo "$t1 - $t0" | bc
+}
+
+if [[ " $ORDER " == *" e "* ]]; then
+	if command -v fio >/dev/null; then
+		fio --name=layout --rw=write --bs=1m --size=64m --filename="$FIO_FILE" --output=/dev/null
+	else
+		echo "bench: fio missing (scripts/deps.sh installs it); skipping workload e"
+		ORDER=${ORDER/ e / }
+	fi
+fi
+
+mkdir -p "$(dirname "$OUT")"
+{
+	echo "| workload | untraced s | traced s | slowdown | while running | events | dropped | bytes/event | ref bytes/event | finalize s | samples/expected | probex peak RSS MiB |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+} >"$OUT"
+
+for k in $ORDER; do
+	out=$WORK/$k.parquet
+	run_untraced "$k" >/dev/null
+	run_traced "$k" "$out" >/dev/null
+	: >"$WORK/u"; : >"$WORK/t"; : >"$WORK/fin"; : >"$WORK/run"
+	for i in $(seq "$RUNS"); do
+		run_untraced "$k" >>"$WORK/u"
+		run_traced "$k" "$out" >>"$WORK/t"
+		sed -n 's/.*finalized in \([0-9.]*\) s.*/\1/p' "$WORK/err" >>"$WORK/fin"
+		# "While running": the root command's exec to its exit, from the trace itself.
+		q "$out" "SELECT (max(ts_ns) FILTER (WHERE event_type='process_exit' AND pid=tgid AND tgid=(SELECT min(tgid) FROM events WHERE event_type='process_exec')) - min(ts_ns) FILTER (WHERE event_type='process_exec')) / 1e9 FROM events" >>"$WORK/run"
+	done
+	u=$(median <"$WORK/u"); t=$(median <"$WORK/t"); fin=$(median <"$WORK/fin"); runs=$(median <"$WORK/run")
+	rows=$(q "$out" "SELECT count(*) FROM events")
+	drops=$(q "$out" "SELECT decode(value) FROM parquet_kv_metadata('$out') WHERE key='probex.drops'" |
+		grep -o '"\(ringbuf_[a-z_]*\|sideband_lost\)":[0-9]*' | awk -F: '{ s += $2 } END { print s + 0 }')
+	size=$(stat -c %s "$out")
+	"$PROBEX" query "$out" "COPY (SELECT event_type, ts_ns, pid, tgid, process_name, stack_id, kernel_stack_id, stack_kind, stack_trace, cpu::UTINYINT AS cpu, prev_pid, next_pid, prev_state, parent_pid, child_pid, exit_code, address, error_code, fd, count, ret, submit_ts_ns, io_uring_opcode, io_uring_res FROM events) TO '$WORK/ref.parquet' (FORMAT parquet, COMPRESSION snappy)" >/dev/null
+	refsize=$(stat -c %s "$WORK/ref.parquet")
+	samples="-"
+	if [[ $k == b_* ]]; then
+		# Expected samples = frequency x the tree's CPU time, measured in the traced run
+		# itself from its sched_switch on/off-CPU intervals (wall-clock bounded loops get
+		# less CPU on a busy machine).
+		cpu=$(q "$out" "WITH t AS (SELECT DISTINCT pid FROM events WHERE event_type <> 'sched_switch'),
+			s AS (SELECT ts_ns, prev_pid, next_pid FROM events WHERE event_type='sched_switch'),
+			e AS (SELECT ts_ns, next_pid AS tid, 1 AS oncpu FROM s WHERE next_pid IN (SELECT pid FROM t)
+			      UNION ALL SELECT ts_ns, prev_pid, 0 FROM s WHERE prev_pid IN (SELECT pid FROM t))
+			SELECT sum(d) / 1e9 FROM (SELECT oncpu, lead(ts_ns) OVER (PARTITION BY tid ORDER BY ts_ns) - ts_ns AS d FROM e) WHERE oncpu = 1")
+		got=$(q "$out" "SELECT count(*) FROM events WHERE event_type='cpu_sample'")
+		freq=$(q "$out" "SELECT decode(value) FROM parquet_kv_metadata('$out') WHERE key='probex.sample_freq_hz'")
+		samples=$(awk -v g="$got" -v c="$cpu" -v f="$freq" 'BEGIN { printf "%d/%d = %.1f%%", g, f * c, 100 * g / (f * c) }')
+	fi
+	rss=$(awk '{ printf "%.0f", $1 / 1024 }' "$WORK/rss")
+	row=$(awk -v d="${DESC[$k]}" -v u="$u" -v t="$t" -v r="$runs" -v n="$rows" -v dr="$drops" -v s="$size" \
+		-v rs="$refsize" -v f="$fin" -v sm="$samples" -v m="$rss" 'BEGIN {
+		printf "| %s | %.3f | %.3f | %.2fx | %s | %d | %d | %.1f | %.1f | %.3f | %s | %s |",
+			d, u, t, t / u, (r > 0 ? sprintf("%.2fx", r / u) : "-"), n, dr, s / (n ? n : 1),
+			rs / (n ? n : 1), f, sm, m }')
+	echo "$row" >>"$OUT"
+	echo "$row"
+done
+echo
+cat "$OUT"
+echo "(written to $OUT)"

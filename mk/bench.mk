@@ -1,0 +1,12 @@
+# make bench: recorder overhead per workload, viewer latency, memory.  See bench/run.sh.
+BENCH_BINS := $(BUILD)/bench/pagefault $(BUILD)/bench/deepstack
+
+$(BUILD)/bench/%: bench/workloads/%.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer $< -o $@
+
+.PHONY: bench bench-recorder
+bench-recorder: $(BUILD)/probex $(BENCH_BINS)
+	@BUILD=$(BUILD) bench/run.sh
+
+bench: bench-recorder
