@@ -227,7 +227,7 @@ static int record_and_finalize(struct session *s, const struct priv_target *priv
 	struct child child = { .pid = -1, .report_fd = -1 };
 	struct tree tree;
 	struct signalfd_siginfo si;
-	uint64_t sb_lost = 0;
+	uint64_t sb_lost = 0, t_start;
 	int sfd = -1, err, run_err = 0, rc;
 
 	/* Signals are taken through a signalfd from here on, so a Ctrl-C at any moment
@@ -244,9 +244,11 @@ static int record_and_finalize(struct session *s, const struct priv_target *priv
 		log__error("cannot create %s: %s", s->spool_path, strerror(-err));
 		return err;
 	}
+	t_start = now_ns(CLOCK_MONOTONIC);
 	err = probes__open(&s->probes, &po);
 	if (err)
 		goto cleanup;
+	log__debug("probes attached in %.3f s", (now_ns(CLOCK_MONOTONIC) - t_start) / 1e9);
 	err = session_info__load_ksyms(&info);	/* while still root */
 	if (err)
 		goto cleanup;
@@ -293,7 +295,10 @@ static int record_and_finalize(struct session *s, const struct priv_target *priv
 		child__kill(&child);
 		goto cleanup;
 	}
+	t_start = now_ns(CLOCK_MONOTONIC);
 	run_err = run_tree(s, &tree, sfd);
+	log__debug("command tree ran %.3f s", (now_ns(CLOCK_MONOTONIC) - t_start) / 1e9);
+	t_start = now_ns(CLOCK_MONOTONIC);
 	*status = rc > 0 ? rc : tree__exit_status(&tree);
 
 	atomic_store(&s->stop_consumer, true);
@@ -314,6 +319,7 @@ static int record_and_finalize(struct session *s, const struct priv_target *priv
 	 * cost every process on the machine. */
 	probes__close(s->probes);
 	s->probes = NULL;
+	log__debug("drained and detached in %.3f s", (now_ns(CLOCK_MONOTONIC) - t_start) / 1e9);
 	if (err) {
 		log__error("recording failed: %s", strerror(-err));
 		goto cleanup;
