@@ -365,27 +365,3 @@ int dwfunc__chain(struct dwfunc *d, Dwarf_Addr addr, Dwarf_Die *chain, int max)
 	}
 	return n;
 }
-
-static const char *dwfunc__attr_string(Dwarf_Die *die, int name)
-{
-	Dwarf_Attribute attr;
-	const char *s = dwarf_formstring(dwarf_attr_integrate(die, name, &attr));
-
-	return s && *s ? s : NULL;
-}
-
-const char *dwfunc__name(Dwarf_Die *die)
-{
-	const char *linkage = dwfunc__attr_string(die, DW_AT_linkage_name);
-	const char *name;
-
-	if (!linkage)
-		linkage = dwfunc__attr_string(die, DW_AT_MIPS_linkage_name);
-	/* A mangled linkage name carries the namespaces and parameters DW_AT_name lacks. An
-	 * unmangled one is only an assembler alias (glibc's "__GI___libc_malloc" for
-	 * __libc_malloc), so the source name is better there. */
-	if (linkage && linkage[0] == '_' && (linkage[1] == 'Z' || linkage[1] == 'R'))
-		return linkage;
-	name = dwfunc__attr_string(die, DW_AT_name);
-	return name ? name : linkage;
-}

@@ -127,9 +127,18 @@ static void check_cxx(struct usym *u, const char *path, const char *syms_from)
 
 static void test_cxx_demangled(void **state)
 {
+	const char *path = fx_path("sym_cxx");
 	struct usym_result r;
 
-	check_cxx(*state, fx_path("sym_cxx"), fx_path("sym_cxx"));
+	check_cxx(*state, path, path);
+	/* An inlined template instantiated with a lambda has no linkage name: qualified
+	 * DW_AT_name, template arguments included. */
+	assert_int_equal(lookup(*state, path, sym_offset(path, "cxx_inline_site", 0), &r), 0);
+	assert_int_equal(r.n, 2);
+	assert_string_equal(r.names[0], "probex_fx::use_lambda(int)");
+	assert_true(!strncmp(r.names[1], "probex_fx::apply_twice<", 23));
+	assert_non_null(strstr(r.names[1], "lambda"));
+	assert_int_equal(r.line, src_line("tests/fixtures/sym_cxx.cpp", "LINE:cxx_inline_site"));
 	assert_int_equal(lookup(*state, fx_path("sym_cxx"), sym_offset(fx_path("sym_cxx"), "main", 0), &r), 0);
 	assert_string_equal(r.names[0], "main");
 	assert_true(str_ends_with(r.file, "tests/fixtures/sym_cxx.cpp"));
@@ -310,6 +319,9 @@ static void test_libc_malloc(void **state)
 	assert_int_equal(lookup(*state, libc, off, &r), 0);
 	assert_true(!strcmp(r.names[0], "malloc") || !strcmp(r.names[0], "__libc_malloc"));
 	printf("libc %s: malloc → %s (%u names, %s:%d)\n", libc, r.names[0], r.n, r.file ? r.file : "-", r.line);
+	/* An assembler syscall wrapper (no DWARF function): a public alias, not __GI_. */
+	assert_int_equal(lookup(*state, libc, sym_offset(libc, "munmap", 4), &r), 0);
+	assert_true(strstr(r.names[0], "munmap") && strncmp(r.names[0], "__GI_", 5));
 }
 
 int main(void)
