@@ -44,3 +44,12 @@ $(FXD)/with\ space/sym\ chain: $(FXD)/sym_chain
 
 fixtures: $(SYM_FIXTURES)
 test-unit: $(SYM_FIXTURES)
+
+# Symbolization throughput: every call return address of libc (and of any FILES=...).
+$(BUILD)/tools/usym_bench: tests/tools/usym_bench.c $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< $(LIB_OBJS) $(LDFLAGS) $(LDLIBS) -o $@
+
+.PHONY: bench-usym
+bench-usym: $(BUILD)/tools/usym_bench
+	$(BUILD)/tools/usym_bench $(or $(FILES),$(shell ldd /bin/true | awk '/libc.so/ {print $$3}'))
