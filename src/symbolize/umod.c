@@ -165,10 +165,10 @@ static const char *umod__public_name(const char *name)
 
 int umod__symbolize(struct umod *m, unsigned long long file_offset, struct umod_sym *out)
 {
-	Dwarf_Die chain[UMOD_MAX_DEPTH];
+	Dwarf_Die chain[UMOD_MAX_DEPTH], *cudie;
 	unsigned long long vaddr;
-	Dwarf_Addr addr;
-	Dwfl_Line *line;
+	Dwarf_Addr addr, bias;
+	Dwarf_Line *line;
 	int n, err;
 
 	memset(out, 0, sizeof(*out));
@@ -208,12 +208,13 @@ int umod__symbolize(struct umod *m, unsigned long long file_offset, struct umod_
 	if (out->n == 0)
 		return -ENOENT;
 
-	line = dwfl_module_getsrc(m->mod, addr);
+	cudie = dwfunc__cu_die(m->dw, addr, &bias);
+	line = cudie ? dwarf_getsrc_die(cudie, addr - bias) : NULL;
 	if (line) {
 		int lineno = 0;
 
-		out->file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
-		out->line = out->file ? lineno : 0;
+		out->file = dwarf_linesrc(line, NULL, NULL);
+		out->line = out->file && !dwarf_lineno(line, &lineno) ? lineno : 0;
 	}
 	return 0;
 }

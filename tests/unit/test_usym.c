@@ -94,6 +94,20 @@ static void test_pie_and_non_pie(void **state)
 	check_call_chain(*state, fx_path("sym_chain_nopie"));
 }
 
+/* clang leaves out .debug_aranges, and lld places text at a vaddr unlike its offset. */
+static void test_clang_lld(void **state)
+{
+	const char *path = fx_path("sym_chain_clang");
+	unsigned long long v = 0, off = 0;
+
+	assert_false(elf_has_section(path, ".debug_aranges"));
+	assert_true(elf_has_section(path, ".debug_info"));
+	assert_true(elf_sym(path, "fx_inner", &v, NULL) && elf_vaddr_to_offset(path, v, &off));
+	assert_true(v != off);
+	check_inline_chain(*state, path, path);
+	check_call_chain(*state, path);
+}
+
 static void test_shared_library(void **state)
 {
 	const char *lib = fx_path("libsymfx.so");
@@ -330,6 +344,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_inline_chain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_call_chain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pie_and_non_pie, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clang_lld, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shared_library, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cxx_demangled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symtab_fallback, setup, teardown),
