@@ -5,7 +5,8 @@
 FXD := $(BUILD)/fixtures
 SYM_FIXTURES := $(FXD)/libsymfx.so $(FXD)/sym_chain_nopie $(FXD)/sym_chain_stripped \
 	$(FXD)/sym_chain_debuglink $(FXD)/sym_chain_knownid $(FXD)/sym_chain_noid \
-	$(FXD)/sym_cxx_stripped $(FXD)/with\ space/sym\ chain $(FXD)/sym_chain_clang
+	$(FXD)/sym_cxx_stripped $(FXD)/with\ space/sym\ chain $(FXD)/sym_chain_clang \
+	$(FXD)/sym_chain_badlink
 
 $(FXD)/libsymfx.so: tests/fixtures/lib/symfx_lib.c
 	@mkdir -p $(@D)
@@ -42,6 +43,12 @@ $(FXD)/sym_chain_debuglink: $(FXD)/sym_chain
 	objcopy --only-keep-debug $< $@.debug
 	strip --strip-debug --strip-unneeded -o $@.tmp $<
 	objcopy --add-gnu-debuglink=$@.debug $@.tmp $@
+	rm -f $@.tmp
+
+# A debuglink to another build's debug file: libdwfl must reject it (build-ids differ).
+$(FXD)/sym_chain_badlink: $(FXD)/sym_chain_knownid $(FXD)/sym_chain_debuglink
+	strip --strip-debug -o $@.tmp $<
+	objcopy --add-gnu-debuglink=$(FXD)/sym_chain_debuglink.debug $@.tmp $@
 	rm -f $@.tmp
 
 $(FXD)/with\ space/sym\ chain: $(FXD)/sym_chain

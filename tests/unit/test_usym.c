@@ -9,6 +9,9 @@
 #include <errno.h>
 #include <link.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -185,6 +188,18 @@ static void test_debuglink(void **state)
 	check_inline_chain(*state, fx_path("sym_chain_debuglink"), fx_path("sym_chain"));
 }
 
+/* A debuglink naming another build's debug file is not used: the names come from the
+ * symbol table alone (no inline chain, no line), not from mismatched DWARF. */
+static void test_debuglink_mismatch(void **state)
+{
+	const char *path = fx_path("sym_chain_badlink");
+	struct usym_result r;
+
+	assert_int_equal(lookup(*state, path, sym_offset(path, "fx_inline_site", 0), &r), 0);
+	assert_int_equal(r.n, 1);
+	assert_null(r.file);
+}
+
 static void test_path_with_spaces(void **state)
 {
 	check_inline_chain(*state, fx_path("with space/sym chain"), fx_path("sym_chain"));
@@ -310,6 +325,70 @@ static void test_deleted_file(void **state)
 	usym__free(fresh);
 }
 
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	while (d && readdir(d))
+		n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* Running out of descriptors says nothing about a file: that lookup fails with -EMFILE,
+ * the next one (with descriptors back) succeeds instead of a cached failure. */
+static void test_fd_exhaustion(void **state)
+{
+	const char *path = fx_path("sym_chain");
+	unsigned long long off = sym_offset(path, "fx_inner", 0);
+	struct rlimit old, low;
+	struct usym_result r;
+	int fds[64], n = 0;
+
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = count_fds() + 16;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	while (n < 64 && (fds[n] = open("/dev/null", O_RDONLY)) >= 0)
+		n++;
+	assert_true(n < 64);
+	assert_int_equal(lookup(*state, path, off, &r), -EMFILE);
+	while (n > 0)
+		close(fds[--n]);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	assert_int_equal(lookup(*state, path, off, &r), 0);
+	assert_string_equal(r.names[0], "fx_inner");
+}
+
+/* Descriptors held per file stay few: files stay open for the whole run. */
+static void test_fd_budget(void **state)
+{
+	static const struct {
+		const char *file, *syms_from, *sym;
+	} cases[] = {
+		{ "sym_chain", "sym_chain", "fx_inner" },
+		{ "sym_cxx", "sym_cxx", "main" },
+		{ "libsymfx.so", "libsymfx.so", "symfx_entry" },
+		{ "sym_chain_debuglink", "sym_chain", "fx_inner" },
+	};
+	int before = count_fds(), after;
+	struct usym_stats st;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct usym_result r;
+
+		assert_int_equal(lookup(*state, fx_path(cases[i].file),
+					sym_offset(fx_path(cases[i].syms_from), cases[i].sym, 0), &r), 0);
+	}
+	after = count_fds();
+	usym__stats(*state, &st);
+	printf("%lu files hold %d descriptors\n", st.files_opened, after - before);
+	assert_int_equal(st.files_opened, 4);
+	assert_true(after - before <= 3 * (int)st.files_opened);
+}
+
 static int find_libc(struct dl_phdr_info *info, size_t size, void *data)
 {
 	if (strstr(info->dlpi_name, "/libc.so")) {
@@ -349,6 +428,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cxx_demangled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symtab_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_debuglink, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_debuglink_mismatch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_path_with_spaces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_build_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
@@ -356,6 +436,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_root_prefix, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deleted_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_libc_malloc, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fd_exhaustion, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fd_budget, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
