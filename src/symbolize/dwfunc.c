@@ -448,10 +448,10 @@ int dwfunc__chain(struct dwfunc *d, Dwarf_Addr addr, Dwarf_Die *chain, int max)
 		depth++;
 	/* chain = function, then inlines outermost first; when too deep, keep the outermost
 	 * max - 1 levels below the function and replace the last with the innermost. */
-	n = depth + 1 < max ? depth + 1 : max;
+	n = depth + 1 <= max ? depth + 1 : max;
 	chain[0] = fr->die;
 	for (int i = deepest, level = depth; i >= 0; i = fi->v[i].parent, level--) {
-		if (level < n)
+		if (level < n && (n == depth + 1 || level < n - 1))
 			chain[level] = fi->v[i].die;
 		else if (i == deepest)
 			chain[n - 1] = fi->v[i].die;

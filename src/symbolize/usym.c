@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,7 +127,8 @@ static struct ufile *usym__file(struct usym *u, const char *path, const char *ro
 {
 	struct ufile *f = NULL;
 	char *full = (char *)path;
-	uint64_t ino_key[2], val;
+	uint64_t ino_key[2] = { 0, 0 }, val;
+	bool have_ino = false;
 	const char *key;
 	struct stat st;
 	int fd = -1;
@@ -147,6 +149,7 @@ static struct ufile *usym__file(struct usym *u, const char *path, const char *ro
 	if (fd >= 0 && fstat(fd, &st) == 0) {
 		ino_key[0] = st.st_dev;
 		ino_key[1] = st.st_ino;
+		have_ino = true;
 		if (hmap__get(&u->by_inode, ino_key, sizeof(ino_key), &val)) {
 			f = (struct ufile *)(uintptr_t)val;
 			close(fd);
@@ -162,7 +165,7 @@ static struct ufile *usym__file(struct usym *u, const char *path, const char *ro
 		} else {
 			f->err = umod__open(fd, full, &f->mod);
 			fd = -1;	/* umod__open owns it now */
-			if (!f->err && !hmap__put(&u->by_inode, ino_key, sizeof(ino_key), (uintptr_t)f))
+			if (!f->err && have_ino && !hmap__put(&u->by_inode, ino_key, sizeof(ino_key), (uintptr_t)f))
 				f->err = -ENOMEM;
 		}
 		if (f->err)
