@@ -1,11 +1,12 @@
 # Symbolizer fixtures beyond fixtures.mk's one-program-per-source: the same program as
-# non-PIE, stripped, with a separate debug file, with a known or no build-id, under a path
-# with spaces; and a shared library. Tests find them next to their own binary
+# non-PIE, built by clang and lld, stripped, with a separate debug file, with a known or no
+# build-id, under a path with spaces; and a shared library. Tests find them next to their own binary
 # ($(BUILD)/tests/unit/ → $(BUILD)/fixtures/).
 FXD := $(BUILD)/fixtures
 SYM_FIXTURES := $(FXD)/libsymfx.so $(FXD)/sym_chain_nopie $(FXD)/sym_chain_stripped \
 	$(FXD)/sym_chain_debuglink $(FXD)/sym_chain_knownid $(FXD)/sym_chain_noid \
-	$(FXD)/sym_cxx_stripped $(FXD)/with\ space/sym\ chain
+	$(FXD)/sym_cxx_stripped $(FXD)/with\ space/sym\ chain $(FXD)/sym_chain_clang \
+	$(FXD)/sym_chain_badlink
 
 $(FXD)/libsymfx.so: tests/fixtures/lib/symfx_lib.c
 	@mkdir -p $(@D)
@@ -14,6 +15,12 @@ $(FXD)/libsymfx.so: tests/fixtures/lib/symfx_lib.c
 $(FXD)/sym_chain_nopie: tests/fixtures/sym_chain.c
 	@mkdir -p $(@D)
 	$(CC) $(FIXTURE_FLAGS) -fno-pie -no-pie $< -o $@
+
+# clang emits no .debug_aranges (libdw 0.188 then finds no CU by itself) and lld puts the
+# text segment at a vaddr that differs from its file offset.
+$(FXD)/sym_chain_clang: tests/fixtures/sym_chain.c
+	@mkdir -p $(@D)
+	$(CLANG) $(FIXTURE_FLAGS) -fuse-ld=lld $< -o $@
 
 # --build-id=0x…: a build-id the tests know in advance.
 $(FXD)/sym_chain_knownid: tests/fixtures/sym_chain.c
@@ -38,9 +45,24 @@ $(FXD)/sym_chain_debuglink: $(FXD)/sym_chain
 	objcopy --add-gnu-debuglink=$@.debug $@.tmp $@
 	rm -f $@.tmp
 
+# A debuglink to another build's debug file: libdwfl must reject it (build-ids differ).
+$(FXD)/sym_chain_badlink: $(FXD)/sym_chain_knownid $(FXD)/sym_chain_debuglink
+	strip --strip-debug -o $@.tmp $<
+	objcopy --add-gnu-debuglink=$(FXD)/sym_chain_debuglink.debug $@.tmp $@
+	rm -f $@.tmp
+
 $(FXD)/with\ space/sym\ chain: $(FXD)/sym_chain
 	@mkdir -p "$(FXD)/with space"
 	cp "$<" "$@"
 
 fixtures: $(SYM_FIXTURES)
 test-unit: $(SYM_FIXTURES)
+
+# Symbolization throughput: every call return address of libc (and of any FILES=...).
+$(BUILD)/tools/usym_bench: tests/tools/usym_bench.c $(LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< $(LIB_OBJS) $(LDFLAGS) $(LDLIBS) -o $@
+
+.PHONY: bench-usym
+bench-usym: $(BUILD)/tools/usym_bench
+	$(BUILD)/tools/usym_bench $(or $(FILES),$(shell ldd /bin/true | awk '/libc.so/ {print $$3}'))

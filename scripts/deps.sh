@@ -9,7 +9,7 @@ duckdb_ver=1.4.4
 duckdb_bindings=@duckdb/node-bindings-linux-x64@1.4.4-r.4
 
 apt_pkgs=(
-	build-essential pkg-config clang llvm
+	build-essential pkg-config clang llvm lld
 	libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev
 	libdw-dev libiberty-dev
 	libmicrohttpd-dev libcmocka-dev

@@ -41,8 +41,20 @@ struct fn_inlines {
 	size_t nr, capr;
 };
 
+/* A compile unit's address range, for modules without .debug_aranges. */
+struct cu_range {
+	Dwarf_Addr lo, hi;
+	size_t cu;		/* index in dwfunc.cudies */
+};
+
 struct dwfunc {
 	Dwfl_Module *mod;
+	int cu_index_state;	/* 0 not built, 1 built, -1 no DWARF or failed */
+	struct cu_range *cur;
+	size_t ncur;
+	Dwarf_Die *cudies;
+	size_t ncudies;
+	Dwarf_Addr cu_bias;
 	struct hmap cus;	/* CU DIE offset → struct cu_funcs * */
 	struct hmap fns;	/* function DIE offset → struct fn_inlines * */
 	void **owned;		/* everything above, for freeing */
@@ -96,6 +108,8 @@ void dwfunc__free(struct dwfunc *d)
 		}
 	}
 	free(d->owned);
+	free(d->cur);
+	free(d->cudies);
 	hmap__free(&d->fns);
 	hmap__free(&d->cus);
 	free(d);
@@ -317,6 +331,85 @@ static int inl__holds(const struct fn_inlines *fi, const struct inl *in, Dwarf_A
 	return 0;
 }
 
+static int cu_range__cmp(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* libdw 0.188 finds CUs through .debug_aranges only, which clang (and other producers)
+ * omit by default; without this every lookup in such a binary would lose its DWARF. The
+ * CUs' own ranges are read once, like newer elfutils do. */
+static int dwfunc__build_cu_index(struct dwfunc *d)
+{
+	Dwarf *dw = dwfl_module_getdwarf(d->mod, &d->cu_bias);
+	size_t capr = 0, capd = 0;
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	uint8_t type;
+
+	if (!dw)
+		return -ENOENT;
+	while (dwarf_get_units(dw, cu, &cu, NULL, &type, &cudie, NULL) == 0) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+
+		if (type != DW_UT_compile && type != DW_UT_skeleton)
+			continue;
+		if (d->ncudies == capd) {
+			Dwarf_Die *v = realloc(d->cudies, (capd = capd ? capd * 2 : 64) * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			d->cudies = v;
+		}
+		d->cudies[d->ncudies] = cudie;
+		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0) {
+			if (lo >= hi)
+				continue;
+			if (d->ncur == capr) {
+				struct cu_range *v = realloc(d->cur, (capr = capr ? capr * 2 : 64) * sizeof(*v));
+
+				if (!v)
+					return -ENOMEM;
+				d->cur = v;
+			}
+			d->cur[d->ncur++] = (struct cu_range){ lo, hi, d->ncudies };
+		}
+		d->ncudies++;
+	}
+	qsort(d->cur, d->ncur, sizeof(*d->cur), cu_range__cmp);
+	return 0;
+}
+
+Dwarf_Die *dwfunc__cu_die(struct dwfunc *d, Dwarf_Addr addr, Dwarf_Addr *bias)
+{
+	Dwarf_Die *cudie = dwfl_module_addrdie(d->mod, addr, bias);
+	size_t lo = 0, hi;
+
+	if (cudie)
+		return cudie;
+	if (!d->cu_index_state)
+		d->cu_index_state = dwfunc__build_cu_index(d) ? -1 : 1;
+	if (d->cu_index_state < 0)
+		return NULL;
+	addr -= d->cu_bias;
+	/* Ranges of different CUs do not overlap; the last one starting at or below addr. */
+	for (hi = d->ncur; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->cur[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr >= d->cur[lo - 1].hi)
+		return NULL;
+	*bias = d->cu_bias;
+	return &d->cudies[d->cur[lo - 1].cu];
+}
+
 int dwfunc__chain(struct dwfunc *d, Dwarf_Addr addr, Dwarf_Die *chain, int max)
 {
 	const struct fn_range *fr;
@@ -328,7 +421,7 @@ int dwfunc__chain(struct dwfunc *d, Dwarf_Addr addr, Dwarf_Die *chain, int max)
 
 	if (max < 2)
 		return -EINVAL;
-	cudie = dwfl_module_addrdie(d->mod, addr, &bias);
+	cudie = dwfunc__cu_die(d, addr, &bias);
 	if (!cudie)
 		return 0;
 	f = dwfunc__cu(d, cudie);
@@ -355,37 +448,13 @@ int dwfunc__chain(struct dwfunc *d, Dwarf_Addr addr, Dwarf_Die *chain, int max)
 		depth++;
 	/* chain = function, then inlines outermost first; when too deep, keep the outermost
 	 * max - 1 levels below the function and replace the last with the innermost. */
-	n = depth + 1 < max ? depth + 1 : max;
+	n = depth + 1 <= max ? depth + 1 : max;
 	chain[0] = fr->die;
 	for (int i = deepest, level = depth; i >= 0; i = fi->v[i].parent, level--) {
-		if (level < n)
+		if (level < n && (n == depth + 1 || level < n - 1))
 			chain[level] = fi->v[i].die;
 		else if (i == deepest)
 			chain[n - 1] = fi->v[i].die;
 	}
 	return n;
-}
-
-static const char *dwfunc__attr_string(Dwarf_Die *die, int name)
-{
-	Dwarf_Attribute attr;
-	const char *s = dwarf_formstring(dwarf_attr_integrate(die, name, &attr));
-
-	return s && *s ? s : NULL;
-}
-
-const char *dwfunc__name(Dwarf_Die *die)
-{
-	const char *linkage = dwfunc__attr_string(die, DW_AT_linkage_name);
-	const char *name;
-
-	if (!linkage)
-		linkage = dwfunc__attr_string(die, DW_AT_MIPS_linkage_name);
-	/* A mangled linkage name carries the namespaces and parameters DW_AT_name lacks. An
-	 * unmangled one is only an assembler alias (glibc's "__GI___libc_malloc" for
-	 * __libc_malloc), so the source name is better there. */
-	if (linkage && linkage[0] == '_' && (linkage[1] == 'Z' || linkage[1] == 'R'))
-		return linkage;
-	name = dwfunc__attr_string(die, DW_AT_name);
-	return name ? name : linkage;
 }

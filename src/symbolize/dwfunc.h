@@ -16,9 +16,8 @@ void dwfunc__free(struct dwfunc *d);
  * or a negative errno. Deeper chains than max keep the outermost and the innermost. */
 int dwfunc__chain(struct dwfunc *d, Dwarf_Addr addr, Dwarf_Die *chain, int max);
 
-/* The name to show for a function DIE, following abstract origins and specifications: its
- * mangled linkage name (C++, Rust), else DW_AT_name, else any linkage name, else NULL.
- * Valid while the module lives. */
-const char *dwfunc__name(Dwarf_Die *die);
+/* The compile unit holding addr (a Dwfl address), and the bias to subtract for DWARF
+ * addresses; NULL when no CU covers it. Valid while d lives. */
+Dwarf_Die *dwfunc__cu_die(struct dwfunc *d, Dwarf_Addr addr, Dwarf_Addr *bias);
 
 #endif

@@ -8,6 +8,7 @@
 #include <elfutils/libdwfl.h>
 
 #include "symbolize/dwfunc.h"
+#include "symbolize/dwname.h"
 #include "symbolize/umod.h"
 
 struct umod_seg {
@@ -24,6 +25,7 @@ struct umod {
 	const unsigned char *build_id;
 	int build_id_len;
 	struct dwfunc *dw;
+	struct dwname *names;
 };
 
 /* NULL debuginfo_path selects libdwfl's default ":.debug:/usr/lib/debug": the build-id
@@ -101,7 +103,8 @@ int umod__open(int fd, const char *path, struct umod **out)
 		m->build_id_len = len > 0 ? len : 0;
 	}
 	m->dw = dwfunc__new(m->mod);
-	if (!m->dw) {
+	m->names = dwname__new();
+	if (!m->dw || !m->names) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -117,6 +120,7 @@ void umod__close(struct umod *m)
 {
 	if (!m)
 		return;
+	dwname__free(m->names);
 	dwfunc__free(m->dw);
 	free(m->segs);
 	if (m->dwfl)
@@ -150,12 +154,21 @@ static int umod__vaddr(const struct umod *m, unsigned long long off, unsigned lo
 	return 0;
 }
 
+/* glibc's internal calls go through hidden aliases named __GI_<name> (libc-symbols.h
+ * hidden_def); the symbol table and the DWARF of its assembler files (gas emits a
+ * subprogram per function symbol) may name a function by that alias. The public name is
+ * the one people know and the one perf shows. */
+static const char *umod__public_name(const char *name)
+{
+	return !strncmp(name, "__GI_", 5) && name[5] ? name + 5 : name;
+}
+
 int umod__symbolize(struct umod *m, unsigned long long file_offset, struct umod_sym *out)
 {
-	Dwarf_Die chain[UMOD_MAX_DEPTH];
+	Dwarf_Die chain[UMOD_MAX_DEPTH], *cudie;
 	unsigned long long vaddr;
-	Dwarf_Addr addr;
-	Dwfl_Line *line;
+	Dwarf_Addr addr, bias;
+	Dwarf_Line *line;
 	int n, err;
 
 	memset(out, 0, sizeof(*out));
@@ -168,12 +181,12 @@ int umod__symbolize(struct umod *m, unsigned long long file_offset, struct umod_
 	if (n < 0)
 		return n;
 	for (int i = 0; i < n; i++) {
-		const char *name = dwfunc__name(&chain[i]);
+		const char *name = dwname__get(m->names, &chain[i]);
 
 		/* An unnamed physical function still gets the ELF symbol's name below; an
 		 * unnamed inlinee (rare, broken DWARF) is left out rather than shown as "??". */
 		if (name)
-			out->names[out->n++] = name;
+			out->names[out->n++] = umod__public_name(name);
 		else if (i == 0)
 			out->names[out->n++] = NULL;
 	}
@@ -185,7 +198,7 @@ int umod__symbolize(struct umod *m, unsigned long long file_offset, struct umod_
 		if (name && *name) {
 			if (out->n == 0)
 				out->n = 1;
-			out->names[0] = name;
+			out->names[0] = umod__public_name(name);
 		} else if (out->n) {
 			/* Only nameless DWARF: keep the inlinees, drop the unnamed slot. */
 			memmove(out->names, out->names + 1, (out->n - 1) * sizeof(out->names[0]));
@@ -195,12 +208,13 @@ int umod__symbolize(struct umod *m, unsigned long long file_offset, struct umod_
 	if (out->n == 0)
 		return -ENOENT;
 
-	line = dwfl_module_getsrc(m->mod, addr);
+	cudie = dwfunc__cu_die(m->dw, addr, &bias);
+	line = cudie ? dwarf_getsrc_die(cudie, addr - bias) : NULL;
 	if (line) {
 		int lineno = 0;
 
-		out->file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
-		out->line = out->file ? lineno : 0;
+		out->file = dwarf_linesrc(line, NULL, NULL);
+		out->line = out->file && !dwarf_lineno(line, &lineno) ? lineno : 0;
 	}
 	return 0;
 }

@@ -1,10 +1,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -43,6 +45,15 @@ struct usym {
 
 struct usym *usym__new(void)
 {
+	struct rlimit rl;
+
+	/* Each file keeps one to three descriptors open for the life of u (the ELF, its debug
+	 * file, libdwfl's debuginfod client sockets when no local debug file exists), and a
+	 * system-wide trace can touch hundreds of files: use the hard limit, as perf does. */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 	return calloc(1, sizeof(struct usym));
 }
 
@@ -88,6 +99,8 @@ static int usym__open_path(const char *full, const char *path, int verify)
 	return errno == ENOENT || errno == ENOTDIR ? -ENXIO : -errno;
 }
 
+static struct ufile usym__transient[] = { { .err = -ENFILE }, { .err = -EMFILE }, { .err = -ENOMEM } };
+
 static struct ufile *usym__new_file(struct usym *u)
 {
 	struct ufile *f;
@@ -114,7 +127,8 @@ static struct ufile *usym__file(struct usym *u, const char *path, const char *ro
 {
 	struct ufile *f = NULL;
 	char *full = (char *)path;
-	uint64_t ino_key[2], val;
+	uint64_t ino_key[2] = { 0, 0 }, val;
+	bool have_ino = false;
 	const char *key;
 	struct stat st;
 	int fd = -1;
@@ -127,9 +141,15 @@ static struct ufile *usym__file(struct usym *u, const char *path, const char *ro
 	}
 
 	fd = usym__open_path(full, path, verify);
+	/* Out of descriptors or memory says nothing about the file: fail this lookup only. */
+	if (fd == -EMFILE || fd == -ENFILE || fd == -ENOMEM) {
+		f = &usym__transient[fd == -ENOMEM ? 2 : fd == -EMFILE];
+		goto cleanup;
+	}
 	if (fd >= 0 && fstat(fd, &st) == 0) {
 		ino_key[0] = st.st_dev;
 		ino_key[1] = st.st_ino;
+		have_ino = true;
 		if (hmap__get(&u->by_inode, ino_key, sizeof(ino_key), &val)) {
 			f = (struct ufile *)(uintptr_t)val;
 			close(fd);
@@ -145,7 +165,7 @@ static struct ufile *usym__file(struct usym *u, const char *path, const char *ro
 		} else {
 			f->err = umod__open(fd, full, &f->mod);
 			fd = -1;	/* umod__open owns it now */
-			if (!f->err && !hmap__put(&u->by_inode, ino_key, sizeof(ino_key), (uintptr_t)f))
+			if (!f->err && have_ino && !hmap__put(&u->by_inode, ino_key, sizeof(ino_key), (uintptr_t)f))
 				f->err = -ENOMEM;
 		}
 		if (f->err)

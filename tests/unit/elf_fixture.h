@@ -120,6 +120,32 @@ static inline bool elf_type(const char *path, int *type)
 	return ok;
 }
 
+static inline bool elf_has_section(const char *path, const char *name)
+{
+	int fd = open(path, O_RDONLY);
+	Elf_Scn *scn = NULL;
+	bool found = false;
+	size_t shstrndx;
+	Elf *elf;
+
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && !elf_getshdrstrndx(elf, &shstrndx)) {
+		while (!found && (scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			const char *s;
+
+			if (gelf_getshdr(scn, &sh) && (s = elf_strptr(elf, shstrndx, sh.sh_name)))
+				found = !strcmp(s, name);
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return found;
+}
+
 /* File offset of a symbol plus delta. */
 static inline unsigned long long sym_offset(const char *path, const char *name, long long delta)
 {

@@ -9,6 +9,9 @@
 #include <errno.h>
 #include <link.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -94,6 +97,20 @@ static void test_pie_and_non_pie(void **state)
 	check_call_chain(*state, fx_path("sym_chain_nopie"));
 }
 
+/* clang leaves out .debug_aranges, and lld places text at a vaddr unlike its offset. */
+static void test_clang_lld(void **state)
+{
+	const char *path = fx_path("sym_chain_clang");
+	unsigned long long v = 0, off = 0;
+
+	assert_false(elf_has_section(path, ".debug_aranges"));
+	assert_true(elf_has_section(path, ".debug_info"));
+	assert_true(elf_sym(path, "fx_inner", &v, NULL) && elf_vaddr_to_offset(path, v, &off));
+	assert_true(v != off);
+	check_inline_chain(*state, path, path);
+	check_call_chain(*state, path);
+}
+
 static void test_shared_library(void **state)
 {
 	const char *lib = fx_path("libsymfx.so");
@@ -127,9 +144,18 @@ static void check_cxx(struct usym *u, const char *path, const char *syms_from)
 
 static void test_cxx_demangled(void **state)
 {
+	const char *path = fx_path("sym_cxx");
 	struct usym_result r;
 
-	check_cxx(*state, fx_path("sym_cxx"), fx_path("sym_cxx"));
+	check_cxx(*state, path, path);
+	/* An inlined template instantiated with a lambda has no linkage name: qualified
+	 * DW_AT_name, template arguments included. */
+	assert_int_equal(lookup(*state, path, sym_offset(path, "cxx_inline_site", 0), &r), 0);
+	assert_int_equal(r.n, 2);
+	assert_string_equal(r.names[0], "probex_fx::use_lambda(int)");
+	assert_true(!strncmp(r.names[1], "probex_fx::apply_twice<", 23));
+	assert_non_null(strstr(r.names[1], "lambda"));
+	assert_int_equal(r.line, src_line("tests/fixtures/sym_cxx.cpp", "LINE:cxx_inline_site"));
 	assert_int_equal(lookup(*state, fx_path("sym_cxx"), sym_offset(fx_path("sym_cxx"), "main", 0), &r), 0);
 	assert_string_equal(r.names[0], "main");
 	assert_true(str_ends_with(r.file, "tests/fixtures/sym_cxx.cpp"));
@@ -160,6 +186,18 @@ static void test_debuglink(void **state)
 
 	assert_false(elf_sym(fx_path("sym_chain_debuglink"), "fx_inline_site", &v, NULL));
 	check_inline_chain(*state, fx_path("sym_chain_debuglink"), fx_path("sym_chain"));
+}
+
+/* A debuglink naming another build's debug file is not used: the names come from the
+ * symbol table alone (no inline chain, no line), not from mismatched DWARF. */
+static void test_debuglink_mismatch(void **state)
+{
+	const char *path = fx_path("sym_chain_badlink");
+	struct usym_result r;
+
+	assert_int_equal(lookup(*state, path, sym_offset(path, "fx_inline_site", 0), &r), 0);
+	assert_int_equal(r.n, 1);
+	assert_null(r.file);
 }
 
 static void test_path_with_spaces(void **state)
@@ -287,6 +325,70 @@ static void test_deleted_file(void **state)
 	usym__free(fresh);
 }
 
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	while (d && readdir(d))
+		n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* Running out of descriptors says nothing about a file: that lookup fails with -EMFILE,
+ * the next one (with descriptors back) succeeds instead of a cached failure. */
+static void test_fd_exhaustion(void **state)
+{
+	const char *path = fx_path("sym_chain");
+	unsigned long long off = sym_offset(path, "fx_inner", 0);
+	struct rlimit old, low;
+	struct usym_result r;
+	int fds[64], n = 0;
+
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = count_fds() + 16;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	while (n < 64 && (fds[n] = open("/dev/null", O_RDONLY)) >= 0)
+		n++;
+	assert_true(n < 64);
+	assert_int_equal(lookup(*state, path, off, &r), -EMFILE);
+	while (n > 0)
+		close(fds[--n]);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	assert_int_equal(lookup(*state, path, off, &r), 0);
+	assert_string_equal(r.names[0], "fx_inner");
+}
+
+/* Descriptors held per file stay few: files stay open for the whole run. */
+static void test_fd_budget(void **state)
+{
+	static const struct {
+		const char *file, *syms_from, *sym;
+	} cases[] = {
+		{ "sym_chain", "sym_chain", "fx_inner" },
+		{ "sym_cxx", "sym_cxx", "main" },
+		{ "libsymfx.so", "libsymfx.so", "symfx_entry" },
+		{ "sym_chain_debuglink", "sym_chain", "fx_inner" },
+	};
+	int before = count_fds(), after;
+	struct usym_stats st;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct usym_result r;
+
+		assert_int_equal(lookup(*state, fx_path(cases[i].file),
+					sym_offset(fx_path(cases[i].syms_from), cases[i].sym, 0), &r), 0);
+	}
+	after = count_fds();
+	usym__stats(*state, &st);
+	printf("%lu files hold %d descriptors\n", st.files_opened, after - before);
+	assert_int_equal(st.files_opened, 4);
+	assert_true(after - before <= 3 * (int)st.files_opened);
+}
+
 static int find_libc(struct dl_phdr_info *info, size_t size, void *data)
 {
 	if (strstr(info->dlpi_name, "/libc.so")) {
@@ -310,6 +412,9 @@ static void test_libc_malloc(void **state)
 	assert_int_equal(lookup(*state, libc, off, &r), 0);
 	assert_true(!strcmp(r.names[0], "malloc") || !strcmp(r.names[0], "__libc_malloc"));
 	printf("libc %s: malloc → %s (%u names, %s:%d)\n", libc, r.names[0], r.n, r.file ? r.file : "-", r.line);
+	/* An assembler syscall wrapper (no DWARF function): a public alias, not __GI_. */
+	assert_int_equal(lookup(*state, libc, sym_offset(libc, "munmap", 4), &r), 0);
+	assert_true(strstr(r.names[0], "munmap") && strncmp(r.names[0], "__GI_", 5));
 }
 
 int main(void)
@@ -318,10 +423,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_inline_chain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_call_chain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pie_and_non_pie, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clang_lld, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shared_library, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cxx_demangled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symtab_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_debuglink, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_debuglink_mismatch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_path_with_spaces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_build_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
@@ -329,6 +436,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_root_prefix, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deleted_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_libc_malloc, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fd_exhaustion, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fd_budget, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
