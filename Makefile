@@ -23,7 +23,7 @@ CFLAGS    += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -fno-omit-fr
 	     -Isrc -I$(BUILD)/gen -I$(DUCKDB_DIR) $(SAN)
 LDFLAGS   += $(SAN) -L$(DUCKDB_DIR) -Wl,-rpath,'$$ORIGIN/deps/duckdb' \
 	     -Wl,-rpath,$(abspath $(DUCKDB_DIR))
-LDLIBS    += -lbpf -lelf -lz -ldw -liberty -lmicrohttpd -lduckdb -lpthread -lm
+LDLIBS    += -lbpf -lelf -lz -lzstd -ldw -liberty -lmicrohttpd -lduckdb -lpthread -lm
 
 # Sources are discovered, so a new file in a stage folder needs no Makefile edit.
 SRCS      := $(sort $(filter-out src/bpf/%,$(wildcard src/*/*.c)))
@@ -34,6 +34,10 @@ BPF_SRCS  := $(wildcard src/bpf/*.bpf.c)
 SKELS     := $(patsubst src/bpf/%.bpf.c,$(BUILD)/gen/%.skel.h,$(BPF_SRCS))
 
 DEPS_STAMP := $(DUCKDB_DIR)/libduckdb.so
+
+# Keep generated BPF objects and skeletons: as intermediates they would be deleted and
+# every object rebuilt on the next make.
+.SECONDARY:
 
 .PHONY: all deps fixtures test test-unit test-integration test-api test-e2e demo bench asan clean web
 all: $(BUILD)/probex

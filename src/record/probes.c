@@ -49,6 +49,14 @@ static const struct tp_probe tp_probes[] = {
 	{ "io_uring_complete", 3, false, "io_uring_complete events" },
 };
 
+static double secs(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static int tp_nargs(const struct btf *btf, const char *tp)
 {
 	char name[128];
@@ -215,6 +223,8 @@ int probes__open(struct probes **pp, const struct probes_opts *opts)
 	struct probes *p;
 	int err;
 
+	double t0 = secs();
+
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
@@ -240,7 +250,9 @@ int probes__open(struct probes **pp, const struct probes_opts *opts)
 	err = select_programs(p);
 	if (err)
 		goto cleanup;
+	log__debug("probes: opened %.3f s", secs() - t0);
 	err = probex__load(p->skel);
+	log__debug("probes: loaded %.3f s", secs() - t0);
 	if (err) {
 		log__error("cannot load the BPF programs: %s (is this kernel built with BTF, and are we root?)",
 			   strerror(-err));
@@ -251,9 +263,11 @@ int probes__open(struct probes **pp, const struct probes_opts *opts)
 		log__error("cannot attach the BPF programs: %s", strerror(-err));
 		goto cleanup;
 	}
+	log__debug("probes: attached %.3f s", secs() - t0);
 	err = open_samplers(p);
 	if (err)
 		goto cleanup;
+	log__debug("probes: samplers %.3f s", secs() - t0);
 	err = open_sideband(p);
 	if (err)
 		goto cleanup;

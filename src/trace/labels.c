@@ -26,6 +26,10 @@ struct labeler *labeler__new(const struct addrspace *as, const struct ksyms *ks)
 		return NULL;
 	l->as = as;
 	l->ks = ks;
+	/* libdwfl would fetch missing debug info over the network when DEBUGINFOD_URLS is
+	 * set; symbolization stays local unless the user asks (PROBEX_DEBUGINFOD=1). */
+	if (!getenv("PROBEX_DEBUGINFOD"))
+		unsetenv("DEBUGINFOD_URLS");
 	l->usym = usym__new();
 	if (!l->usym) {
 		free(l);

@@ -4,7 +4,8 @@ set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 FIXTURES="$ROOT/$BUILD/fixtures"
 TMP=$(mktemp -d /tmp/probex-it.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+# A failing test must not leave a probex (and its traced tree) running.
+trap 'for j in $(jobs -p); do kill -INT "$j" 2>/dev/null; done; wait; rm -rf "$TMP"' EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 

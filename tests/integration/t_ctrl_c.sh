@@ -4,10 +4,14 @@
 # period; nothing of the tree is left running or stopped.
 source "$(dirname "$0")/lib.sh"
 
+# Wait until the traced command runs (probex's set-up takes a moment on a busy machine).
+wait_for() { for _ in $(seq 100); do pgrep -f "$1" >/dev/null && return 0; sleep 0.1; done; fail "'$1' never started"; }
+
 # A tree: a shell, a background sleeper and a foreground sleeper.
 "$PROBEX" -q -o "$TMP/a.parquet" --no-viewer -- sh -c "sleep 300 & sleep 301" &
 pp=$!
-sleep 1.5
+wait_for "^sleep 301"
+sleep 0.5
 kill -INT $pp
 wait $pp
 rc=$?
@@ -25,7 +29,7 @@ assert_no_leftovers "sleep 30[01]"
 start=$(date +%s.%N)
 "$PROBEX" -q -o "$TMP/b.parquet" --no-viewer -- sh -c "trap '' TERM INT; sleep 302; true" &
 pp=$!
-sleep 1
+wait_for "^sleep 302"
 kill -INT $pp
 wait $pp
 rc=$?
@@ -38,7 +42,7 @@ assert_no_leftovers "sleep 302"
 # Two Ctrl-Cs: the second kills at once.
 "$PROBEX" -q -o "$TMP/c.parquet" --no-viewer -- sh -c "trap '' TERM INT; sleep 303" &
 pp=$!
-sleep 1
+wait_for "^sleep 303"
 kill -INT $pp; sleep 0.3; kill -INT $pp
 wait $pp
 assert_eq "exit status after two Ctrl-Cs" 137 $?
@@ -47,7 +51,7 @@ assert_no_leftovers "sleep 303"
 # A stopped member of the tree is not left stopped.
 "$PROBEX" -q -o "$TMP/d.parquet" --no-viewer -- sh -c "sleep 304 & kill -STOP \$!; wait" &
 pp=$!
-sleep 1
+wait_for "^sh -c sleep 304"; sleep 0.5
 kill -INT $pp
 wait $pp
 assert_no_leftovers "sleep 304"

@@ -8,9 +8,10 @@
 
 #include "cli/options.h"
 
+/* The parsed options point into argv, so it must outlive the assertions: static. */
 #define PARSE(o, ...)                                                                  \
 	({                                                                              \
-		char *argv_[] = { "probex", __VA_ARGS__, NULL };                         \
+		static char *argv_[] = { "probex", __VA_ARGS__, NULL };                  \
 		opts__parse(o, (int)(sizeof(argv_) / sizeof(argv_[0])) - 1, argv_);      \
 	})
 
