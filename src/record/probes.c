@@ -347,6 +347,11 @@ int probes__traced_pids(struct probes *p, uint32_t *pids, int max)
 	return n;
 }
 
+int probes__traced_map_fd(const struct probes *p)
+{
+	return bpf_map__fd(p->skel->maps.traced);
+}
+
 const char *probes__missing(const struct probes *p)
 {
 	return p->missing;

@@ -38,6 +38,8 @@ int probes__counters(struct probes *p, uint64_t out[CNT__COUNT]);
 uint64_t probes__sideband_lost(const struct probes *p);
 /* Traced tgids right now (for stopping the tree); returns count, at most max. */
 int probes__traced_pids(struct probes *p, uint32_t *pids, int max);
+/* The traced-process map (for the guardian). */
+int probes__traced_map_fd(const struct probes *p);
 /* Comma-separated list of probes that could not be attached ("" when none). */
 const char *probes__missing(const struct probes *p);
 /* Detach everything and free. */

@@ -22,6 +22,7 @@
 #include "common/log.h"
 #include "common/strbuf.h"
 #include "record/child.h"
+#include "record/guardian.h"
 #include "record/probes.h"
 #include "record/record.h"
 #include "record/session_info.h"
@@ -77,6 +78,10 @@ static void *consumer_main(void *arg)
 
 	while (!atomic_load(&s->stop_consumer)) {
 		n = probes__poll(s->probes, 10);
+		/* Hand what we have to the kernel every cycle: if probex is killed, the page
+		 * cache still holds it for `probex recover`. */
+		if (n >= 0)
+			n = spool_writer__flush(s->spool);
 		if (n < 0)
 			goto fail;
 	}
@@ -228,7 +233,7 @@ static int record_and_finalize(struct session *s, const struct priv_target *priv
 	struct tree tree;
 	struct signalfd_siginfo si;
 	uint64_t sb_lost = 0, t_start;
-	int sfd = -1, err, run_err = 0, rc;
+	int sfd = -1, guard_fd = -1, err, run_err = 0, rc;
 
 	/* Signals are taken through a signalfd from here on, so a Ctrl-C at any moment
 	 * is handled in order instead of killing probex half-way. */
@@ -259,6 +264,10 @@ static int record_and_finalize(struct session *s, const struct priv_target *priv
 		err = -errno;
 		goto cleanup;
 	}
+	guard_fd = guardian__start(probes__traced_map_fd(s->probes));
+	if (guard_fd < 0)
+		log__warn("no guardian process (%s): if probex is killed, the traced processes keep running",
+			  strerror(-guard_fd));
 	err = tree__init(&tree);
 	if (err)
 		goto cleanup;
@@ -317,11 +326,15 @@ static int record_and_finalize(struct session *s, const struct priv_target *priv
 		err = run_err;
 	/* Detach before the (long) finalization: nothing more to record, and the hooks
 	 * cost every process on the machine. */
+	guardian__release(guard_fd);
+	guard_fd = -1;
 	probes__close(s->probes);
 	s->probes = NULL;
 	log__debug("drained and detached in %.3f s", (now_ns(CLOCK_MONOTONIC) - t_start) / 1e9);
 	if (err) {
+		/* The spool is incomplete in ways recover cannot fix (a write failed). */
 		log__error("recording failed: %s", strerror(-err));
+		unlink(s->spool_path);
 		goto cleanup;
 	}
 
@@ -345,6 +358,7 @@ static int record_and_finalize(struct session *s, const struct priv_target *priv
 	if (!getenv("PROBEX_KEEP_SPOOL"))
 		unlink(s->spool_path);
 cleanup:
+	guardian__release(guard_fd);
 	if (s->consumer_started) {
 		atomic_store(&s->stop_consumer, true);
 		pthread_join(s->consumer, NULL);
