@@ -41,10 +41,12 @@ struct {
 	__type(value, __u8);
 } traced SEC(".maps");
 
+/* Per-thread state, present exactly for traced threads: the hot-path "is this traced?"
+ * test is a task-storage lookup (a pointer walk) instead of hash lookups. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 32768);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct tstate);
 } tstates SEC(".maps");
 
@@ -92,8 +94,6 @@ struct {
 	__uint(value_size, sizeof(__u32));
 } sideband SEC(".maps");
 
-static const struct tstate zero_tstate;
-
 static __always_inline void cnt_add(__u32 idx, __u64 n)
 {
 	__u32 zero = 0;
@@ -105,10 +105,6 @@ static __always_inline void cnt_add(__u32 idx, __u64 n)
 		__sync_fetch_and_add(&c->v[idx], n);
 }
 
-static __always_inline bool is_traced(__u32 tgid)
-{
-	return bpf_map_lookup_elem(&traced, &tgid) != NULL;
-}
 
 static __always_inline __u64 rb_flags(void)
 {
@@ -118,17 +114,15 @@ static __always_inline __u64 rb_flags(void)
 									 : BPF_RB_NO_WAKEUP;
 }
 
-static __always_inline struct tstate *tstate_get(__u32 tid, bool create)
+/* State of a task if it is traced, else NULL. */
+static __always_inline struct tstate *task_state(struct task_struct *task)
 {
-	struct tstate *t = bpf_map_lookup_elem(&tstates, &tid);
+	return bpf_task_storage_get(&tstates, task, 0, 0);
+}
 
-	if (t || !create)
-		return t;
-	if (bpf_map_update_elem(&tstates, &tid, &zero_tstate, BPF_NOEXIST) == -7 /* -E2BIG: map full */) {
-		cnt_add(CNT_TSTATE_FULL, 1);
-		return NULL;
-	}
-	return bpf_map_lookup_elem(&tstates, &tid);
+static __always_inline struct tstate *cur_state(void)
+{
+	return task_state(bpf_get_current_task_btf());
 }
 
 /* Returns the weight a stack taken now carries, or 0 when no stack should be taken. */
@@ -283,13 +277,12 @@ static __always_inline int sys_kind_of(long id)
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct tstate *t;
 	int sys = sys_kind_of(id);
 
-	if (sys < 0 || !is_traced(pid_tgid >> 32))
+	if (sys < 0)
 		return 0;
-	t = tstate_get((__u32)pid_tgid, true);
+	t = cur_state();
 	if (!t)
 		return 0;
 	t->enter_ts = bpf_ktime_get_ns();
@@ -327,10 +320,12 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	__u32 w;
 	int sys = sys_kind_of(regs->orig_ax);
 
-	if (sys < 0 || !is_traced(pid_tgid >> 32))
+	if (sys < 0)
 		return 0;
-	t = tstate_get((__u32)pid_tgid, false);
-	if (!t || !t->in_syscall || t->sys != sys) {
+	t = cur_state();
+	if (!t)
+		return 0;
+	if (!t->in_syscall || t->sys != sys) {
 		cnt_add(CNT_UNPAIRED_EXIT, 1);
 		return 0;
 	}
@@ -379,20 +374,21 @@ static __always_inline __s64 switch_state(bool preempt, struct task_struct *p)
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	__u32 prev_tgid = BPF_CORE_READ(prev, tgid), next_tgid = BPF_CORE_READ(next, tgid);
-	bool prev_traced = is_traced(prev_tgid), stacked;
+	struct tstate *t = task_state(prev);
+	bool prev_traced = t != NULL, stacked;
 	struct rec_sched_switch *r;
-	struct tstate *t = NULL;
-	__u64 now = bpf_ktime_get_ns();
+	__u32 prev_tgid, next_tgid;
+	__u64 now;
 	__u32 w = 0;
 
-	if (!prev_traced && !is_traced(next_tgid))
+	if (!prev_traced && !task_state(next))
 		return 0;
+	prev_tgid = BPF_CORE_READ(prev, tgid);
+	next_tgid = BPF_CORE_READ(next, tgid);
+	now = bpf_ktime_get_ns();
 	/* Stacks only describe prev: this program runs in prev's context. */
-	if (prev_traced) {
-		t = tstate_get(BPF_CORE_READ(prev, pid), true);
+	if (prev_traced)
 		w = stack_take(t, SC_SCHED_SWITCH, now);
-	}
 	r = rec_begin(sizeof(*r), w > 0, &stacked);
 	if (!r) {
 		rec_drop(REC_SCHED_SWITCH);
@@ -429,8 +425,12 @@ int BPF_PROG(task_newtask, struct task_struct *task, u64 clone_flags)
 	__u8 one = 1;
 	bool stacked;
 
-	if (!is_traced(pid_tgid >> 32))
+	if (!cur_state())
 		return 0;
+	/* The new task is traced from its first instruction: threads, processes and
+	 * io_uring workers alike. */
+	if (!bpf_task_storage_get(&tstates, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE))
+		cnt_add(CNT_TSTATE_FULL, 1);
 	child_tgid = BPF_CORE_READ(task, tgid);
 	if (child_tgid != (pid_tgid >> 32) &&
 	    bpf_map_update_elem(&traced, &child_tgid, &one, BPF_ANY))
@@ -452,18 +452,18 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(sched_process_exit, struct task_struct *p)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)pid_tgid, tgid = pid_tgid >> 32;
+	__u32 tgid = pid_tgid >> 32;
 	struct tstate *t;
 	struct rec_exit *r;
 	bool group_dead, stacked;
 
-	if (!is_traced(tgid))
+	t = cur_state();
+	if (!t)
 		return 0;
 	/* signal->live was decremented before this tracepoint: 0 means last thread. */
 	group_dead = BPF_CORE_READ(p, signal, live.counter) == 0;
 
-	t = tstate_get(tid, false);
-	if (t && t->in_syscall) {
+	if (t->in_syscall) {
 		struct rec_syscall *s = bpf_ringbuf_reserve(&rb, sizeof(*s), 0);
 
 		if (s) {
@@ -485,7 +485,7 @@ int BPF_PROG(sched_process_exit, struct task_struct *p)
 	} else {
 		rec_drop(REC_EXIT);
 	}
-	bpf_map_delete_elem(&tstates, &tid);
+	/* The task's storage goes with the task. */
 	if (group_dead)
 		bpf_map_delete_elem(&traced, &tgid);
 	return 0;
@@ -497,7 +497,7 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid, struct li
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct rec_exec *r;
 
-	if (!is_traced(pid_tgid >> 32))
+	if (!cur_state())
 		return 0;
 	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
 	if (!r) {
@@ -524,10 +524,10 @@ int BPF_PROG(page_fault_user, unsigned long address, struct pt_regs *regs, unsig
 	__u64 now;
 	__u32 w;
 
-	if (!is_traced(pid_tgid >> 32))
+	t = cur_state();
+	if (!t)
 		return 0;
 	now = bpf_ktime_get_ns();
-	t = stack_mode == STACKS_SAMPLED ? tstate_get((__u32)pid_tgid, true) : NULL;
 	w = stack_take(t, SC_PAGE_FAULT, now);
 	r = rec_begin(sizeof(*r), w > 0, &stacked);
 	if (!r) {
@@ -550,7 +550,7 @@ int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
 	struct iou_inflight v = {};
 	__u64 key = (__u64)req;
 
-	if (!is_traced(pid_tgid >> 32))
+	if (!cur_state())
 		return 0;
 	v.submit_ts = bpf_ktime_get_ns();
 	v.user_data = BPF_CORE_READ(req, cqe.user_data);
@@ -582,7 +582,7 @@ int BPF_PROG(io_uring_complete, void *ctx_, void *req, struct io_uring_cqe *cqe)
 	/* A stack only means something when the submitter itself posts the completion. */
 	same = (pid_tgid >> 32) == v->tgid;
 	if (same) {
-		t = tstate_get((__u32)pid_tgid, true);
+		t = cur_state();
 		w = stack_take(t, SC_IO_URING_COMPLETE, now);
 	}
 	r = rec_begin(sizeof(*r), w > 0, &stacked);
@@ -617,7 +617,7 @@ int cpu_sample(struct bpf_perf_event_data *ctx)
 	bool kernel_mode;
 
 	cnt_add(CNT_SAMPLES_TOTAL, 1);
-	if (!pid_tgid || !is_traced(pid_tgid >> 32))
+	if (!pid_tgid || !cur_state())
 		return 0;
 	cnt_add(CNT_SAMPLES_TRACED, 1);
 	r = scratch_get();

@@ -286,9 +286,19 @@ cleanup:
 
 int probes__trace_pid(struct probes *p, uint32_t tgid)
 {
+	struct tstate zero = { 0 };
 	uint8_t one = 1;
+	int pidfd, err = 0;
 
-	return bpf_map_update_elem(bpf_map__fd(p->skel->maps.traced), &tgid, &one, BPF_ANY) ? -errno : 0;
+	/* Task storage is keyed by a pidfd from user space. */
+	pidfd = (int)syscall(SYS_pidfd_open, (pid_t)tgid, 0);
+	if (pidfd < 0)
+		return -errno;
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.tstates), &pidfd, &zero, BPF_NOEXIST) ||
+	    bpf_map_update_elem(bpf_map__fd(p->skel->maps.traced), &tgid, &one, BPF_ANY))
+		err = -errno;
+	close(pidfd);
+	return err;
 }
 
 int probes__poll(struct probes *p, int timeout_ms)
