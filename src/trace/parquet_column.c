@@ -105,6 +105,11 @@ struct minmax {
 	uint64_t umin, umax;
 };
 
+static inline bool all_nonzero(uint64_t w)
+{
+	return !((w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull);
+}
+
 /* Copy the valid values of a page as OT (PLAIN) and fold them into *mm.  Stores are
  * unconditional and the cursor advances by validity, which keeps the loop branch-free. */
 #define DEFINE_GATHER(NAME, T, OT, LO, HI, ACC_MIN, ACC_MAX)                           \
@@ -123,14 +128,33 @@ struct minmax {
 			}                                                               \
 			k = n;                                                          \
 		} else {                                                                \
-			for (size_t i = 0; i < n; i++) {                                \
-				OT x = v[i];                                            \
-				bool ok = valid[i] != 0;                                \
+			for (size_t i = 0; i < n; i += 8) {                             \
+				size_t end = i + 8 < n ? i + 8 : n;                     \
+				uint64_t w = 0;                                         \
                                                                                         \
-				memcpy(o + k * sizeof(OT), &x, sizeof(OT));             \
-				k += ok;                                                \
-				mn = ok && v[i] < mn ? v[i] : mn;                       \
-				mx = ok && v[i] > mx ? v[i] : mx;                       \
+				/* 8 nulls: leave v unread (its pages may be untouched) */ \
+				memcpy(&w, valid + i, end - i);                         \
+				if (!w)                                                 \
+					continue;                                       \
+				if (end - i == 8 && all_nonzero(w)) {                   \
+					for (size_t j = i; j < end; j++, k++) {         \
+						OT x = v[j];                            \
+                                                                                        \
+						memcpy(o + k * sizeof(OT), &x, sizeof(OT)); \
+						mn = v[j] < mn ? v[j] : mn;             \
+						mx = v[j] > mx ? v[j] : mx;             \
+					}                                               \
+					continue;                                       \
+				}                                                       \
+				for (size_t j = i; j < end; j++) {                      \
+					OT x = v[j];                                    \
+					bool ok = valid[j] != 0;                        \
+                                                                                        \
+					memcpy(o + k * sizeof(OT), &x, sizeof(OT));     \
+					k += ok;                                        \
+					mn = ok && v[j] < mn ? v[j] : mn;               \
+					mx = ok && v[j] > mx ? v[j] : mx;               \
+				}                                                       \
 			}                                                               \
 		}                                                                       \
 		if (k) {                                                                \
@@ -351,7 +375,8 @@ static int encode_strings(struct pq_scratch *s, const struct pq_encode_opts *o,
 			  const struct pq_leaf *l, uint32_t nrows, const struct pq_column_data *d,
 			  struct pq_chunk *c, uint32_t *ndict)
 {
-	const uint32_t *v = d->values;
+	const uint32_t *v = d->values, ndict_in = d->dict->n;
+	const uint8_t *valid = d->valid;
 	size_t rows = o->page_bytes / 4, npages = (nrows + rows - 1) / rows, k = 0;
 	uint32_t *ids, *kstart;
 	int width, err;
@@ -368,9 +393,9 @@ static int encode_strings(struct pq_scratch *s, const struct pq_encode_opts *o,
 
 		kstart[p] = (uint32_t)k;
 		for (size_t i = p * rows; i < end; i++) {
-			if (d->valid && !d->valid[i])
+			if (valid && !valid[i])
 				continue;
-			if (v[i] >= d->dict->n)
+			if (v[i] >= ndict_in)
 				return -EINVAL;
 			ids[k++] = local_id(s, v[i], ndict);
 		}
