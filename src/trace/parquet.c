@@ -285,11 +285,13 @@ int pq_writer__write_row_group(struct pq_writer *w, uint32_t nrows,
 {
 	int err;
 
+	if (!w)
+		return -EINVAL;
 	if (w->err)
 		return w->err;
 	if (!nrows)
 		return 0;
-	err = check_columns(w, cols);
+	err = cols ? check_columns(w, cols) : -EINVAL;
 	if (err)
 		return fail(w, err);
 	if (w->nthreads > 1) {
@@ -330,7 +332,13 @@ int pq_writer__close(struct pq_writer *w, const struct pq_kv *kv, int nkv)
 {
 	struct pq_buf meta = { 0 };
 	uint32_t len;
-	int err = w->err;
+	int err;
+
+	if (!w)
+		return -EINVAL;
+	err = w->err;
+	if (nkv > 0 && !kv)
+		err = -EINVAL;
 
 	for (int i = 0; i < nkv && !err; i++)
 		if (!kv[i].key)

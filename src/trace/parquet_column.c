@@ -381,6 +381,8 @@ static int encode_strings(struct pq_scratch *s, const struct pq_encode_opts *o,
 	uint32_t *ids, *kstart;
 	int width, err;
 
+	s->ids.len = 0;
+	s->pages.len = 0;
 	err = pq_buf__reserve(&s->ids, (size_t)nrows * 4);
 	if (!err)
 		err = pq_buf__reserve(&s->pages, (npages + 1) * 4);

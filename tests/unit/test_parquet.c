@@ -43,7 +43,7 @@ static struct pq_lists lists = { offsets, items, 5 };
 
 static uint8_t u8[N], v_half[N], v_none[N], v_sparse[N];
 static uint32_t u32[N], sid[N];
-static int32_t i32[N], lid[N], lid_all_null[N];
+static int32_t i32[N], lid[N], lid_all_null[N], lid_req[N];
 static uint64_t u64[N];
 static int64_t i64[N];
 static bool bl[N];
@@ -66,6 +66,7 @@ static void fixture_init(void)
 		sid[i] = i % 9;
 		lid[i] = (int32_t)(i % 7) - 2;	/* -2, -1 null; 0 empty; 1..4 */
 		lid_all_null[i] = -1;
+		lid_req[i] = (int32_t)(i % 5);		/* 0: empty */
 		v_half[i] = i % 2;
 		v_none[i] = 0;
 		v_sparse[i] = i % 97 == 5 ? 7 : 0;	/* any nonzero byte means valid */
@@ -96,6 +97,7 @@ static const struct tcol fixture_cols[] = {
 	COL("l", PQ_STRING_LIST, false, lid, NULL, &dict, &lists),
 	COL("ln", PQ_STRING_LIST, false, lid, v_half, &dict, &lists),
 	COL("lnone", PQ_STRING_LIST, false, lid_all_null, NULL, &dict, &lists),
+	COL("lreq", PQ_STRING_LIST, true, lid_req, NULL, &dict, &lists),
 };
 
 static const struct ttable fixture = { sizeof(fixture_cols) / sizeof(fixture_cols[0]),
@@ -132,14 +134,15 @@ static void test_schema_types(void **state)
 		   "read_parquet(%P))",
 		   "UTINYINT,UTINYINT,UINTEGER,UINTEGER,INTEGER,INTEGER,UBIGINT,UBIGINT,BIGINT,"
 		   "BIGINT,BOOLEAN,BOOLEAN,BOOLEAN,VARCHAR,VARCHAR,VARCHAR,VARCHAR[],VARCHAR[],"
-		   "VARCHAR[]");
+		   "VARCHAR[],VARCHAR[]");
 	pqt_expect(path,
 		   "SELECT string_agg(name || ':' || coalesce(repetition_type, '-') || ':' || "
 		   "coalesce(converted_type, '-'), ',') FROM parquet_schema(%P) "
-		   "WHERE name IN ('u8', 'u32n', 'i64', 'sn', 'l', 'list', 'element')",
+		   "WHERE name IN ('u8', 'u32n', 'i64', 'sn', 'l', 'lreq', 'list', 'element')",
 		   "u8:REQUIRED:UINT_8,u32n:OPTIONAL:UINT_32,i64:REQUIRED:INT_64,"
 		   "sn:OPTIONAL:UTF8,l:OPTIONAL:LIST,list:REPEATED:-,element:OPTIONAL:UTF8,"
-		   "list:REPEATED:-,element:OPTIONAL:UTF8,list:REPEATED:-,element:OPTIONAL:UTF8");
+		   "list:REPEATED:-,element:OPTIONAL:UTF8,list:REPEATED:-,element:OPTIONAL:UTF8,"
+		   "lreq:REQUIRED:LIST,list:REPEATED:-,element:OPTIONAL:UTF8");
 	pqt_expect(path, "SELECT logical_type FROM parquet_schema(%P) WHERE name = 'u64'",
 		   "IntType(bitWidth=@, isSigned=0)");
 	pqt_expect(path, "SELECT string_agg(DISTINCT compression, ',') FROM parquet_metadata(%P)",
@@ -186,6 +189,21 @@ static void test_statistics(void **state)
 	pqt_expect(path, "SELECT count(*) FROM read_parquet(%P) WHERE u64 > 9223372036854775808",
 		   "800");
 	pqt_expect(path, "SELECT count(*) FROM read_parquet(%P) WHERE s = 'zz'", "111");
+	pqt_expect(path, "SELECT count(*) FROM read_parquet(%P) WHERE len(lreq) = 0", "200");
+}
+
+/* Strings longer than 256 bytes leave min/max out rather than bloat the footer. */
+static void test_long_string_statistics(void **state)
+{
+	static const uint32_t ids[] = { 7, 1, 7 }, rg[] = { 3 };
+	const struct tcol col = COL("s", PQ_STRING, true, ids, NULL, &dict);
+	const struct ttable t = { 1, &col, 3 };
+
+	assert_int_equal(pqt_write(path, &t, rg, 1, NULL, NULL, 0), 0);
+	pqt_verify(path, &t);
+	pqt_expect(path, "SELECT coalesce(stats_min_value, 'none') || stats_null_count FROM "
+			 "parquet_metadata(%P)", "none0");
+	pqt_expect(path, "SELECT count(*) FROM read_parquet(%P) WHERE s = 'a'", "1");
 }
 
 static void test_zero_rows(void **state)
@@ -269,6 +287,7 @@ int main(void)
 		cmocka_unit_test(test_all_types_roundtrip),
 		cmocka_unit_test(test_schema_types),
 		cmocka_unit_test(test_statistics),
+		cmocka_unit_test(test_long_string_statistics),
 		cmocka_unit_test(test_zero_rows),
 		cmocka_unit_test(test_one_row),
 		cmocka_unit_test(test_many_row_groups),

@@ -93,6 +93,12 @@ static void test_invalid_arguments(void **state)
 	assert_int_equal(write_one(lreq, lists_ok, NULL, &few, &few_lists), -EINVAL);
 	assert_int_equal(write_one(l, lists_ok, NULL, &few, NULL), -EINVAL);
 
+	assert_int_equal(pq_writer__write_row_group(NULL, 1, NULL), -EINVAL);
+	assert_int_equal(pq_writer__close(NULL, NULL, 0), -EINVAL);
+	assert_int_equal(pq_writer__open(&w, path, &u, 1, NULL), 0);
+	assert_int_equal(pq_writer__write_row_group(w, 1, NULL), -EINVAL);
+	assert_int_equal(pq_writer__close(w, NULL, 0), -EINVAL);
+	assert_false(exists(path));
 	assert_int_equal(pq_writer__open(&w, path, &u, 1, NULL), 0);
 	assert_int_equal(pq_writer__close(w, &nokey, 1), -EINVAL);
 	assert_false(exists(path));
