@@ -7,7 +7,7 @@
  * table to ZSTD Parquet, and checks both files hold the same data.
  *
  * usage: parquet_bench [-n rows] [-g rows_per_group] [-t threads] [-z level] [-r runs]
- *                      [-d dir] [-D (skip DuckDB)] */
+ *                      [-d dir] [-D (skip DuckDB)] [-k (keep DIR/parquet-bench.parquet)] */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -403,11 +403,11 @@ int main(int argc, char **argv)
 	uint32_t group = 122880;
 	const char *dir = "build";
 	int runs = 3, opt, err = 0;
-	bool duck = true;
+	bool duck = true, keep = false;
 	char path[4096];
 	long rss0;
 
-	while ((opt = getopt(argc, argv, "n:g:t:z:r:d:D")) != -1) {
+	while ((opt = getopt(argc, argv, "n:g:t:z:r:d:Dk")) != -1) {
 		switch (opt) {
 		case 'n': b.n = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'g': group = (uint32_t)strtoul(optarg, NULL, 0); break;
@@ -416,9 +416,10 @@ int main(int argc, char **argv)
 		case 'r': runs = atoi(optarg); break;
 		case 'd': dir = optarg; break;
 		case 'D': duck = false; break;
+		case 'k': keep = true; break;
 		default:
 			fprintf(stderr, "usage: %s [-n rows] [-g group] [-t threads] [-z level] "
-					"[-r runs] [-d dir] [-D]\n", argv[0]);
+					"[-r runs] [-d dir] [-D] [-k]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -459,6 +460,7 @@ int main(int argc, char **argv)
 	}
 	if (!err && duck)
 		err = duck_compare(path, dir, o.zstd_level);
-	unlink(path);
+	if (!keep)
+		unlink(path);
 	return err ? 1 : 0;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "trace/duck.h"
 #include "trace/parquet.h"
@@ -39,6 +40,20 @@ static PQT_UNUSED size_t pqt_elem_size(enum pq_type t)
 	default:
 		return 4;
 	}
+}
+
+/* PQ_KEEP=DIR keeps a copy of every file written, for checking with other readers. */
+static PQT_UNUSED void pqt_keep(const char *path)
+{
+	static int seq;
+	char cmd[1024];
+
+	if (!getenv("PQ_KEEP"))
+		return;
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s/%d-%03d.parquet'", path, getenv("PQ_KEEP"),
+		 (int)getpid(), seq++);
+	if (system(cmd))
+		fail_msg("%s failed", cmd);
 }
 
 /* Write t as row groups of rg[0], rg[1], ... (cycled) rows. */
@@ -78,7 +93,9 @@ static PQT_UNUSED int pqt_write(const char *path, const struct ttable *t, const 
 		}
 		r += n;
 	}
-	return pq_writer__close(w, kv, nkv);
+	err = pq_writer__close(w, kv, nkv);
+	pqt_keep(path);
+	return err;
 }
 
 static PQT_UNUSED void pqt_connect(duckdb_database *db, duckdb_connection *con)
