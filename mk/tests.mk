@@ -2,7 +2,7 @@
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 
-$(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
+$(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) $(LDFLAGS) $(LDLIBS) -lcmocka -o $@
 

@@ -8,6 +8,7 @@
 #include "record/record.h"
 #include "trace/query.h"
 #include "trace/recover.h"
+#include "trace/resymbolize.h"
 #include "trace/synth.h"
 #include "viewer/viewer.h"
 
@@ -39,6 +40,8 @@ int main(int argc, char **argv)
 		return query__main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "recover"))
 		return recover__main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "resymbolize"))
+		return resymbolize__main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "synth"))
 		return synth__main(argc - 1, argv + 1);
 

@@ -74,9 +74,13 @@ static void on_sideband(void *ctx, const struct perf_event_header *ev)
 static void *consumer_main(void *arg)
 {
 	struct session *s = arg;
-	int n;
+	/* Tests simulate a consumer that cannot keep up, to check that drops are counted. */
+	const char *delay = getenv("PROBEX_TEST_CONSUMER_DELAY_MS");
+	int n, delay_ms = delay ? atoi(delay) : 0;
 
 	while (!atomic_load(&s->stop_consumer)) {
+		if (delay_ms > 0)
+			usleep(delay_ms * 1000);
 		n = probes__poll(s->probes, 10);
 		/* Hand what we have to the kernel every cycle: if probex is killed, the page
 		 * cache still holds it for `probex recover`. */

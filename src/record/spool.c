@@ -2,6 +2,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "record/spool.h"
@@ -205,4 +207,73 @@ void spool_reader__close(struct spool_reader *r)
 		fclose(r->f);
 	free(r->buf);
 	free(r);
+}
+
+int spool_map__open(struct spool_map *m, const char *path)
+{
+	struct stat st;
+	int fd, err = 0;
+
+	memset(m, 0, sizeof(*m));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		goto cleanup;
+	}
+	if (st.st_size < 16) {
+		err = -EBADMSG;
+		goto cleanup;
+	}
+	m->base = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	if (m->base == MAP_FAILED) {
+		m->base = NULL;
+		err = -errno;
+		goto cleanup;
+	}
+	m->size = st.st_size;
+	if (memcmp(m->base, SPOOL_MAGIC, 8)) {
+		err = -EBADMSG;
+		spool_map__close(m);
+	} else if (m->base[8] != SPOOL_VERSION) {
+		err = -EPROTO;
+		spool_map__close(m);
+	}
+	m->off = 16;
+cleanup:
+	close(fd);
+	return err;
+}
+
+int spool_map__next(struct spool_map *m, struct spool_item *it)
+{
+	struct item_hdr h;
+	size_t padded;
+
+	if (m->off == m->size)
+		return 0;
+	if (m->size - m->off < sizeof(h))
+		return -EBADMSG;
+	memcpy(&h, m->base + m->off, sizeof(h));
+	padded = (h.len + 7u) & ~7u;
+	if (!h.tag || h.len > (64u << 20) || m->size - m->off - sizeof(h) < padded)
+		return -EBADMSG;
+	it->tag = h.tag;
+	it->len = h.len;
+	it->data = m->base + m->off + sizeof(h);
+	m->off += sizeof(h) + padded;
+	return 1;
+}
+
+void spool_map__rewind(struct spool_map *m)
+{
+	m->off = 16;
+}
+
+void spool_map__close(struct spool_map *m)
+{
+	if (m->base)
+		munmap((void *)m->base, m->size);
+	memset(m, 0, sizeof(*m));
 }

@@ -39,6 +39,18 @@ unsigned long long spool_writer__bytes(const struct spool_writer *w);
 /* Flush, fsync and close; returns the first error seen. */
 int spool_writer__close(struct spool_writer *w);
 
+/* Whole-file read access without copies: items point into a read-only mapping. */
+struct spool_map {
+	const unsigned char *base;
+	size_t size, off;
+};
+
+int spool_map__open(struct spool_map *m, const char *path);
+/* As spool_reader__next; item data stays valid until spool_map__close. */
+int spool_map__next(struct spool_map *m, struct spool_item *item);
+void spool_map__rewind(struct spool_map *m);
+void spool_map__close(struct spool_map *m);
+
 int spool_reader__open(struct spool_reader **r, const char *path);
 /* 1 with *item filled, 0 at a clean end, -EBADMSG on a torn tail (a killed writer): the
  * items before it are still good; other negative errno on I/O errors. */

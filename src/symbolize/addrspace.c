@@ -316,3 +316,43 @@ uint32_t addrspace__mapping_count(const struct addrspace *as)
 {
 	return as->nmaps;
 }
+
+uint32_t addrspace__space_count(const struct addrspace *as)
+{
+	return as->nspaces;
+}
+
+const struct mapping *addrspace__space_mappings(const struct addrspace *as, uint32_t space,
+						 uint32_t *n)
+{
+	if (!space || space >= as->nspaces) {
+		*n = 0;
+		return NULL;
+	}
+	*n = as->spaces[space].n;
+	return as->spaces[space].maps;
+}
+
+int addrspace__restore(struct addrspace *as, uint32_t space, const struct mapping *m)
+{
+	struct mapping copy = *m;
+	struct space *s;
+
+	while (as->nspaces <= space)
+		if (!new_space(as))
+			return -ENOMEM;
+	copy.path = keep(as, m->path, strlen(m->path));
+	if (!copy.path)
+		return -ENOMEM;
+	if (m->build_id && m->build_id_len) {
+		copy.build_id = keep(as, m->build_id, m->build_id_len);
+		if (!copy.build_id)
+			return -ENOMEM;
+	}
+	s = &as->spaces[space];
+	if (GROW(s->maps, s->n, s->cap))
+		return -ENOMEM;
+	s->maps[s->n++] = copy;
+	as->nmaps++;
+	return 0;
+}

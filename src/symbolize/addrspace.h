@@ -35,4 +35,12 @@ const struct mapping *addrspace__find(const struct addrspace *as, uint32_t space
 				      uint64_t ts);
 uint32_t addrspace__mapping_count(const struct addrspace *as);
 
+/* Raw material for re-symbolizing later: spaces are 1..count-1. */
+uint32_t addrspace__space_count(const struct addrspace *as);
+const struct mapping *addrspace__space_mappings(const struct addrspace *as, uint32_t space,
+						 uint32_t *n);
+/* Rebuild a space from saved mappings (probex resymbolize): appends to space, creating
+ * spaces up to it as needed; an alternative to the add and build calls. */
+int addrspace__restore(struct addrspace *as, uint32_t space, const struct mapping *m);
+
 #endif

@@ -17,11 +17,12 @@
 #include "common/strbuf.h"
 #include "record/spool.h"
 #include "symbolize/addrspace.h"
-#include "trace/duck.h"
 #include "trace/finalize.h"
 #include "trace/labels.h"
-#include "trace/rowbuf.h"
+#include "trace/parquet.h"
 #include "trace/rows.h"
+#include "trace/stacklists.h"
+#include "trace/symdata.h"
 #include "trace/schema.h"
 #include "trace/stackset.h"
 
@@ -29,14 +30,16 @@
 #define PERF_RECORD_MISC_MMAP_BUILD_ID (1 << 14)
 #endif
 
+#define ROW_GROUP_ROWS (128u * 1024)
+
 struct finalizer {
 	const struct finalize_opts *o;
 	struct finalize_result *res;
+	struct spool_map map;
 	struct strbuf meta;		/* "key\tvalue\n" lines from the spool */
 	struct addrspace *as;
 	struct stackset *ustacks, *kstacks;
-	duckdb_database db;
-	duckdb_connection con;
+	struct rows *rows;
 };
 
 static double now_s(void)
@@ -100,19 +103,13 @@ static int sideband_add(struct finalizer *f, const struct perf_event_header *h, 
 	return 0;
 }
 
+/* Pass 1: session facts, and the address spaces (mmap side-band, exec, fork). */
 static int pass1(struct finalizer *f)
 {
-	struct spool_reader *r;
 	struct spool_item it;
 	int n, err = 0;
 
-	err = spool_reader__open(&r, f->o->spool);
-	if (err) {
-		log__error("%s: %s", f->o->spool,
-			   err == -EBADMSG ? "not a probex spool" : strerror(-err));
-		return err;
-	}
-	while ((n = spool_reader__next(r, &it)) > 0) {
+	while ((n = spool_map__next(&f->map, &it)) > 0) {
 		if (it.tag == SPOOL_SESSION || it.tag == SPOOL_END) {
 			strbuf__add(&f->meta, it.data, it.len);
 		} else if (it.tag == SPOOL_PERF) {
@@ -124,100 +121,37 @@ static int pass1(struct finalizer *f)
 				err = addrspace__add_fork(f->as, fk->h.ts, fk->h.tgid, fk->child_tgid);
 		}
 		if (err)
-			break;
+			return err;
 	}
 	if (n == -EBADMSG)
 		f->res->torn_tail = 1;
-	else if (n < 0 && !err)
-		err = n;
-	spool_reader__close(r);
-	if (!err)
-		err = addrspace__build(f->as);
-	return err;
+	else if (n < 0)
+		return n;
+	return addrspace__build(f->as);
 }
 
+/* Pass 2: index every record's rows, interning stacks. */
 static int pass2(struct finalizer *f)
 {
-	struct spool_reader *r = NULL;
-	struct rows *rows = NULL;
 	struct spool_item it;
-	int n, err;
+	int n, err = 0;
 
-	err = rows__open(&rows, f->con, f->as, f->ustacks, f->kstacks);
-	if (err)
-		return err;
-	err = spool_reader__open(&r, f->o->spool);
-	while (!err && (n = spool_reader__next(r, &it)) > 0) {
-		if (it.tag != SPOOL_BPF)
-			continue;
-		f->res->records++;
-		err = rows__add_record(rows, it.data, it.len);
-	}
-	spool_reader__close(r);
-	f->res->bad_records = rows__bad_records(rows);
-	f->res->rows = rows__count(rows);
-	n = rows__close(rows, f->con);
-	return err ? err : n;
-}
-
-static int write_stacks(struct finalizer *f, struct labeler *l, struct stackset *set,
-			const char *table, bool user)
-{
-	static const struct col_def cols[] = { { "id", COL_I32 }, { "labels", COL_STR } };
-	struct rowbuf *rb;
-	struct strbuf s = { 0 };
-	struct stack_entry e;
-	int err;
-
-	err = rowbuf__open(&rb, f->con, table, cols, 2);
-	if (err)
-		return err;
-	for (uint32_t id = 0; !err && id < stackset__count(set); id++) {
-		stackset__get(set, id, &e);
-		s.len = 0;
-		err = user ? labeler__user(l, &e, &s) : labeler__kernel(l, &e, &s);
-		if (err)
-			break;
-		rowbuf__i64(rb, 0, id);
-		/* Skip the leading separator. */
-		rowbuf__str(rb, 1, s.s + 1, (uint32_t)(s.len - 1));
-		err = rowbuf__next(rb);
-		if (f->o->progress && user && id % 2000 == 1999)
-			fprintf(stderr, "\rprobex: symbolizing stacks %u/%u", id + 1, stackset__count(set));
-	}
-	if (f->o->progress && user && stackset__count(set) >= 2000)
-		fprintf(stderr, "\n");
-	strbuf__free(&s);
-	err = rowbuf__close(rb) ? -EIO : err;
+	spool_map__rewind(&f->map);
+	while (!err && (n = spool_map__next(&f->map, &it)) > 0)
+		if (it.tag == SPOOL_BPF)
+			err = rows__add_record(f->rows, it.data, it.len);
 	return err;
 }
 
-static int write_event_names(struct finalizer *f)
+/* Key-value metadata from the spool's "key\tvalue" lines (pointers into f->meta). */
+static int metadata(struct finalizer *f, struct pq_kv *kv, int max)
 {
-	static const struct col_def cols[] = { { "id", COL_U8 }, { "name", COL_STR } };
-	struct rowbuf *rb;
-	int err;
+	bool have_end = false;
+	int n = 0;
+	char *line, *save = NULL;
 
-	err = rowbuf__open(&rb, f->con, "evnames", cols, 2);
-	for (int i = 0; !err && i < EV__COUNT; i++) {
-		rowbuf__u64(rb, 0, i);
-		rowbuf__str(rb, 1, event_type_names[i], strlen(event_type_names[i]));
-		err = rowbuf__next(rb);
-	}
-	return rb ? (rowbuf__close(rb) ? -EIO : err) : err;
-}
-
-/* KV_METADATA {...} from the spool's "key\tvalue" lines. */
-static int metadata_sql(struct finalizer *f, struct strbuf *sql)
-{
-	char *save = NULL, *line, *copy = strdup(f->meta.s ? f->meta.s : "");
-	bool first = true, have_end = false;
-	char q[8192];
-
-	if (!copy)
-		return -ENOMEM;
-	strbuf__add(sql, "KV_METADATA {", 13);
-	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(f->meta.s, "\n", &save); line && n < max - 3;
+	     line = strtok_r(NULL, "\n", &save)) {
 		char *tab = strchr(line, '\t');
 
 		if (!tab)
@@ -225,66 +159,22 @@ static int metadata_sql(struct finalizer *f, struct strbuf *sql)
 		*tab = 0;
 		if (!strcmp(line, META_EXIT_STATUS))
 			have_end = true;
-		if (duck__quote(q, sizeof(q), line))
-			continue;
-		strbuf__addf(sql, "%s%s: ", first ? "" : ", ", q);
-		if (duck__quote(q, sizeof(q), tab + 1))
-			strcpy(q, "''");
-		strbuf__add(sql, q, strlen(q));
-		first = false;
+		kv[n++] = (struct pq_kv){ line, tab + 1 };
 	}
-	if (first) {
+	if (!n) {
 		/* A spool without its session header: still a file the viewer accepts. */
-		strbuf__addf(sql, "'%s': '1999', '%s': '%s'", META_SAMPLE_FREQ_HZ, META_STACK_FORMAT,
-			     META_STACK_FORMAT_V1);
-		first = false;
+		kv[n++] = (struct pq_kv){ META_SAMPLE_FREQ_HZ, "1999" };
+		kv[n++] = (struct pq_kv){ META_STACK_FORMAT, META_STACK_FORMAT_V1 };
 	}
 	if (!have_end)
-		strbuf__add(sql, ", 'probex.incomplete': 'true'", 29);
-	strbuf__add(sql, "}", 1);
-	free(copy);
-	return sql->err;
+		kv[n++] = (struct pq_kv){ "probex.incomplete", "true" };
+	return n;
 }
 
-static int copy_out(struct finalizer *f, const char *tmp)
+/* The rename is only durable once the directory is synced. */
+static int sync_path(const char *path)
 {
-	struct strbuf sql = { 0 };
-	char lit[8192];
-	int err;
-
-	err = duck__quote(lit, sizeof(lit), tmp);
-	if (err)
-		return err;
-	/* Column order: the reference's 24, then ours. */
-	strbuf__addf(&sql,
-		     "COPY (SELECT n.name AS event_type, r.ts_ns, r.pid, r.tgid, c.name AS process_name, "
-		     "r.ustack_id AS stack_id, r.kstack_id AS kernel_stack_id, "
-		     "CASE WHEN u.labels IS NOT NULL AND k.labels IS NOT NULL THEN 'both' "
-		     "WHEN u.labels IS NOT NULL THEN 'user' WHEN k.labels IS NOT NULL THEN 'kernel' END AS stack_kind, "
-		     "CASE WHEN u.labels IS NULL AND k.labels IS NULL THEN NULL "
-		     "ELSE list_concat(coalesce(u.labels, []::VARCHAR[]), coalesce(k.labels, []::VARCHAR[])) END AS stack_trace, "
-		     "r.cpu, r.prev_pid, r.next_pid, r.prev_state, r.parent_pid, r.child_pid, r.exit_code, "
-		     "r.address, r.error_code, r.fd, r.count, r.ret, r.submit_ts_ns, r.io_uring_opcode, "
-		     "r.io_uring_res, r.latency_ns, r.stack_weight, r.child_tgid, r.is_thread, r.exit_signal, "
-		     "r.prev_tgid, r.next_tgid, r.filename, r.mmap_prot, r.mmap_flags, r.mmap_fd, "
-		     "r.io_uring_user_data "
-		     "FROM raw r JOIN evnames n ON n.id = r.ev "
-		     "LEFT JOIN comms c ON c.id = r.comm_id "
-		     "LEFT JOIN (SELECT id, string_split(labels, chr(31)) AS labels FROM ustacks) u ON u.id = r.ustack_id "
-		     "LEFT JOIN (SELECT id, string_split(labels, chr(31)) AS labels FROM kstacks) k ON k.id = r.kstack_id "
-		     "ORDER BY r.ts_ns, r.pid, r.ev) TO %s (FORMAT parquet, COMPRESSION zstd, ",
-		     lit);
-	err = metadata_sql(f, &sql);
-	strbuf__add(&sql, ")", 1);
-	if (!err)
-		err = sql.err ? sql.err : duck__exec(f->con, sql.s);
-	strbuf__free(&sql);
-	return err;
-}
-
-static int sync_path(const char *path, bool dir)
-{
-	int fd = open(path, (dir ? O_DIRECTORY : O_WRONLY) | O_CLOEXEC), err = 0;
+	int fd = open(path, O_DIRECTORY | O_CLOEXEC), err = 0;
 
 	if (fd < 0)
 		return -errno;
@@ -297,79 +187,100 @@ static int sync_path(const char *path, bool dir)
 int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 {
 	struct finalizer f = { .o = o, .res = res };
+	struct pq_options po = { .zstd_level = 1, .threads = o->threads > 0 ? o->threads : 2 };
+	struct stacklists *sl = NULL;
+	struct pq_writer *w = NULL;
 	struct labeler_stats ls;
 	struct labeler *l = NULL;
-	char tmp[4200], dir[4200], *slash;
+	struct rows_stats rs;
+	struct pq_kv kv[64];
+	char tmp[4200], dir[4200], *slash, *symdata = NULL;
 	double t0 = now_s();
-	int err = -ENOMEM;
+	int err, nkv;
 
 	memset(res, 0, sizeof(*res));
 	snprintf(tmp, sizeof(tmp), "%s.probex-tmp", o->output);
+	err = spool_map__open(&f.map, o->spool);
+	if (err) {
+		log__error("%s: %s", o->spool, err == -EBADMSG ? "not a probex spool" : strerror(-err));
+		return err;
+	}
+	err = -ENOMEM;
 	f.as = addrspace__new();
 	f.ustacks = stackset__new();
 	f.kstacks = stackset__new();
-	if (!f.as || !f.ustacks || !f.kstacks)
+	if (!f.as || !f.ustacks || !f.kstacks || rows__new(&f.rows, f.as, f.ustacks, f.kstacks) ||
+	    stacklists__new(&sl))
 		goto cleanup;
 	err = pass1(&f);
 	if (err)
 		goto cleanup;
 	log__debug("finalize: address spaces %.3f s", now_s() - t0);
-	err = duck__open_memory(&f.db, &f.con, o->threads);
-	if (err)
-		goto cleanup;
 	err = pass2(&f);
+	if (!err)
+		err = rows__sort(f.rows);
 	if (err)
 		goto cleanup;
-	log__debug("finalize: rows %.3f s", now_s() - t0);
+	log__debug("finalize: rows indexed and sorted %.3f s", now_s() - t0);
 	l = labeler__new(f.as, o->ksyms);
 	if (!l) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	err = write_stacks(&f, l, f.ustacks, "ustacks", true);
-	if (!err)
-		err = write_stacks(&f, l, f.kstacks, "kstacks", false);
-	if (!err)
-		err = write_event_names(&f);
+	err = stacklists__label(sl, l, f.ustacks, f.kstacks, o->progress);
 	if (err)
 		goto cleanup;
 	labeler__stats(l, &ls);
-	res->unique_stacks = stackset__count(f.ustacks) + stackset__count(f.kstacks);
-	res->frames_total = ls.user_frames;
-	res->frames_symbolized = ls.user_symbolized;
+	log__debug("finalize: %u+%u stacks labelled %.3f s", stackset__count(f.ustacks),
+		   stackset__count(f.kstacks), now_s() - t0);
 
-	log__debug("finalize: stacks labelled %.3f s", now_s() - t0);
-	unlink(tmp);
-	err = copy_out(&f, tmp);
-	log__debug("finalize: parquet written %.3f s", now_s() - t0);
+	err = pq_writer__open(&w, tmp, trace_columns, trace_ncolumns, &po);
 	if (!err)
-		err = sync_path(tmp, false);
+		err = rows__write(f.rows, w, sl, ROW_GROUP_ROWS);
+	symdata = symdata__encode(f.as, f.ustacks, f.kstacks);
+	if (!err && !symdata)
+		err = -ENOMEM;
+	if (err) {
+		pq_writer__abort(w);
+	} else {
+		nkv = metadata(&f, kv, 63);
+		kv[nkv++] = (struct pq_kv){ META_SYMBOL_DATA, symdata };
+		err = pq_writer__close(w, kv, nkv);	/* fsyncs; unlinks on error */
+	}
 	if (!err && rename(tmp, o->output))
 		err = -errno;
 	if (err) {
-		log__error("cannot write %s: %s", o->output, strerror(-err == EIO ? EIO : -err));
+		log__error("cannot write %s: %s", o->output, strerror(-err));
 		unlink(tmp);
 		goto cleanup;
 	}
+	log__debug("finalize: parquet written %.3f s", now_s() - t0);
 	snprintf(dir, sizeof(dir), "%s", o->output);
 	slash = strrchr(dir, '/');
 	if (slash)
 		*(slash == dir ? slash + 1 : slash) = 0;
-	sync_path(slash ? dir : ".", true);
+	sync_path(slash ? dir : ".");
+	rows__stats(f.rows, &rs);
+	res->rows = rs.rows;
+	res->records = rs.records;
+	res->bad_records = rs.bad_records;
+	res->unique_stacks = stackset__count(f.ustacks) + stackset__count(f.kstacks);
+	res->frames_total = ls.user_frames;
+	res->frames_symbolized = ls.user_symbolized;
 	if (res->bad_records)
 		log__warn("%llu malformed records skipped", (unsigned long long)res->bad_records);
 	if (res->torn_tail)
 		log__warn("%s ends mid-record (writer was killed): kept everything before it", o->spool);
 	res->seconds = now_s() - t0;
 cleanup:
+	free(symdata);
 	labeler__free(l);
-	if (f.con)
-		duckdb_disconnect(&f.con);
-	if (f.db)
-		duckdb_close(&f.db);
+	stacklists__free(sl);
+	rows__free(f.rows);
 	stackset__free(f.ustacks);
 	stackset__free(f.kstacks);
 	addrspace__free(f.as);
 	strbuf__free(&f.meta);
+	spool_map__close(&f.map);
 	return err;
 }

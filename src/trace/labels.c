@@ -109,13 +109,32 @@ static void user_frame(struct labeler *l, const struct stack_entry *e, uint32_t 
 	add_label(out, buf);
 }
 
+/* Frame-pointer walks through code without frame pointers (glibc's clone3, ld.so's entry)
+ * can loop on one bogus frame until the depth limit: such a truncated stack ends (root
+ * side) in a long run of one address.  Keep one of them. */
+#define LOOP_RUN 8
+
 int labeler__user(struct labeler *l, const struct stack_entry *e, struct strbuf *out)
 {
+	uint32_t n = e->n;
+
+	if (e->flags & REC_F_USTACK_TRUNC) {
+		uint32_t run = 1;
+
+		while (run < n && e->frames[n - 1 - run] == e->frames[n - 1])
+			run++;
+		if (run >= LOOP_RUN)
+			n -= run - 1;
+	}
 	add_label(out, "[user]");
 	if (e->flags & REC_F_USTACK_TRUNC)
 		add_label(out, "[truncated]");
-	for (uint32_t i = e->n; i-- > 0;)
+	for (uint32_t i = n; i-- > 0;) {
+		/* As the reference did: addresses no user code can have are walk debris. */
+		if (e->frames[i] < 0x1000 || e->frames[i] >= (1ull << 63))
+			continue;
 		user_frame(l, e, i, out);
+	}
 	return out->err;
 }
 

@@ -5,70 +5,86 @@
 
 #include "bpf/records.h"
 #include "symbolize/addrspace.h"
-#include "trace/rowbuf.h"
+#include "trace/colbuf.h"
 #include "trace/rows.h"
 #include "trace/schema.h"
+#include "trace/stacklists.h"
 #include "trace/stackset.h"
+#include "trace/strtab.h"
 
-enum rcol {
-	R_EV, R_TS, R_PID, R_TGID, R_COMM, R_USTACK, R_KSTACK, R_CPU,
-	R_PREV_PID, R_NEXT_PID, R_PREV_STATE, R_PARENT_PID, R_CHILD_PID, R_EXIT_CODE,
-	R_ADDRESS, R_ERROR_CODE, R_FD, R_COUNT, R_RET, R_SUBMIT_TS, R_IOU_OPCODE, R_IOU_RES,
-	R_LATENCY, R_CHILD_TGID, R_IS_THREAD, R_EXIT_SIGNAL, R_PREV_TGID, R_NEXT_TGID,
-	R_FILENAME, R_WEIGHT, R_MMAP_PROT, R_MMAP_FLAGS, R_MMAP_FD, R_IOU_USER_DATA,
-	R__COUNT,
+enum col {
+	C_EVENT_TYPE, C_TS, C_PID, C_TGID, C_PROCESS_NAME, C_STACK_ID, C_KSTACK_ID, C_STACK_KIND,
+	C_STACK_TRACE, C_CPU, C_PREV_PID, C_NEXT_PID, C_PREV_STATE, C_PARENT_PID, C_CHILD_PID,
+	C_EXIT_CODE, C_ADDRESS, C_ERROR_CODE, C_FD, C_COUNT, C_RET, C_SUBMIT_TS, C_IOU_OPCODE,
+	C_IOU_RES,
+	/* added by this probex */
+	C_LATENCY, C_WEIGHT, C_CHILD_TGID, C_IS_THREAD, C_EXIT_SIGNAL, C_PREV_TGID, C_NEXT_TGID,
+	C_FILENAME, C_MMAP_PROT, C_MMAP_FLAGS, C_MMAP_FD, C_IOU_USER_DATA,
+	C__COUNT,
 };
 
-static const struct col_def raw_cols[R__COUNT] = {
-	[R_EV] = { "ev", COL_U8 },
-	[R_TS] = { "ts_ns", COL_U64 },
-	[R_PID] = { "pid", COL_U32 },
-	[R_TGID] = { "tgid", COL_U32 },
-	[R_COMM] = { "comm_id", COL_U32 },
-	[R_USTACK] = { "ustack_id", COL_I32 },
-	[R_KSTACK] = { "kstack_id", COL_I32 },
-	[R_CPU] = { "cpu", COL_U32 },
-	[R_PREV_PID] = { "prev_pid", COL_U32 },
-	[R_NEXT_PID] = { "next_pid", COL_U32 },
-	[R_PREV_STATE] = { "prev_state", COL_I64 },
-	[R_PARENT_PID] = { "parent_pid", COL_U32 },
-	[R_CHILD_PID] = { "child_pid", COL_U32 },
-	[R_EXIT_CODE] = { "exit_code", COL_I32 },
-	[R_ADDRESS] = { "address", COL_U64 },
-	[R_ERROR_CODE] = { "error_code", COL_U64 },
-	[R_FD] = { "fd", COL_I64 },
-	[R_COUNT] = { "count", COL_U64 },
-	[R_RET] = { "ret", COL_I64 },
-	[R_SUBMIT_TS] = { "submit_ts_ns", COL_U64 },
-	[R_IOU_OPCODE] = { "io_uring_opcode", COL_U8 },
-	[R_IOU_RES] = { "io_uring_res", COL_I32 },
-	[R_LATENCY] = { "latency_ns", COL_U64 },
-	[R_CHILD_TGID] = { "child_tgid", COL_U32 },
-	[R_IS_THREAD] = { "is_thread", COL_BOOL },
-	[R_EXIT_SIGNAL] = { "exit_signal", COL_I32 },
-	[R_PREV_TGID] = { "prev_tgid", COL_U32 },
-	[R_NEXT_TGID] = { "next_tgid", COL_U32 },
-	[R_FILENAME] = { "filename", COL_STR },
-	[R_WEIGHT] = { "stack_weight", COL_U32 },
-	[R_MMAP_PROT] = { "mmap_prot", COL_U32 },
-	[R_MMAP_FLAGS] = { "mmap_flags", COL_U32 },
-	[R_MMAP_FD] = { "mmap_fd", COL_I32 },
-	[R_IOU_USER_DATA] = { "io_uring_user_data", COL_U64 },
+const struct pq_column_def trace_columns[C__COUNT] = {
+	[C_EVENT_TYPE] = { "event_type", PQ_STRING, true },
+	[C_TS] = { "ts_ns", PQ_U64, true },
+	[C_PID] = { "pid", PQ_U32, true },
+	[C_TGID] = { "tgid", PQ_U32, true },
+	[C_PROCESS_NAME] = { "process_name", PQ_STRING, false },
+	[C_STACK_ID] = { "stack_id", PQ_I32, false },
+	[C_KSTACK_ID] = { "kernel_stack_id", PQ_I32, false },
+	[C_STACK_KIND] = { "stack_kind", PQ_STRING, false },
+	[C_STACK_TRACE] = { "stack_trace", PQ_STRING_LIST, false },
+	[C_CPU] = { "cpu", PQ_U32, true },	/* UInt8 in the reference: wrapped at 256 CPUs */
+	[C_PREV_PID] = { "prev_pid", PQ_U32, false },
+	[C_NEXT_PID] = { "next_pid", PQ_U32, false },
+	[C_PREV_STATE] = { "prev_state", PQ_I64, false },
+	[C_PARENT_PID] = { "parent_pid", PQ_U32, false },
+	[C_CHILD_PID] = { "child_pid", PQ_U32, false },
+	[C_EXIT_CODE] = { "exit_code", PQ_I32, false },
+	[C_ADDRESS] = { "address", PQ_U64, false },
+	[C_ERROR_CODE] = { "error_code", PQ_U64, false },
+	[C_FD] = { "fd", PQ_I64, false },
+	[C_COUNT] = { "count", PQ_U64, false },
+	[C_RET] = { "ret", PQ_I64, false },
+	[C_SUBMIT_TS] = { "submit_ts_ns", PQ_U64, false },
+	[C_IOU_OPCODE] = { "io_uring_opcode", PQ_U8, false },
+	[C_IOU_RES] = { "io_uring_res", PQ_I32, false },
+	[C_LATENCY] = { "latency_ns", PQ_U64, false },
+	[C_WEIGHT] = { "stack_weight", PQ_U32, false },
+	[C_CHILD_TGID] = { "child_tgid", PQ_U32, false },
+	[C_IS_THREAD] = { "is_thread", PQ_BOOL, false },
+	[C_EXIT_SIGNAL] = { "exit_signal", PQ_I32, false },
+	[C_PREV_TGID] = { "prev_tgid", PQ_U32, false },
+	[C_NEXT_TGID] = { "next_tgid", PQ_U32, false },
+	[C_FILENAME] = { "filename", PQ_STRING, false },
+	[C_MMAP_PROT] = { "mmap_prot", PQ_U32, false },
+	[C_MMAP_FLAGS] = { "mmap_flags", PQ_U32, false },
+	[C_MMAP_FD] = { "mmap_fd", PQ_I32, false },
+	[C_IOU_USER_DATA] = { "io_uring_user_data", PQ_U64, false },
 };
+const int trace_ncolumns = C__COUNT;
 
-/* Interned process names: 16-byte comm → dense id. */
-struct comm_tab {
-	char (*names)[PROBEX_COMM_LEN];
-	uint32_t n, cap;
-	uint32_t *slots;
-	uint32_t nslots;
+static const char *const stack_kinds[] = { "user", "kernel", "both" };
+static const uint32_t stack_kind_lens[] = { 4, 6, 4 };
+
+/* A row: which record, and for paired syscalls which half. 16 bytes. */
+struct rowref {
+	uint64_t ts;
+	uint32_t rec;
+	uint8_t exit_half;
+	uint8_t _pad[3];
 };
 
 struct rows {
-	struct rowbuf *rb;
 	const struct addrspace *as;
 	struct stackset *ustacks, *kstacks;
-	struct comm_tab comms;
+	const void **rec;
+	int32_t *ustack, *kstack;
+	uint32_t nrec, rec_cap;
+	struct rowref *refs;
+	uint64_t nrefs, refs_cap;
+	struct strtab comms, files;
+	struct pq_dict comm_dict, file_dict, ev_dict, kind_dict;
+	uint32_t ev_lens[EV__COUNT];
 	uint64_t bad;
 };
 
@@ -85,191 +101,6 @@ static const uint8_t sys_enter_ev[SYS__COUNT] = {
 	[SYS_IO_URING_REGISTER] = EV_IO_URING_REGISTER_ENTER,
 };
 
-static int64_t comm_id(struct comm_tab *t, const char *comm)
-{
-	char key[PROBEX_COMM_LEN] = { 0 };
-	uint64_t h = 1469598103934665603ull;
-	uint32_t i;
-
-	memcpy(key, comm, strnlen(comm, PROBEX_COMM_LEN - 1));
-	for (int k = 0; k < PROBEX_COMM_LEN; k++)
-		h = (h ^ (uint8_t)key[k]) * 1099511628211ull;
-	if (!t->slots) {
-		t->nslots = 256;
-		t->slots = calloc(t->nslots, sizeof(*t->slots));
-		if (!t->slots)
-			return -ENOMEM;
-	}
-	for (i = h & (t->nslots - 1); t->slots[i]; i = (i + 1) & (t->nslots - 1))
-		if (!memcmp(t->names[t->slots[i] - 1], key, PROBEX_COMM_LEN))
-			return t->slots[i] - 1;
-	if (t->n == t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 64;
-		void *p = realloc(t->names, cap * sizeof(*t->names));
-
-		if (!p)
-			return -ENOMEM;
-		t->names = p;
-		t->cap = cap;
-	}
-	memcpy(t->names[t->n], key, PROBEX_COMM_LEN);
-	t->slots[i] = ++t->n;
-	if (t->n * 2 > t->nslots) {
-		uint32_t n = t->nslots * 2, *s = calloc(n, sizeof(*s));
-
-		if (!s)
-			return -ENOMEM;
-		for (uint32_t id = 0; id < t->n; id++) {
-			uint64_t hh = 1469598103934665603ull;
-
-			for (int k = 0; k < PROBEX_COMM_LEN; k++)
-				hh = (hh ^ (uint8_t)t->names[id][k]) * 1099511628211ull;
-			for (i = hh & (n - 1); s[i]; i = (i + 1) & (n - 1))
-				;
-			s[i] = id + 1;
-		}
-		free(t->slots);
-		t->slots = s;
-		t->nslots = n;
-	}
-	return t->n - 1;
-}
-
-int rows__open(struct rows **rp, duckdb_connection con, const struct addrspace *as,
-	       struct stackset *ustacks, struct stackset *kstacks)
-{
-	struct rows *r = calloc(1, sizeof(*r));
-	int err;
-
-	if (!r)
-		return -ENOMEM;
-	r->as = as;
-	r->ustacks = ustacks;
-	r->kstacks = kstacks;
-	err = rowbuf__open(&r->rb, con, "raw", raw_cols, R__COUNT);
-	if (err) {
-		free(r);
-		return err;
-	}
-	*rp = r;
-	return 0;
-}
-
-/* Stack ids for a record (or -1), interned once per unique stack. */
-struct stack_ids {
-	int64_t user, kernel;
-};
-
-static int rec_stacks(struct rows *r, const struct rec_hdr *h, const void *data, uint32_t len,
-		      uint32_t fixed, struct stack_ids *ids)
-{
-	const uint64_t *f = (const uint64_t *)((const char *)data + fixed);
-
-	ids->user = ids->kernel = -1;
-	if (fixed + ((uint32_t)h->ustack_n + h->kstack_n) * 8 > len)
-		return -EBADMSG;
-	if (h->ustack_n) {
-		uint32_t space = addrspace__space_at(r->as, h->tgid, h->ts);
-
-		ids->user = stackset__intern(r->ustacks, space, f, h->ustack_n,
-					     h->flags & REC_F_USTACK_TRUNC, h->ts);
-		if (ids->user < 0)
-			return (int)ids->user;
-	}
-	if (h->kstack_n) {
-		ids->kernel = stackset__intern(r->kstacks, 0, f + h->ustack_n, h->kstack_n,
-					       h->flags & REC_F_KSTACK_TRUNC, h->ts);
-		if (ids->kernel < 0)
-			return (int)ids->kernel;
-	}
-	return 0;
-}
-
-/* Columns every row has; the stack columns only when the record carried stacks. */
-static int row_begin(struct rows *r, uint8_t ev, uint64_t ts, uint32_t cpu, const struct rec_hdr *h,
-		     const struct stack_ids *ids)
-{
-	struct rowbuf *rb = r->rb;
-	int64_t c = comm_id(&r->comms, h->comm);
-
-	if (c < 0)
-		return (int)c;
-	rowbuf__u64(rb, R_EV, ev);
-	rowbuf__u64(rb, R_TS, ts);
-	rowbuf__u64(rb, R_PID, h->tid);
-	rowbuf__u64(rb, R_TGID, h->tgid);
-	if (h->comm[0])
-		rowbuf__u64(rb, R_COMM, (uint64_t)c);
-	rowbuf__u64(rb, R_CPU, cpu);
-	if (ids->user >= 0)
-		rowbuf__i64(rb, R_USTACK, ids->user);
-	if (ids->kernel >= 0)
-		rowbuf__i64(rb, R_KSTACK, ids->kernel);
-	if (ids->user >= 0 || ids->kernel >= 0)
-		rowbuf__u64(rb, R_WEIGHT, h->weight ? h->weight : 1);
-	return 0;
-}
-
-static void syscall_enter_cols(struct rowbuf *rb, const struct rec_syscall *s)
-{
-	const uint64_t *a = (const uint64_t *)s->args;
-
-	switch (s->h.sub) {
-	case SYS_READ:
-	case SYS_WRITE:
-		/* fd is an int: -1 stays -1 (the reference showed 4294967295). */
-		rowbuf__i64(rb, R_FD, (int32_t)a[0]);
-		rowbuf__u64(rb, R_COUNT, a[2]);
-		break;
-	case SYS_MMAP:
-		rowbuf__u64(rb, R_ADDRESS, a[0]);
-		rowbuf__u64(rb, R_COUNT, a[1]);
-		rowbuf__u64(rb, R_MMAP_PROT, (uint32_t)a[2]);
-		rowbuf__u64(rb, R_MMAP_FLAGS, (uint32_t)a[3]);
-		rowbuf__i64(rb, R_MMAP_FD, (int32_t)a[4]);
-		break;
-	case SYS_MUNMAP:
-		rowbuf__u64(rb, R_ADDRESS, a[0]);
-		rowbuf__u64(rb, R_COUNT, a[1]);
-		break;
-	case SYS_BRK:
-		rowbuf__u64(rb, R_ADDRESS, a[0]);
-		break;
-	case SYS_FSYNC:
-	case SYS_FDATASYNC:
-		rowbuf__i64(rb, R_FD, (int32_t)a[0]);
-		break;
-	default:
-		/* io_uring_setup: entries, params; _enter: fd, to_submit; _register: fd, opcode —
-		 * in the reference's fd/count columns. */
-		rowbuf__i64(rb, R_FD, s->h.sub == SYS_IO_URING_SETUP ? (int64_t)(uint32_t)a[0]
-								       : (int64_t)(int32_t)a[0]);
-		rowbuf__u64(rb, R_COUNT, s->h.sub == SYS_IO_URING_SETUP ? a[1] : (uint32_t)a[1]);
-		break;
-	}
-}
-
-static int add_syscall(struct rows *r, const struct rec_syscall *s, const struct stack_ids *ids,
-		       bool finished)
-{
-	uint8_t enter = sys_enter_ev[s->h.sub];
-	int err;
-
-	err = row_begin(r, enter, s->enter_ts, s->enter_cpu, &s->h, ids);
-	if (err)
-		return err;
-	syscall_enter_cols(r->rb, s);
-	err = rowbuf__next(r->rb);
-	if (err || !finished)
-		return err;
-	err = row_begin(r, enter + 1, s->h.ts, s->h.cpu, &s->h, ids);
-	if (err)
-		return err;
-	rowbuf__i64(r->rb, R_RET, s->ret);
-	rowbuf__u64(r->rb, R_LATENCY, s->h.ts - s->enter_ts);
-	return rowbuf__next(r->rb);
-}
-
 static const uint32_t fixed_size[REC__COUNT] = {
 	[REC_SYSCALL] = sizeof(struct rec_syscall),
 	[REC_SCHED_SWITCH] = sizeof(struct rec_sched_switch),
@@ -282,138 +113,347 @@ static const uint32_t fixed_size[REC__COUNT] = {
 	[REC_SYSCALL_UNFINISHED] = sizeof(struct rec_syscall),
 };
 
+int rows__new(struct rows **rp, const struct addrspace *as, struct stackset *ustacks,
+	      struct stackset *kstacks)
+{
+	struct rows *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	r->as = as;
+	r->ustacks = ustacks;
+	r->kstacks = kstacks;
+	for (int i = 0; i < EV__COUNT; i++)
+		r->ev_lens[i] = strlen(event_type_names[i]);
+	r->ev_dict = (struct pq_dict){ (const char *const *)event_type_names, r->ev_lens, EV__COUNT };
+	r->kind_dict = (struct pq_dict){ stack_kinds, stack_kind_lens, 3 };
+	*rp = r;
+	return 0;
+}
+
+void rows__free(struct rows *r)
+{
+	if (!r)
+		return;
+	free(r->rec);
+	free(r->ustack);
+	free(r->kstack);
+	free(r->refs);
+	strtab__free(&r->comms);
+	strtab__free(&r->files);
+	free(r);
+}
+
+static int add_ref(struct rows *r, uint64_t ts, uint32_t rec, bool exit_half)
+{
+	if (r->nrefs == r->refs_cap) {
+		uint64_t cap = r->refs_cap ? r->refs_cap * 2 : 65536;
+		struct rowref *n = realloc(r->refs, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		r->refs = n;
+		r->refs_cap = cap;
+	}
+	r->refs[r->nrefs++] = (struct rowref){ .ts = ts, .rec = rec, .exit_half = exit_half };
+	return 0;
+}
+
+static int grow_recs(struct rows *r)
+{
+	uint32_t cap = r->rec_cap ? r->rec_cap * 2 : 65536;
+	const void **rec = realloc(r->rec, cap * sizeof(*rec));
+	int32_t *u, *k;
+
+	if (!rec)
+		return -ENOMEM;
+	r->rec = rec;
+	u = realloc(r->ustack, cap * sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	r->ustack = u;
+	k = realloc(r->kstack, cap * sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	r->kstack = k;
+	r->rec_cap = cap;
+	return 0;
+}
+
 int rows__add_record(struct rows *r, const void *data, uint32_t len)
 {
 	const struct rec_hdr *h = data;
-	struct rowbuf *rb = r->rb;
-	struct stack_ids ids;
+	const uint64_t *frames;
+	uint32_t i, fixed;
+	int64_t u = -1, k = -1;
 	int err;
 
 	if (len < sizeof(*h) || h->kind == 0 || h->kind >= REC__COUNT || len < fixed_size[h->kind] ||
 	    ((h->kind == REC_SYSCALL || h->kind == REC_SYSCALL_UNFINISHED) && h->sub >= SYS__COUNT) ||
-	    rec_stacks(r, h, data, len, fixed_size[h->kind], &ids)) {
+	    fixed_size[h->kind] + ((uint32_t)h->ustack_n + h->kstack_n) * 8 > len) {
 		r->bad++;
 		return 0;
 	}
+	fixed = fixed_size[h->kind];
+	frames = (const uint64_t *)((const char *)data + fixed);
+	if (h->ustack_n) {
+		u = stackset__intern(r->ustacks, addrspace__space_at(r->as, h->tgid, h->ts), frames,
+				     h->ustack_n, h->flags & REC_F_USTACK_TRUNC, h->ts);
+		if (u < 0)
+			return (int)u;
+	}
+	if (h->kstack_n) {
+		k = stackset__intern(r->kstacks, 0, frames + h->ustack_n, h->kstack_n,
+				     h->flags & REC_F_KSTACK_TRUNC, h->ts);
+		if (k < 0)
+			return (int)k;
+	}
+	if (r->nrec == r->rec_cap && (err = grow_recs(r)))
+		return err;
+	i = r->nrec++;
+	r->rec[i] = data;
+	r->ustack[i] = (int32_t)u;
+	r->kstack[i] = (int32_t)k;
+	if (h->kind == REC_SYSCALL || h->kind == REC_SYSCALL_UNFINISHED) {
+		const struct rec_syscall *s = data;
+
+		err = add_ref(r, s->enter_ts, i, false);
+		if (!err && h->kind == REC_SYSCALL)
+			err = add_ref(r, h->ts, i, true);
+		return err;
+	}
+	return add_ref(r, h->ts, i, false);
+}
+
+/* LSD radix sort on the timestamp, 8 bits a pass, skipping bytes no key differs in;
+ * stable, so equal timestamps keep record order (deterministic output). */
+int rows__sort(struct rows *r)
+{
+	struct rowref *tmp, *src, *dst, *t;
+	uint64_t diff = 0, n = r->nrefs;
+
+	if (n < 2)
+		return 0;
+	for (uint64_t i = 1; i < n; i++)
+		diff |= r->refs[i].ts ^ r->refs[0].ts;
+	tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	src = r->refs;
+	dst = tmp;
+	for (int shift = 0; shift < 64; shift += 8) {
+		uint64_t count[257] = { 0 };
+
+		if (!((diff >> shift) & 0xff))
+			continue;
+		for (uint64_t i = 0; i < n; i++)
+			count[((src[i].ts >> shift) & 0xff) + 1]++;
+		for (int b = 0; b < 256; b++)
+			count[b + 1] += count[b];
+		for (uint64_t i = 0; i < n; i++)
+			dst[count[(src[i].ts >> shift) & 0xff]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != r->refs)
+		memcpy(r->refs, src, n * sizeof(*src));
+	free(tmp);
+	return 0;
+}
+
+static void syscall_enter_cols(struct colbuf *c, const struct rec_syscall *s)
+{
+	const uint64_t *a = (const uint64_t *)s->args;
+
+	switch (s->h.sub) {
+	case SYS_READ:
+	case SYS_WRITE:
+		/* fd is an int: -1 stays -1 (the reference showed 4294967295). */
+		colbuf__set(c, C_FD, (uint64_t)(int64_t)(int32_t)a[0]);
+		colbuf__set(c, C_COUNT, a[2]);
+		break;
+	case SYS_MMAP:
+		colbuf__set(c, C_ADDRESS, a[0]);
+		colbuf__set(c, C_COUNT, a[1]);
+		colbuf__set(c, C_MMAP_PROT, (uint32_t)a[2]);
+		colbuf__set(c, C_MMAP_FLAGS, (uint32_t)a[3]);
+		colbuf__set(c, C_MMAP_FD, (uint32_t)a[4]);
+		break;
+	case SYS_MUNMAP:
+		colbuf__set(c, C_ADDRESS, a[0]);
+		colbuf__set(c, C_COUNT, a[1]);
+		break;
+	case SYS_BRK:
+		colbuf__set(c, C_ADDRESS, a[0]);
+		break;
+	case SYS_FSYNC:
+	case SYS_FDATASYNC:
+		colbuf__set(c, C_FD, (uint64_t)(int64_t)(int32_t)a[0]);
+		break;
+	default:
+		/* io_uring_setup: entries, params; _enter: fd, to_submit; _register: fd, opcode —
+		 * in the reference's fd/count columns. */
+		colbuf__set(c, C_FD, s->h.sub == SYS_IO_URING_SETUP ? (uint32_t)a[0]
+								   : (uint64_t)(int64_t)(int32_t)a[0]);
+		colbuf__set(c, C_COUNT, s->h.sub == SYS_IO_URING_SETUP ? a[1] : (uint32_t)a[1]);
+		break;
+	}
+}
+
+static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const struct rowref *ref)
+{
+	const struct rec_hdr *h = r->rec[ref->rec];
+	int32_t u = r->ustack[ref->rec], k = r->kstack[ref->rec];
+	uint32_t cpu = h->cpu;
+	int64_t id, list;
+	uint8_t ev;
+
 	switch (h->kind) {
 	case REC_SYSCALL:
-	case REC_SYSCALL_UNFINISHED:
-		return add_syscall(r, data, &ids, h->kind == REC_SYSCALL);
-	case REC_SCHED_SWITCH: {
-		const struct rec_sched_switch *s = data;
+	case REC_SYSCALL_UNFINISHED: {
+		const struct rec_syscall *s = (const void *)h;
 
-		err = row_begin(r, EV_SCHED_SWITCH, h->ts, h->cpu, h, &ids);
-		if (err)
-			return err;
-		rowbuf__u64(rb, R_PREV_PID, s->prev_pid);
-		rowbuf__u64(rb, R_NEXT_PID, s->next_pid);
-		rowbuf__i64(rb, R_PREV_STATE, s->prev_state);
-		rowbuf__u64(rb, R_PREV_TGID, s->prev_tgid);
-		rowbuf__u64(rb, R_NEXT_TGID, s->next_tgid);
+		ev = sys_enter_ev[h->sub] + ref->exit_half;
+		if (ref->exit_half) {
+			colbuf__set(c, C_RET, (uint64_t)s->ret);
+			colbuf__set(c, C_LATENCY, h->ts - s->enter_ts);
+		} else {
+			cpu = s->enter_cpu;
+			syscall_enter_cols(c, s);
+		}
+		break;
+	}
+	case REC_SCHED_SWITCH: {
+		const struct rec_sched_switch *s = (const void *)h;
+
+		ev = EV_SCHED_SWITCH;
+		colbuf__set(c, C_PREV_PID, s->prev_pid);
+		colbuf__set(c, C_NEXT_PID, s->next_pid);
+		colbuf__set(c, C_PREV_STATE, (uint64_t)s->prev_state);
+		colbuf__set(c, C_PREV_TGID, s->prev_tgid);
+		colbuf__set(c, C_NEXT_TGID, s->next_tgid);
 		break;
 	}
 	case REC_FORK: {
-		const struct rec_fork *f = data;
+		const struct rec_fork *f = (const void *)h;
 
-		err = row_begin(r, EV_PROCESS_FORK, h->ts, h->cpu, h, &ids);
-		if (err)
-			return err;
-		rowbuf__u64(rb, R_PARENT_PID, h->tid);
-		rowbuf__u64(rb, R_CHILD_PID, f->child_pid);
-		rowbuf__u64(rb, R_CHILD_TGID, f->child_tgid);
-		rowbuf__bool(rb, R_IS_THREAD, f->child_tgid == h->tgid);
+		ev = EV_PROCESS_FORK;
+		colbuf__set(c, C_PARENT_PID, h->tid);
+		colbuf__set(c, C_CHILD_PID, f->child_pid);
+		colbuf__set(c, C_CHILD_TGID, f->child_tgid);
+		colbuf__set(c, C_IS_THREAD, f->child_tgid == h->tgid);
 		break;
 	}
 	case REC_EXIT: {
-		const struct rec_exit *x = data;
+		const struct rec_exit *x = (const void *)h;
 		int sig = x->code & 0x7f;
 
-		err = row_begin(r, EV_PROCESS_EXIT, h->ts, h->cpu, h, &ids);
-		if (err)
-			return err;
+		ev = EV_PROCESS_EXIT;
 		/* exit_code as a shell reports it: the status, or 128+N when killed by N. */
-		if (sig) {
-			rowbuf__i64(rb, R_EXIT_CODE, 128 + sig);
-			rowbuf__i64(rb, R_EXIT_SIGNAL, sig);
-		} else {
-			rowbuf__i64(rb, R_EXIT_CODE, (x->code >> 8) & 0xff);
-		}
-		rowbuf__bool(rb, R_IS_THREAD, !x->group_dead);
+		colbuf__set(c, C_EXIT_CODE, (uint32_t)(sig ? 128 + sig : (x->code >> 8) & 0xff));
+		if (sig)
+			colbuf__set(c, C_EXIT_SIGNAL, (uint32_t)sig);
+		colbuf__set(c, C_IS_THREAD, !x->group_dead);
 		break;
 	}
 	case REC_EXEC: {
-		const struct rec_exec *x = data;
+		const struct rec_exec *x = (const void *)h;
 
-		err = row_begin(r, EV_PROCESS_EXEC, h->ts, h->cpu, h, &ids);
-		if (err)
-			return err;
-		rowbuf__str(rb, R_FILENAME, x->filename, strnlen(x->filename, sizeof(x->filename)));
+		ev = EV_PROCESS_EXEC;
+		id = strtab__intern(&r->files, x->filename, strnlen(x->filename, sizeof(x->filename)));
+		if (id < 0)
+			return (int)id;
+		colbuf__set(c, C_FILENAME, (uint64_t)id);
 		break;
 	}
 	case REC_PAGE_FAULT: {
-		const struct rec_page_fault *p = data;
+		const struct rec_page_fault *p = (const void *)h;
 
-		err = row_begin(r, EV_PAGE_FAULT, h->ts, h->cpu, h, &ids);
-		if (err)
-			return err;
-		rowbuf__u64(rb, R_ADDRESS, p->address);
-		rowbuf__u64(rb, R_ERROR_CODE, p->error_code);
+		ev = EV_PAGE_FAULT;
+		colbuf__set(c, C_ADDRESS, p->address);
+		colbuf__set(c, C_ERROR_CODE, p->error_code);
 		break;
 	}
-	case REC_CPU_SAMPLE:
-		err = row_begin(r, EV_CPU_SAMPLE, h->ts, h->cpu, h, &ids);
-		if (err)
-			return err;
-		break;
 	case REC_IO_URING_COMPLETE: {
-		const struct rec_io_uring_complete *c = data;
+		const struct rec_io_uring_complete *q = (const void *)h;
 
-		err = row_begin(r, EV_IO_URING_COMPLETE, h->ts, h->cpu, h, &ids);
-		if (err)
-			return err;
-		rowbuf__u64(rb, R_SUBMIT_TS, c->submit_ts);
-		rowbuf__u64(rb, R_IOU_OPCODE, c->opcode);
-		rowbuf__i64(rb, R_IOU_RES, c->res);
-		rowbuf__u64(rb, R_LATENCY, h->ts >= c->submit_ts ? h->ts - c->submit_ts : 0);
-		rowbuf__u64(rb, R_IOU_USER_DATA, c->user_data);
+		ev = EV_IO_URING_COMPLETE;
+		colbuf__set(c, C_SUBMIT_TS, q->submit_ts);
+		colbuf__set(c, C_IOU_OPCODE, q->opcode);
+		colbuf__set(c, C_IOU_RES, (uint32_t)q->res);
+		colbuf__set(c, C_LATENCY, h->ts >= q->submit_ts ? h->ts - q->submit_ts : 0);
+		colbuf__set(c, C_IOU_USER_DATA, q->user_data);
 		break;
 	}
+	default:
+		ev = EV_CPU_SAMPLE;
+		break;
 	}
-	return rowbuf__next(rb);
+	colbuf__set(c, C_EVENT_TYPE, ev);
+	colbuf__set(c, C_TS, ref->ts);
+	colbuf__set(c, C_PID, h->tid);
+	colbuf__set(c, C_TGID, h->tgid);
+	colbuf__set(c, C_CPU, cpu);
+	if (h->comm[0]) {
+		id = strtab__intern(&r->comms, h->comm, strnlen(h->comm, PROBEX_COMM_LEN));
+		if (id < 0)
+			return (int)id;
+		colbuf__set(c, C_PROCESS_NAME, (uint64_t)id);
+	}
+	list = stacklists__list(sl, u, k);
+	if (list < -1)
+		return (int)list;
+	if (list >= 0) {
+		colbuf__set(c, C_STACK_TRACE, (uint64_t)list);
+		colbuf__set(c, C_STACK_KIND, u >= 0 && k >= 0 ? 2 : u >= 0 ? 0 : 1);
+		colbuf__set(c, C_WEIGHT, h->weight ? h->weight : 1);
+		if (u >= 0)
+			colbuf__set(c, C_STACK_ID, (uint32_t)u);
+		if (k >= 0)
+			colbuf__set(c, C_KSTACK_ID, (uint32_t)k);
+	}
+	return 0;
 }
 
-uint64_t rows__count(const struct rows *r)
+int rows__write(struct rows *r, struct pq_writer *w, struct stacklists *sl, uint32_t rg_rows)
 {
-	return rowbuf__rows(r->rb);
-}
-
-uint64_t rows__bad_records(const struct rows *r)
-{
-	return r->bad;
-}
-
-int rows__close(struct rows *r, duckdb_connection con)
-{
-	static const struct col_def comm_cols[] = { { "id", COL_U32 }, { "name", COL_STR } };
-	struct rowbuf *cb = NULL;
+	struct colbuf c;
 	int err;
 
-	err = rowbuf__close(r->rb);
-	if (!err)
-		err = rowbuf__open(&cb, con, "comms", comm_cols, 2);
-	for (uint32_t i = 0; !err && i < r->comms.n; i++) {
-		rowbuf__u64(cb, 0, i);
-		rowbuf__str(cb, 1, r->comms.names[i], strnlen(r->comms.names[i], PROBEX_COMM_LEN));
-		err = rowbuf__next(cb);
+	/* Small traces get small buffers: fresh pages are expensive on some VMs. */
+	err = colbuf__init(&c, trace_columns, C__COUNT,
+			   r->nrefs && r->nrefs < rg_rows ? (uint32_t)r->nrefs : rg_rows);
+	if (err)
+		return err;
+	colbuf__set_dict(&c, C_EVENT_TYPE, &r->ev_dict, NULL);
+	colbuf__set_dict(&c, C_STACK_KIND, &r->kind_dict, NULL);
+	colbuf__set_dict(&c, C_PROCESS_NAME, &r->comm_dict, NULL);
+	colbuf__set_dict(&c, C_FILENAME, &r->file_dict, NULL);
+	colbuf__set_dict(&c, C_STACK_TRACE, stacklists__dict(sl), stacklists__lists(sl));
+	for (uint64_t i = 0; i < r->nrefs && !err; i++) {
+		err = emit(r, &c, sl, &r->refs[i]);
+		if (!err && colbuf__next(&c)) {
+			/* Interning may have moved the tables: refresh what the writer sees. */
+			r->comm_dict = (struct pq_dict){ r->comms.strs, r->comms.lens, r->comms.n };
+			r->file_dict = (struct pq_dict){ r->files.strs, r->files.lens, r->files.n };
+			stacklists__lists(sl);
+			err = colbuf__flush(&c, w);
+		}
 	}
-	if (cb) {
-		int e = rowbuf__close(cb);
-
-		if (!err)
-			err = e;
+	if (!err) {
+		r->comm_dict = (struct pq_dict){ r->comms.strs, r->comms.lens, r->comms.n };
+		r->file_dict = (struct pq_dict){ r->files.strs, r->files.lens, r->files.n };
+		stacklists__lists(sl);
+		err = colbuf__flush(&c, w);
 	}
-	free(r->comms.names);
-	free(r->comms.slots);
-	free(r);
+	colbuf__free(&c);
 	return err;
+}
+
+void rows__stats(const struct rows *r, struct rows_stats *out)
+{
+	out->rows = r->nrefs;
+	out->records = r->nrec;
+	out->bad_records = r->bad;
 }

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Stacks a user can trust: demangled C++ names, inline frames after their physical function,
+# the call chain root first; short-lived processes symbolized; `probex resymbolize`
+# reproduces the labels from the raw data kept in the file.
+source "$(dirname "$0")/lib.sh"
+out="$TMP/s.parquet"
+"$PROBEX" -q -o "$out" --no-viewer -- "$FIXTURES/stacks" 0.5 || fail "probex exited $?"
+chain='main | outer | inner | probex_fx::Burner::spin(long) | probex_fx::inlined_work'
+total=$(q "$out" "SELECT count(*) FROM events WHERE event_type='cpu_sample'")
+with=$(q "$out" "SELECT count(*) FROM events WHERE event_type='cpu_sample' AND contains(array_to_string(stack_trace, ' | '), '$chain')")
+echo "cpu samples: $total, with the full chain: $with"
+assert_ge "samples with '[user] ... $chain' (of $total)" "$((total * 70 / 100))" "$with"
+assert_eq "chain starts at [user], root first" "[user]" \
+	"$(q "$out" "SELECT stack_trace[1] FROM events WHERE event_type='cpu_sample' AND list_contains(stack_trace, 'inner') LIMIT 1")"
+assert_eq "inline frame right after its physical function" "probex_fx::inlined_work" \
+	"$(q "$out" "SELECT stack_trace[list_position(stack_trace, 'probex_fx::Burner::spin(long)') + 1] FROM events WHERE list_contains(stack_trace, 'probex_fx::Burner::spin(long)') LIMIT 1")"
+
+# Processes that exit within milliseconds are symbolized (mappings come from the kernel's
+# mmap records, not from /proc after the fact).
+"$PROBEX" -q -o "$TMP/t.parquet" --no-viewer -- sh -c 'for i in $(seq 20); do /bin/true; done' || fail "probex failed"
+user_frames="SELECT unnest(stack_trace[2:coalesce(nullif(list_position(stack_trace, '[kernel]'), 0), len(stack_trace) + 1) - 1]) AS l FROM events WHERE process_name = 'true' AND stack_trace[1] = '[user]'"
+all=$(q "$TMP/t.parquet" "SELECT count(*) FROM ($user_frames)")
+named=$(q "$TMP/t.parquet" "SELECT count(*) FROM ($user_frames) WHERE l NOT LIKE '0x%' AND l NOT LIKE '/%+0x%' AND l <> '[truncated]'")
+mapped=$(q "$TMP/t.parquet" "SELECT count(*) FROM ($user_frames) WHERE l LIKE '/%+0x%'")
+# Frames outside any mapping ("0x...") are debris of frame-pointer walks through code
+# built without frame pointers (ld.so's entry); every frame inside a file is named.
+echo "user frames of /bin/true processes: $all, named $named, in a file but unnamed $mapped"
+assert_ge "user frames of /bin/true" 20 "$all"
+assert_ge "named share of in-file frames (%)" 95 "$((named * 100 / (named + mapped)))"
+assert_ge "named share of all frames (%)" 70 "$((named * 100 / all))"
+assert_eq "true processes without a named frame" 0 \
+	"$(q "$TMP/t.parquet" "SELECT count(*) FROM (SELECT tgid FROM events WHERE process_name='true' GROUP BY tgid HAVING count(*) FILTER (WHERE len(list_filter(stack_trace, x -> x NOT LIKE '0x%' AND x NOT LIKE '[%')) > 0) = 0)")"
+assert_ge "true processes seen" 20 "$(q "$TMP/t.parquet" "SELECT count(DISTINCT tgid) FROM events WHERE process_name='true'")"
+
+# Re-symbolization from the raw data gives the same labels, row for row.
+"$PROBEX" resymbolize "$out" -o "$TMP/r.parquet" || fail "resymbolize failed"
+assert_eq "rows whose labels changed" 0 \
+	"$(q "$out" "SELECT count(*) FROM read_parquet('$out', file_row_number=true) a JOIN read_parquet('$TMP/r.parquet', file_row_number=true) b USING (file_row_number) WHERE a.stack_trace IS DISTINCT FROM b.stack_trace")"
+assert_eq "rows in both" "$(q "$out" "SELECT count(*) FROM events")" "$(q "$TMP/r.parquet" "SELECT count(*) FROM events")"
