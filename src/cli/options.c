@@ -59,7 +59,7 @@ void opts__print_help(void)
 	       "                           page-fault and scheduler events\n"
 	       "      --stack-interval US  sampled mode: at most one stack per thread and event\n"
 	       "                           type per US microseconds (default 1000)\n"
-	       "      --ringbuf-size KIB   kernel→user ring buffer size (default 65536)\n"
+	       "      --ringbuf-size KIB   kernel→user ring buffer size (default 16384)\n"
 	       "  -q, --quiet              Only print errors and the final summary\n"
 	       "  -v, --verbose            Debug messages\n"
 	       "  -h, --help               Print help\n"
@@ -77,7 +77,7 @@ void opts__defaults(struct probex_opts *o)
 	o->sample_freq = 1999;
 	o->stacks = STACKS_SAMPLED;
 	o->stack_interval_us = 1000;
-	o->ringbuf_kib = 65536;
+	o->ringbuf_kib = 16384;
 }
 
 static int parse_ulong(const char *opt, const char *s, unsigned long min, unsigned long max,

@@ -218,44 +218,60 @@ static int open_samplers(struct probes *p)
 	return opened ? 0 : -ENODEV;
 }
 
-int probes__open(struct probes **pp, const struct probes_opts *opts)
+/* Open and configure the object; with `select`, first drop the optional programs the
+ * kernel cannot take (reading the kernel's BTF for that costs tens of ms, so it is only
+ * done when a plain load fails). */
+static int load(struct probes *p, bool select)
 {
-	struct probes *p;
+	const struct probes_opts *opts = &p->opts;
 	int err;
 
+	p->skel = probex__open();
+	if (!p->skel) {
+		err = -errno;
+		log__error("cannot open the BPF object: %s", strerror(-err));
+		return err;
+	}
+	p->skel->rodata->stack_mode = opts->stacks == STACKS_ALL    ? 1
+				      : opts->stacks == STACKS_NONE ? 2
+								    : 0;
+	p->skel->rodata->stack_interval_ns = opts->stack_interval_us * 1000ull;
+	/* Wake the consumer when 1/16 of the buffer is used (at most 1 MiB): rare enough
+	 * to be cheap, early enough never to fill the buffer between polls.  The buffer
+	 * itself is kept modest: every page of it is a page fault for the consumer. */
+	p->skel->rodata->wakeup_bytes = opts->ringbuf_bytes / 16 < (1u << 20) ? opts->ringbuf_bytes / 16
+										: (1u << 20);
+	err = bpf_map__set_max_entries(p->skel->maps.rb, opts->ringbuf_bytes);
+	if (!err && select)
+		err = select_programs(p);
+	if (!err)
+		err = probex__load(p->skel);
+	return err;
+}
+
+int probes__open(struct probes **pp, const struct probes_opts *opts)
+{
 	double t0 = secs();
+	struct probes *p;
+	int err;
 
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	p->opts = *opts;
 	libbpf_set_print(NULL);
-	p->skel = probex__open();
-	if (!p->skel) {
-		err = -errno;
-		log__error("cannot open the BPF object: %s", strerror(-err));
-		goto cleanup;
+	err = load(p, false);
+	if (err && p->skel) {
+		probex__destroy(p->skel);
+		p->skel = NULL;
+		p->missing[0] = 0;
+		err = load(p, true);
 	}
-	p->skel->rodata->stack_mode = opts->stacks == STACKS_ALL    ? 1
-				      : opts->stacks == STACKS_NONE ? 2
-								    : 0;
-	p->skel->rodata->stack_interval_ns = opts->stack_interval_us * 1000ull;
-	/* Wake the consumer when a quarter of the buffer is used (at most 4 MiB): rare
-	 * enough to be cheap, early enough never to fill the buffer between polls. */
-	p->skel->rodata->wakeup_bytes = opts->ringbuf_bytes / 4 < (4u << 20) ? opts->ringbuf_bytes / 4
-									       : (4u << 20);
-	err = bpf_map__set_max_entries(p->skel->maps.rb, opts->ringbuf_bytes);
-	if (err)
-		goto cleanup;
-	err = select_programs(p);
-	if (err)
-		goto cleanup;
-	log__debug("probes: opened %.3f s", secs() - t0);
-	err = probex__load(p->skel);
 	log__debug("probes: loaded %.3f s", secs() - t0);
 	if (err) {
-		log__error("cannot load the BPF programs: %s (is this kernel built with BTF, and are we root?)",
-			   strerror(-err));
+		if (err != -EOPNOTSUPP)
+			log__error("cannot load the BPF programs: %s (is this kernel built with BTF, and are we root?)",
+				   strerror(-err));
 		goto cleanup;
 	}
 	err = probex__attach(p->skel);
@@ -267,7 +283,6 @@ int probes__open(struct probes **pp, const struct probes_opts *opts)
 	err = open_samplers(p);
 	if (err)
 		goto cleanup;
-	log__debug("probes: samplers %.3f s", secs() - t0);
 	err = open_sideband(p);
 	if (err)
 		goto cleanup;
@@ -277,6 +292,7 @@ int probes__open(struct probes **pp, const struct probes_opts *opts)
 		log__error("cannot open the ring buffer: %s", strerror(-err));
 		goto cleanup;
 	}
+	log__debug("probes: ready %.3f s", secs() - t0);
 	*pp = p;
 	return 0;
 cleanup:

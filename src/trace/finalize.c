@@ -30,7 +30,7 @@
 #define PERF_RECORD_MISC_MMAP_BUILD_ID (1 << 14)
 #endif
 
-#define ROW_GROUP_ROWS (128u * 1024)
+#define ROW_GROUP_ROWS (64u * 1024)
 
 struct finalizer {
 	const struct finalize_opts *o;
@@ -209,7 +209,7 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	f.as = addrspace__new();
 	f.ustacks = stackset__new();
 	f.kstacks = stackset__new();
-	if (!f.as || !f.ustacks || !f.kstacks || rows__new(&f.rows, f.as, f.ustacks, f.kstacks) ||
+	if (!f.as || !f.ustacks || !f.kstacks || rows__new(&f.rows, f.as, f.ustacks, f.kstacks, f.map.size) ||
 	    stacklists__new(&sl))
 		goto cleanup;
 	err = pass1(&f);

@@ -16,8 +16,9 @@ struct rows_stats {
 	uint64_t rows, records, bad_records;
 };
 
+/* spool_bytes sizes the index once (a realloc would copy it and touch fresh pages). */
 int rows__new(struct rows **r, const struct addrspace *as, struct stackset *ustacks,
-	      struct stackset *kstacks);
+	      struct stackset *kstacks, uint64_t spool_bytes);
 void rows__free(struct rows *r);
 /* Index one record; data must stay valid until rows__free (the spool is mapped).
  * Malformed records are counted and skipped, never fatal. */
