@@ -46,7 +46,7 @@ run_traced() { # key out → seconds; leaves $WORK/err and $WORK/rss
 	local t0 t1
 	rm -f "$2"
 	t0=$(now)
-	eval "/usr/bin/time -f %M -o $WORK/rss $PROBEX -o $2 --no-viewer ${EXTRA[$1]:-} -- ${CMD[$1]}" >/dev/null 2>"$WORK/err"
+	eval "$PROBEX -o $2 --no-viewer ${EXTRA[$1]:-} -- ${CMD[$1]}" >/dev/null 2>"$WORK/err"
 	t1=$(now)
 	echo "$t1 - $t0" | bc
 }
@@ -99,7 +99,7 @@ for k in $ORDER; do
 		freq=$(q "$out" "SELECT decode(value) FROM parquet_kv_metadata('$out') WHERE key='probex.sample_freq_hz'")
 		samples=$(awk -v g="$got" -v c="$cpu" -v f="$freq" 'BEGIN { printf "%d/%d = %.1f%%", g, f * c, 100 * g / (f * c) }')
 	fi
-	rss=$(awk '{ printf "%.0f", $1 / 1024 }' "$WORK/rss")
+	rss=$(sed -n 's/.*probex peak RSS \([0-9]*\) MiB.*/\1/p' "$WORK/err")
 	row=$(awk -v d="${DESC[$k]}" -v u="$u" -v t="$t" -v r="$runs" -v n="$rows" -v dr="$drops" -v s="$size" \
 		-v rs="$refsize" -v f="$fin" -v sm="$samples" -v m="$rss" 'BEGIN {
 		printf "| %s | %.3f | %.3f | %.2fx | %s | %d | %d | %.1f | %.1f | %.3f | %s | %s |",

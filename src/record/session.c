@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -357,8 +358,13 @@ static int record_and_finalize(struct session *s, const struct priv_target *priv
 		log__warn("cannot give %s to uid %u: %s", s->output, priv->uid, strerror(-err));
 	err = 0;
 	print_summary(counters, sb_lost, fres.rows);
-	log__info("wrote %s (%llu events, finalized in %.2f s)", s->output,
-		  (unsigned long long)fres.rows, fres.seconds);
+	{
+		struct rusage ru;
+
+		getrusage(RUSAGE_SELF, &ru);
+		log__info("wrote %s (%llu events, finalized in %.2f s, probex peak RSS %ld MiB)", s->output,
+			  (unsigned long long)fres.rows, fres.seconds, ru.ru_maxrss / 1024);
+	}
 	if (!getenv("PROBEX_KEEP_SPOOL"))
 		unlink(s->spool_path);
 cleanup:
