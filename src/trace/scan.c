@@ -408,7 +408,8 @@ static int run_sink_query(struct scanner *sc, duckdb_connection con, const char 
 		if (sc->cancel && *sc->cancel)
 			err = -ECANCELED;
 		else
-			log__error("%s: cannot read: %s", sc->tf->path, e ? e : "unknown error");
+			log__error("%s: cannot read (damaged file?): %s", sc->tf->path,
+				   e ? e : "unknown error");
 		err = err ?: -EIO;
 	}
 	duckdb_destroy_result(&res);

@@ -23,7 +23,9 @@ export const COLUMNS = [
 export const META = { 'probex.sample_freq_hz': '1000', 'probex.stack_trace_format': 'symbolized_v1' };
 
 export function tmpdir() {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'probex-api-'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'probex-api-'));
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 export function sqlString(s) {
