@@ -5,13 +5,13 @@
 import * as echarts from 'echarts/core';
 import { LineChart, BarChart } from 'echarts/charts';
 import { GridComponent, TooltipComponent, LegendComponent, DataZoomInsideComponent } from 'echarts/components';
-import { CanvasRenderer } from 'echarts/renderers';
+import { SVGRenderer } from 'echarts/renderers';
 import { h } from './dom';
 import { latencyAxis, latencyTip, sizeAxis, sizeTip, formatInt, formatDuration, formatBytes } from './format';
 import { SERIES_COLORS } from './colors';
 import { sharedBins, binCounts, type Dist, type Kind } from './distrib';
 
-echarts.use([LineChart, BarChart, GridComponent, TooltipComponent, LegendComponent, DataZoomInsideComponent, CanvasRenderer]);
+echarts.use([LineChart, BarChart, GridComponent, TooltipComponent, LegendComponent, DataZoomInsideComponent, SVGRenderer]);
 
 type Option = echarts.EChartsCoreOption;
 
@@ -27,7 +27,7 @@ export class ChartSet {
     // The element must be in the document with a size before init: defer one frame.
     requestAnimationFrame(() => {
       if (!el.isConnected || el.dataset.disposed) return;
-      const chart = echarts.init(el, undefined, { renderer: 'canvas' });
+      const chart = echarts.init(el, undefined, { renderer: 'svg' });
       chart.setOption(option, true);
       liveCharts.add(chart);
       const ro = new ResizeObserver(() => chart.resize());
@@ -62,7 +62,7 @@ const tipFmt = (k: Kind) => (k === 'latency' ? latencyTip : sizeTip);
 
 /** Log axis when values span more than a decade, else linear. Zeros sit at `floor` on a log
  *  axis (shown as 0 in tooltips), so they neither vanish nor break it. */
-function xScale(series: Series[]): { log: boolean; floor: number; max: number } {
+function xScale(series: Series[], kind: Kind): { log: boolean; floor: number; max: number; base: number } {
   let lo = Infinity;
   let hi = 0;
   for (const s of series) {
@@ -71,14 +71,15 @@ function xScale(series: Series[]): { log: boolean; floor: number; max: number } 
       if (v > hi) hi = v;
     }
   }
-  if (!(hi > 0) || !Number.isFinite(lo)) return { log: false, floor: 0, max: 1 };
+  const base = kind === 'size' ? 2 : 10;
+  if (!(hi > 0) || !Number.isFinite(lo)) return { log: false, floor: 0, max: 1, base };
   const log = hi / lo > 20;
-  const floor = log ? Math.pow(10, Math.floor(Math.log10(lo))) : 0;
-  return { log, floor, max: hi };
+  const floor = log ? Math.pow(base, Math.floor(Math.log(lo) / Math.log(base) + 1e-9)) : 0;
+  return { log, floor, max: hi, base };
 }
 
 export function cdfOption(kind: Kind, series: Series[]): Option {
-  const sc = xScale(series);
+  const sc = xScale(series, kind);
   const ax = axisFmt(kind);
   const tip = tipFmt(kind);
   return {
@@ -98,13 +99,9 @@ export function cdfOption(kind: Kind, series: Series[]): Option {
     },
     xAxis: {
       type: sc.log ? 'log' : 'value',
-      logBase: 10,
+      logBase: sc.base,
       min: sc.log ? sc.floor : 0,
       max: sc.log ? undefined : 'dataMax',
-      name: kind === 'latency' ? 'latency' : 'size',
-      nameLocation: 'end',
-      nameGap: 4,
-      nameTextStyle: { fontSize: 9, color: '#9ca3af', padding: [24, 0, 0, 0] },
       axisLabel: { fontSize: 9, formatter: (v: number) => ax(v), hideOverlap: true },
       splitLine: { lineStyle: { color: '#f3f4f6' } },
     },
@@ -116,15 +113,14 @@ export function cdfOption(kind: Kind, series: Series[]): Option {
       splitLine: { lineStyle: { color: '#f3f4f6' } },
     },
     dataZoom: [{ type: 'inside', xAxisIndex: 0, filterMode: 'none' }],
-    series: series.map((s) => ({
-      name: s.name,
-      type: 'line',
-      step: 'end',
-      showSymbol: false,
-      lineStyle: { width: 1.5 },
-      // [x on the axis, fraction, real value for the tooltip]
-      data: s.dist.cdf.map(([v, f]) => [sc.log && v <= 0 ? sc.floor : v, f, v]),
-    })),
+    series: series.map((s) => {
+      const x = (v: number) => (sc.log && v <= 0 ? sc.floor : v);
+      // [x on the axis, fraction, real value for the tooltip]; the curve starts at 0% at the
+      // smallest value, so a single-valued distribution still draws a visible step.
+      const first = s.dist.cdf[0]!;
+      const data = [[x(first[0]), 0, first[0]], ...s.dist.cdf.map(([v, f]) => [x(v), f, v])];
+      return { name: s.name, type: 'line', step: 'end', showSymbol: s.dist.cdf.length <= 2, lineStyle: { width: 1.5 }, data };
+    }),
   };
 }
 

@@ -50,9 +50,9 @@ export function mountChips(parent: HTMLElement): void {
       h(
         'span',
         { class: 'muted', style: 'margin-left:6px' },
-        h('button', { class: 'link-btn', disabled: allOn, onclick: () => set({ enabled: new Set([...state.enabled, ...all]) }) }, 'all'),
+        h('button', { class: 'link-btn', 'data-testid': 'chips-all', disabled: allOn, onclick: () => set({ enabled: new Set([...state.enabled, ...all]) }) }, 'all'),
         ' · ',
-        h('button', { class: 'link-btn', disabled: noneOn, onclick: () => set({ enabled: new Set() }) }, 'none'),
+        h('button', { class: 'link-btn', 'data-testid': 'chips-none', disabled: noneOn, onclick: () => set({ enabled: new Set() }) }, 'none'),
       ),
       r.status === 'loading' ? h('span', { class: 'busy-dot', title: 'Updating' }) : null,
     );

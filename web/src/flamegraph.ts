@@ -165,20 +165,11 @@ export function flamegraphView(): View {
     ctx.font = '11px system-ui, sans-serif';
     ctx.textBaseline = 'middle';
     let matchedValue = 0;
-    const matchedTop = new Set<FNode>();
     for (const row of placed) {
       if (!row) continue;
       for (const p of row) {
         const y = yOf(p.n.depth);
         const hit = !!matchRe && matchRe.test(p.n.name);
-        if (hit) {
-          let a = p.n.parent;
-          while (a && !matchedTop.has(a)) a = a.parent;
-          if (!a) {
-            matchedTop.add(p.n);
-            matchedValue += p.n.value;
-          }
-        }
         ctx.fillStyle = hit ? '#e040fb' : frameColor(p.n);
         ctx.fillRect(p.x, y, Math.max(0.5, p.w - 0.5), ROW - 1);
         if (p.w > 28) {
@@ -190,7 +181,6 @@ export function flamegraphView(): View {
     }
     // Matched share counts frames under the focus that were not drawn (too narrow) too.
     if (matchRe && focus) {
-      matchedValue = 0;
       const stack: FNode[] = [focus];
       while (stack.length) {
         const n = stack.pop()!;
@@ -204,6 +194,10 @@ export function flamegraphView(): View {
     }
     resetZoom.style.display = focus && focus !== root ? '' : 'none';
     canvas.dataset.frames = String(placed.reduce((s, r) => s + (r ? r.length : 0), 0));
+    // The widest real frame (tests search for it).
+    let widest: Placed | null = null;
+    for (const row of placed.slice(1)) for (const p of row ?? []) if (!/^\[.*\]$/.test(p.n.name) && (!widest || p.w > widest.w)) widest = p;
+    canvas.dataset.widest = widest?.n.name ?? '';
     canvas.dataset.matched = String(matchedValue);
   }
 

@@ -87,7 +87,7 @@ export function formatAbsNs(ns: number): string {
 export function latencyAxis(v: number): string {
   if (v >= 1e9) return `${trim(fixed(v / 1e9, 1))}s`;
   if (v >= 1e6) return `${trim(fixed(v / 1e6, 1))}ms`;
-  if (v >= 1e3) return `${fixed(v / 1e3, 0)}${MU}s`;
+  if (v >= 1e3) return `${trim(fixed(v / 1e3, v < 1e4 ? 1 : 0))}${MU}s`;
   return `${trim(fixed(v, 0))}ns`;
 }
 
@@ -103,7 +103,7 @@ export function latencyTip(v: number): string {
 export function sizeAxis(v: number): string {
   if (v >= 2 ** 30) return `${trim(fixed(v / 2 ** 30, 1))}GiB`;
   if (v >= 2 ** 20) return `${trim(fixed(v / 2 ** 20, 1))}MiB`;
-  if (v >= 1024) return `${fixed(v / 1024, 0)}KiB`;
+  if (v >= 1024) return `${trim(fixed(v / 1024, v < 10240 ? 1 : 0))}KiB`;
   return `${fixed(v, 0)}B`;
 }
 
