@@ -16,7 +16,7 @@ import {
   type EventListResponse,
   type HistogramResponse,
 } from './api';
-import { state, subscribe, type Range, type Key } from './state';
+import { state, subscribe, lastRangeDebounced, type Range, type Key } from './state';
 
 export const PAGE_SIZE = 50;
 export const MAX_MARKERS_PER_PID = 500;
@@ -120,8 +120,8 @@ export function startData(): void {
   subscribe((changed) => {
     if (RANGE_KEYS.some((k) => changed.has(k))) {
       clearTimeout(timer);
-      // The first range (page load) is fetched at once; later changes are debounced.
-      const delay = fetchRange ? DEBOUNCE_MS : 0;
+      // Wheel bursts are debounced; page load, keys, buttons and finished drags fetch at once.
+      const delay = changed.has('range') && fetchRange && lastRangeDebounced() ? DEBOUNCE_MS : 0;
       timer = window.setTimeout(() => {
         fetchRange = state.range;
         refresh();

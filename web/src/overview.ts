@@ -238,7 +238,7 @@ export function zoomAt(cursorNs: number, factor: number): void {
   const nw = Math.round(Math.max(minWindow(), Math.min(full, w * factor)));
   const c = Math.max(r.start, Math.min(r.end, cursorNs));
   const f = w > 0 ? (c - r.start) / w : 0.5;
-  setRange(c - f * nw, c - f * nw + nw);
+  setRange(c - f * nw, c - f * nw + nw, true);
 }
 
 function sumTypes(m: Record<string, number>, only: Set<string> | null, fallback: number): number {

@@ -136,9 +136,19 @@ export function clampRange(start: number, end: number): Range {
   return { start: s, end: s + w };
 }
 
-export function setRange(start: number, end: number): void {
+let rangeDebounced = false;
+
+/** Set the view. Discrete gestures (keys, buttons, a finished drag) fetch at once;
+ *  continuous ones (wheel) pass `debounce` so only the last of a burst is fetched. */
+export function setRange(start: number, end: number, debounce = false): void {
   if (!(end >= start)) return;
+  rangeDebounced = debounce;
   set({ range: clampRange(start, end) });
+}
+
+/** Whether the latest range change asked for a debounced fetch. */
+export function lastRangeDebounced(): boolean {
+  return rangeDebounced;
 }
 
 export function isFullRange(): boolean {
