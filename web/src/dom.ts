@@ -92,3 +92,10 @@ export function showTip(x: number, y: number, html: string): void {
 export function hideTip(): void {
   if (tipEl) tipEl.style.display = 'none';
 }
+
+/** Gestures that preventDefault() on mousedown keep the focus where it was; give it up so
+ *  the keyboard shortcuts work after clicking the timeline. */
+export function blurInputs(): void {
+  const a = document.activeElement as HTMLElement | null;
+  if (a && a !== document.body && /^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(a.tagName)) a.blur();
+}

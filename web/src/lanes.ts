@@ -5,7 +5,7 @@
 // panel sits below it instead of inside the scroll area), §10.3 (marker hover detail and a
 // note when markers are sampled).
 
-import { h, replace, showTip, hideTip, errorBox } from './dom';
+import { h, replace, showTip, hideTip, errorBox, blurInputs } from './dom';
 import { state, set, subscribe, traceRange, setRange, type Range } from './state';
 import { res, MAX_MARKERS_PER_PID } from './data';
 import { visibleRows, togglePid, selectPid, type Row } from './tree';
@@ -256,6 +256,7 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
     lane.addEventListener('mousedown', (ev) => {
       if (ev.button !== 0) return;
       ev.preventDefault();
+      blurInputs();
       const b = lane.getBoundingClientRect();
       const x0 = ev.clientX;
       let active = false;

@@ -3,7 +3,7 @@
 // reset. Added (§10.5): a time axis with ticks, a hover time readout, and the all-types
 // outline kept visible when chips hide part of the histogram.
 
-import { h, fitCanvas } from './dom';
+import { h, fitCanvas, blurInputs } from './dom';
 import { state, set, subscribe, traceRange, fullDuration, minWindow, setRange, isFullRange, type Range } from './state';
 import { res } from './data';
 import { OVERVIEW_FILL } from './colors';
@@ -115,6 +115,7 @@ export function mountOverview(parent: HTMLElement): void {
   strip.addEventListener('mousedown', (ev) => {
     if (ev.button !== 0 || !state.range) return;
     ev.preventDefault();
+    blurInputs();
     const now = ev.timeStamp;
     if (now - lastDown < DBL_MS && !isFullRange()) {
       lastDown = 0;
