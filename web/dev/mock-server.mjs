@@ -155,7 +155,9 @@ const api = {
     const l = inRange(q, pidOf(q)).filter((e) => e.event_type === q.get('event_type') && e.stack_trace);
     const folded = new Map();
     for (const e of l.slice(0, Number(q.get('max_stacks')))) { const k = e.stack_trace.join(';'); folded.set(k, (folded.get(k) ?? 0) + 1); }
-    return { event_type: q.get('event_type'), total_samples: Math.min(l.length, Number(q.get('max_stacks'))), total_events: l.length, svg: null,
+    const total = Math.min(l.length, Number(q.get('max_stacks')));
+    if (process.env.MOCK_SVG) return { event_type: q.get('event_type'), total_samples: total, svg: infernoSvg(folded) };
+    return { event_type: q.get('event_type'), total_samples: total, total_events: l.length, svg: null,
       stacks: [...folded].map(([k, n]) => ({ frames: k.split(';'), count: n })) };
   },
   io_statistics: (q) => {
@@ -185,6 +187,34 @@ const api = {
     return { events: l.slice(off, off + lim).map((e) => ({ latency_ns: null, ...e })), total_in_range: l.length };
   },
 };
+// An SVG laid out like inferno's (root "all" at the bottom, fg:x/fg:w sample offsets).
+function infernoSvg(folded) {
+  const root = { name: 'all', value: 0, kids: new Map() };
+  for (const [k, n] of folded) {
+    root.value += n;
+    let node = root;
+    for (const f of k.split(';')) {
+      if (!node.kids.has(f)) node.kids.set(f, { name: f, value: 0, kids: new Map() });
+      node = node.kids.get(f);
+      node.value += n;
+    }
+  }
+  const out = [];
+  let depthMax = 0;
+  const walk = (n, x, d) => {
+    depthMax = Math.max(depthMax, d);
+    out.push([n, x, d]);
+    let cx = x;
+    for (const c of [...n.kids.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) { walk(c, cx, d + 1); cx += c.value; }
+  };
+  walk(root, 0, 0);
+  const esc = (t) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+  const g = out.map(([n, x, d]) => {
+    const y = (depthMax - d) * 16 + 84;
+    return `<g><title>${esc(n.name)} (${n.value} samples, ${((n.value / root.value) * 100).toFixed(2)}%)</title><rect x="${((x / root.value) * 100).toFixed(4)}%" y="${y}" width="${((n.value / root.value) * 100).toFixed(4)}%" height="15" fill="rgb(230,100,50)" fg:x="${x}" fg:w="${n.value}"/><text x="0" y="${y + 10}">${esc(n.name)}</text></g>`;
+  });
+  return `<?xml version="1.0" standalone="no"?><svg version="1.1" width="1200" height="${(depthMax + 1) * 16 + 120}" xmlns="http://www.w3.org/2000/svg" xmlns:fg="http://github.com/jonhoo/inferno"><text id="title" x="50%" y="24">probex</text><svg id="frames" x="10" width="1180" total_samples="${root.value}">${g.join('')}</svg></svg>`;
+}
 const types_ = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' };
 http.createServer((req, res) => {
   const u = new URL(req.url, 'http://x');

@@ -10,7 +10,15 @@ import { collapsibleIds, selectPid } from './tree';
 
 export function mountHeader(parent: HTMLElement): void {
   const figures = h('div', { class: 'figures', 'data-testid': 'header-figures' });
-  parent.appendChild(h('header', { class: 'header' }, h('h1', null, 'Probex Trace Viewer'), figures));
+  const busy = h('span', { class: 'loading small', 'data-testid': 'busy', hidden: true }, h('span', { class: 'spin' }), 'Loading…');
+  parent.appendChild(h('header', { class: 'header' }, h('div', { class: 'title' }, h('h1', null, 'Probex Trace Viewer'), busy), figures));
+  // One visible "something is loading" signal for slow queries on big traces.
+  const drawBusy = () => {
+    const loading = Object.values(res).filter((r) => r.status === 'loading');
+    busy.hidden = loading.length === 0;
+    busy.title = loading.map((r) => r.name).join(', ');
+  };
+  for (const r of Object.values(res)) r.on(drawBusy);
   const draw = () => {
     const s = state.summary;
     if (!s) return replace(figures);

@@ -113,7 +113,7 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
         h('span', { class: 'name' }, name),
         collapsed && r.descendants ? h('span', { class: 'badge' }, `+${r.descendants}`) : null,
       ),
-      h('div', { class: 'l2' }, `PID ${p.pid}`),
+      h('div', { class: 'l2' }, p.tgid !== null && p.tgid !== undefined && p.tgid !== p.pid ? `TID ${p.pid} · PID ${p.tgid}` : `PID ${p.pid}`),
     );
     const lbl = h('div', { class: 'lbl', title: `${name} (PID ${p.pid})` }, guides, tog, nameBlk);
     const canvas = re?.canvas ?? h('canvas');
