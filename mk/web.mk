@@ -5,7 +5,7 @@ WEB_STAMP := web/node_modules/.stamp
 WEB_OUT   := $(BUILD)/web
 
 # npm packages (pinned in web/package.json) come through the project's deps script.
-$(WEB_STAMP): web/package.json
+$(WEB_STAMP): web/package.json | $(DEPS_STAMP)
 	DEPS_DIR=$(DEPS_DIR) ./scripts/deps.sh
 
 $(WEB_OUT)/.built: $(WEB_SRCS) $(WEB_STAMP)
