@@ -15,7 +15,7 @@ const result = await esbuild.build({
   entryPoints: [path.join(here, 'src/main.ts')],
   outfile: path.join(out, 'app.js'),
   bundle: true,
-  minify: true,
+  minify: process.env.WEB_MINIFY !== '0',
   format: 'iife',
   target: ['es2020'],
   legalComments: 'none',

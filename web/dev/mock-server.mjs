@@ -16,7 +16,7 @@ const T0 = 5_000_000_000;
 const DUR = 2_400_000_000;
 const names = ['bash', 'make', 'cc1', 'ld', 'tokio-runtime-w', 'postgres', 'python3', 'worker'];
 const procs = [];
-for (let i = 0; i < 40; i++) {
+for (let i = 0; i < Number(process.env.MOCK_PROCS ?? 40); i++) {
   const pid = 1000 + i;
   const parent = i === 0 ? null : 1000 + Math.floor(rnd() * i);
   const start = i === 0 ? T0 : T0 + Math.floor(rnd() * DUR * 0.6);

@@ -57,6 +57,7 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
   parent.appendChild(section);
 
   let list: Row[] = [];
+  let byPid = new Map<number, Row>();
   let scrollMode = false;
   const els = new Map<number, RowEl>();
   let preview: Range | null = null;
@@ -129,6 +130,7 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
 
   function rebuild(): void {
     list = visibleRows();
+    byPid = new Map(list.map((r) => [r.p.pid, r]));
     const keep = new Set(list.map((r) => r.p.pid));
     for (const pid of [...els.keys()]) if (!keep.has(pid)) els.delete(pid);
     scrollMode = list.length > SCROLL_AT;
@@ -208,7 +210,7 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
     for (const re of rows.querySelectorAll<HTMLElement>('.row')) {
       const pid = Number(re.dataset.pid);
       const r = els.get(pid);
-      const row = list.find((x) => x.p.pid === pid);
+      const row = byPid.get(pid);
       if (!r || !row) continue;
       drawLane(r.canvas, laneW, LANE_H, row.p, v, laneData(pid), state.enabled);
       r.dur.textContent = durText(row.p, v);
