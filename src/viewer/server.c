@@ -1,9 +1,307 @@
-/* Placeholder until the viewer backend lands (issue 3). */
+/* `probex --view FILE`: validate the trace, bind, print the URL, load in the background
+ * and serve the JSON API and the embedded web UI until SIGINT or SIGTERM. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "common/log.h"
+#include "trace/duck.h"
+#include "viewer/api.h"
+#include "viewer/assets.h"
+#include "viewer/loader.h"
 #include "viewer/viewer.h"
+
+static enum MHD_Result send_buf(struct MHD_Connection *conn, unsigned int status, char *body,
+				size_t len, const char *type, bool must_free)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(len, body, must_free ? MHD_RESPMEM_MUST_FREE :
+								   MHD_RESPMEM_PERSISTENT);
+	if (!r) {
+		if (must_free)
+			free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+	ret = MHD_queue_response(conn, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result send_error(struct MHD_Connection *conn, unsigned int status,
+				  const char *msg, const char *param)
+{
+	struct json j;
+	size_t len = 0;
+	char *body;
+
+	json__init(&j);
+	json__obj_begin(&j);
+	json__key(&j, "error");
+	json__str(&j, msg);
+	if (param) {
+		json__key(&j, "parameter");
+		json__str(&j, param);
+	}
+	json__obj_end(&j);
+	body = json__steal(&j, &len);
+	if (!body)
+		return MHD_NO;
+	return send_buf(conn, status, body, len, "application/json", true);
+}
+
+static const char *get_arg(void *ctx, const char *name)
+{
+	return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, name);
+}
+
+static enum MHD_Result serve_api(struct viewer_state *st, struct MHD_Connection *conn,
+				 const char *name)
+{
+	const struct api_route *route = api__route(name);
+	struct request rq = { .st = st };
+	enum MHD_Result ret;
+	size_t len = 0;
+	char *body;
+	int status;
+
+	if (!route) {
+		char msg[300];
+
+		snprintf(msg, sizeof(msg), "unknown API endpoint /api/%.200s", name);
+		return send_error(conn, MHD_HTTP_NOT_FOUND, msg, NULL);
+	}
+	/* Requests that arrive while the trace loads wait for the part they need. */
+	if (!state__wait(st, route->need))
+		return send_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+				  st->stopping ? "the viewer is shutting down" : st->load_error, NULL);
+	params__init(&rq.p, get_arg, conn);
+	json__init(&rq.out);
+	status = route->fn(&rq);
+	conn__put(st, rq.conn);
+	if (status != 200) {
+		json__free(&rq.out);
+		return send_error(conn, (unsigned int)status,
+				  rq.error[0] ? rq.error : "internal error", rq.error_param);
+	}
+	body = json__steal(&rq.out, &len);
+	if (!body)
+		return send_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory", NULL);
+	ret = send_buf(conn, MHD_HTTP_OK, body, len, "application/json", true);
+	return ret;
+}
+
+/* Embedded files; unknown paths without a dot fall back to index.html (the single-page
+ * app routes itself), paths with a dot or under api/ do not.  Nothing is ever read from
+ * disk, and odd paths (.., encoded or absolute forms, backslashes) are refused outright. */
+static enum MHD_Result serve_static(struct MHD_Connection *conn, const char *url)
+{
+	const struct embedded_asset *a;
+	const char *rel = url + 1;
+
+	if (url[0] != '/' || rel[0] == '/' || strstr(rel, "..") || strchr(rel, '\\') ||
+	    strchr(rel, '%'))
+		return send_buf(conn, MHD_HTTP_NOT_FOUND, "Not Found", 9, "text/plain; charset=utf-8", false);
+	if (!*rel)
+		rel = "index.html";
+	a = assets__find(rel);
+	if (!a) {
+		if (!strncmp(rel, "api/", 4) || strchr(rel, '.'))
+			return send_buf(conn, MHD_HTTP_NOT_FOUND, "Not Found", 9,
+					"text/plain; charset=utf-8", false);
+		a = assets__find("index.html");
+	}
+	if (!a)
+		return send_buf(conn, MHD_HTTP_NOT_FOUND, "Not Found", 9, "text/plain; charset=utf-8", false);
+	return send_buf(conn, MHD_HTTP_OK, (char *)a->data, a->size, a->content_type, false);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_size, void **req_cls)
+{
+	struct viewer_state *st = cls;
+
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return send_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD are served", NULL);
+	if (*upload_size)	/* a GET with a body: ignore it */
+		return (*upload_size = 0), MHD_YES;
+	if (!strncmp(url, "/api/", 5))
+		return serve_api(st, conn, url + 5);
+	return serve_static(conn, url);
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char line[512];
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	line[strcspn(line, "\n")] = 0;
+	log__debug("http: %s", line);
+}
+
+/* Resolve --bind (a numeric address, or a name) into a socket address. */
+static int resolve(const char *bind, unsigned int port, struct sockaddr_storage *ss, socklen_t *len)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_PASSIVE }, *ai = NULL;
+	char service[8];
+	int rc;
+
+	snprintf(service, sizeof(service), "%u", port);
+	rc = getaddrinfo(bind, service, &hints, &ai);
+	if (rc) {
+		log__error("cannot use --bind %s: %s", bind, gai_strerror(rc));
+		return -EINVAL;
+	}
+	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+	*len = ai->ai_addrlen;
+	freeaddrinfo(ai);
+	return 0;
+}
+
+static void print_urls(const struct sockaddr_storage *ss, unsigned int port)
+{
+	char host[INET6_ADDRSTRLEN + 2], name[256];
+
+	if (ss->ss_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+
+		if (IN6_IS_ADDR_UNSPECIFIED(a))
+			snprintf(host, sizeof(host), "[::1]");
+		else {
+			char tmp[INET6_ADDRSTRLEN];
+
+			inet_ntop(AF_INET6, a, tmp, sizeof(tmp));
+			snprintf(host, sizeof(host), "[%s]", tmp);
+		}
+	} else {
+		const struct in_addr *a = &((const struct sockaddr_in *)ss)->sin_addr;
+
+		if (a->s_addr == htonl(INADDR_ANY))
+			snprintf(host, sizeof(host), "127.0.0.1");
+		else
+			inet_ntop(AF_INET, a, host, sizeof(host));
+	}
+	fprintf(stderr, "probex: viewer at http://%s:%u/\n", host, port);
+	/* Listening on every interface: also the address others would use. */
+	if ((ss->ss_family == AF_INET && ((const struct sockaddr_in *)ss)->sin_addr.s_addr == htonl(INADDR_ANY)) ||
+	    (ss->ss_family == AF_INET6 && IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)ss)->sin6_addr))) {
+		if (!gethostname(name, sizeof(name)) && name[0] && strcasecmp(name, "localhost"))
+			fprintf(stderr, "probex: viewer at http://%s:%u/\n", name, port);
+	}
+	fflush(stderr);
+}
+
+static struct MHD_Daemon *start_http(struct viewer_state *st, const struct viewer_opts *opts,
+				     unsigned int *bound)
+{
+	struct sockaddr_storage ss, got;
+	socklen_t len = sizeof(ss), glen = sizeof(got);
+	const union MHD_DaemonInfo *info;
+	struct MHD_Daemon *d;
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+			     MHD_USE_ERROR_LOG;
+
+	if (resolve(opts->bind, opts->port, &ss, &len))
+		return NULL;
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	/* A thread per connection: the UI fires half a dozen requests at once, and a slow
+	 * one must not hold up the others. */
+	d = MHD_start_daemon(flags, (uint16_t)opts->port, NULL, NULL, on_request, st,
+			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+			     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)256,
+			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
+			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+			     MHD_OPTION_END);
+	if (!d) {
+		log__error("cannot listen on %s port %u: %s", opts->bind, opts->port,
+			   errno ? strerror(errno) : "address in use or not available");
+		return NULL;
+	}
+	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_LISTEN_FD);
+	if (info && !getsockname(info->listen_fd, (struct sockaddr *)&got, &glen))
+		*bound = ntohs(got.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&got)->sin6_port :
+							   ((struct sockaddr_in *)&got)->sin_port);
+	else
+		*bound = opts->port;
+	print_urls(&ss, *bound);
+	return d;
+}
 
 int viewer__main(const char *file, const struct viewer_opts *opts)
 {
-	log__error("the viewer is not built yet; open %s with `probex query` meanwhile", file);
-	return 1;
+	struct viewer_state st = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+	struct MHD_Daemon *http = NULL;
+	duckdb_connection con = NULL;
+	pthread_t loader;
+	bool loading = false;
+	unsigned int port = 0;
+	sigset_t sigs;
+	int sig = 0, ret = 1;
+
+	/* Block the stop signals before any thread exists (DuckDB starts its workers when
+	 * the database opens): they are taken synchronously below, never by a worker. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (duck__open_memory(&st.db, &con, 0))
+		goto cleanup;
+	/* Everything checkable about the file is checked before binding. */
+	if (trace_file__open(file, con, &st.tf))
+		goto cleanup;
+	duckdb_disconnect(&con);
+	if (!assets__find("index.html")) {
+		log__error("the embedded web UI has no index.html (a broken build)");
+		goto cleanup;
+	}
+	http = start_http(&st, opts, &port);
+	if (!http)
+		goto cleanup;
+	if (loader__start(&st, pthread_self(), &loader)) {
+		log__error("cannot start loading %s", file);
+		goto cleanup;
+	}
+	loading = true;
+	if (sigwait(&sigs, &sig))
+		sig = SIGTERM;
+	ret = sig == SIGUSR1 ? 1 : 0;
+	if (!ret)
+		log__info("stopping");
+cleanup:
+	if (loading)
+		loader__stop(&st, loader);
+	else
+		st.stopping = true;
+	if (http)
+		MHD_stop_daemon(http);
+	conn__free_all(&st);
+	ops__free(&st.ops);
+	model__free(&st.m);
+	free(st.summary_json);
+	free(st.lifetimes_json);
+	free(st.lifetimes_error);
+	trace_file__free(&st.tf);
+	if (con)
+		duckdb_disconnect(&con);
+	if (st.db)
+		duckdb_close(&st.db);
+	return ret;
 }

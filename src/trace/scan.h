@@ -1,0 +1,73 @@
+/* Streaming passes over a trace file into compact columns, in file order: event types
+ * become small codes and only the type-specific values the viewer needs are kept (pass 1);
+ * stack lists are interned once, by DuckDB's hash of the list computed on its threads
+ * (pass 2, the slow one: decoding millions of label lists dominates loading). */
+#ifndef PROBEX_TRACE_SCAN_H
+#define PROBEX_TRACE_SCAN_H
+
+#include <duckdb.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "trace/tracefile.h"
+
+/* Stack ids: 0 = NULL stack_trace, 1 = a list with no (non-empty) labels, 2.. = labels. */
+#define STACK_NULL 0
+#define STACK_EMPTY 1
+
+/* flags: which of a/b/latency are non-NULL. */
+#define ROW_A 1u
+#define ROW_B 2u
+#define ROW_LAT 4u
+
+/* What a and b hold, by event type:
+ *   read/write/mmap/munmap enter  a = count
+ *   every *_exit                  a = ret (signed)
+ *   io_uring_complete             a = submit_ts_ns, b = io_uring_res (signed)
+ *   process_fork                  a = child_pid, b = parent_pid
+ *   process_exit                  a = exit_code (signed) */
+struct trace_rows {
+	uint64_t n;		/* rows, in file order */
+	uint64_t *ts;
+	uint32_t *pid;
+	uint8_t *type;
+	uint32_t *stack;	/* pass 2 */
+	uint64_t *a, *b;
+	uint8_t *flags;
+	uint64_t *latency;	/* NULL unless the file has latency_ns */
+	uint32_t *weight;	/* NULL unless the file has stack_weight (NULL values → 1) */
+
+	unsigned int ntypes;
+	char *type_names[256];
+	int type_event[256];	/* enum event_type, or -1 for a type this probex does not know */
+
+	uint32_t nstacks;	/* ids 0 .. nstacks-1 */
+	uint32_t *stack_first;	/* per stack: first label index; labels first..first+count-1 */
+	uint32_t *stack_count;
+	uint64_t nlabels;
+	uint64_t *label_off;	/* into pool */
+	uint32_t *label_len;
+	char *pool;
+
+	uint32_t nnames;	/* first non-empty process_name per pid, by (ts, file row) */
+	uint32_t *name_pid;
+	char **name;
+};
+
+/* Pass 1: read every row of tf except its stack.  *cancel is polled between chunks.
+ * Logs "path: problem" and returns a negative errno on failure (rows is then empty). */
+int trace_rows__scan(duckdb_connection con, const struct trace_file *tf,
+		     const volatile bool *cancel, struct trace_rows *rows);
+/* Pass 2: fill rows->stack and the stack table.  On failure the caller frees rows. */
+int trace_rows__scan_stacks(duckdb_connection con, const struct trace_file *tf,
+			    const volatile bool *cancel, struct trace_rows *rows);
+void trace_rows__free(struct trace_rows *rows);
+
+/* Label i of the pool. */
+static inline const char *trace_rows__label(const struct trace_rows *r, uint64_t i, uint32_t *len)
+{
+	*len = r->label_len[i];
+	return r->pool + r->label_off[i];
+}
+
+#endif

@@ -1,0 +1,262 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "trace/duck.h"
+#include "trace/schema.h"
+#include "trace/tracefile.h"
+
+const char *trace_file__cell(void *vector_data, uint64_t row, uint32_t *len)
+{
+	duckdb_string_t *s = (duckdb_string_t *)vector_data + row;
+
+	*len = duckdb_string_t_length(*s);
+	return duckdb_string_t_data(s);
+}
+
+/* The Parquet magic at both ends: a quick, clear answer for non-Parquet and truncated
+ * files before any reader runs. */
+static int check_magic(const char *path)
+{
+	unsigned char head[4], tail[4];
+	struct stat st;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		log__error("%s: cannot open: %s", path, strerror(errno));
+		return err;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		log__error("%s: not a regular file", path);
+		err = -EINVAL;
+	} else if (st.st_size < 12 || pread(fd, head, 4, 0) != 4 || memcmp(head, "PAR1", 4)) {
+		log__error("%s: not a Parquet file (no PAR1 magic at the start)", path);
+		err = -EINVAL;
+	} else if (pread(fd, tail, 4, st.st_size - 4) != 4 || memcmp(tail, "PAR1", 4)) {
+		log__error("%s: truncated Parquet file (no footer): was the recording interrupted?", path);
+		err = -EINVAL;
+	}
+	close(fd);
+	return err;
+}
+
+/* Run SQL; logs "path: what: error" on failure. */
+static int run(duckdb_connection con, const char *sql, const char *path, const char *what,
+	       duckdb_result *res)
+{
+	if (duckdb_query(con, sql, res) == DuckDBError) {
+		log__error("%s: %s: %s", path, what, duckdb_result_error(res));
+		duckdb_destroy_result(res);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int read_metadata(duckdb_connection con, struct trace_file *tf)
+{
+	char *sql = NULL, freq[64] = "", format[128] = "";
+	bool have_freq = false, have_format = false;
+	duckdb_result res;
+	duckdb_data_chunk chunk;
+	int err = -EINVAL;
+
+	if (asprintf(&sql, "SELECT key, value FROM parquet_kv_metadata(%s)", tf->literal) < 0)
+		return -ENOMEM;
+	err = run(con, sql, tf->path, "unreadable Parquet metadata", &res);
+	free(sql);
+	if (err)
+		return err;
+	err = -EINVAL;
+	while ((chunk = duckdb_fetch_chunk(res))) {
+		idx_t n = duckdb_data_chunk_get_size(chunk);
+		void *keys, *vals;
+
+		keys = duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 0));
+		vals = duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 1));
+		for (idx_t i = 0; i < n; i++) {
+			uint32_t kl, vl;
+			const char *k = trace_file__cell(keys, i, &kl), *v = trace_file__cell(vals, i, &vl);
+			char *dst = NULL;
+			size_t cap = 0;
+
+			if (kl == strlen(META_SAMPLE_FREQ_HZ) && !memcmp(k, META_SAMPLE_FREQ_HZ, kl) && !have_freq) {
+				dst = freq, cap = sizeof(freq), have_freq = true;
+			} else if (kl == strlen(META_STACK_FORMAT) && !memcmp(k, META_STACK_FORMAT, kl) && !have_format) {
+				dst = format, cap = sizeof(format), have_format = true;
+			}
+			if (dst)
+				snprintf(dst, cap, "%.*s", (int)vl, v);
+		}
+		duckdb_destroy_data_chunk(&chunk);
+	}
+	duckdb_destroy_result(&res);
+
+	/* The reference's checks and wording (spec 4.6), prefixed with the file. */
+	if (!have_freq) {
+		log__error("%s: required parquet metadata key '%s' missing (not a probex trace?)",
+			   tf->path, META_SAMPLE_FREQ_HZ);
+	} else if (!*freq || strspn(freq, "0123456789") != strlen(freq) || strlen(freq) > 19) {
+		log__error("%s: invalid '%s' metadata value: '%s'", tf->path, META_SAMPLE_FREQ_HZ, freq);
+	} else if (!(tf->sample_freq_hz = strtoull(freq, NULL, 10))) {
+		log__error("%s: metadata '%s' must be > 0", tf->path, META_SAMPLE_FREQ_HZ);
+	} else if (!have_format) {
+		log__error("%s: required parquet metadata key '%s' missing", tf->path, META_STACK_FORMAT);
+	} else if (strcmp(format, META_STACK_FORMAT_V1)) {
+		log__error("%s: metadata '%s' must be '%s', got '%s'", tf->path, META_STACK_FORMAT,
+			   META_STACK_FORMAT_V1, format);
+	} else {
+		err = 0;
+	}
+	return err;
+}
+
+enum col_kind { COL_STRING, COL_INT, COL_STRING_LIST };
+
+static const struct {
+	const char *name;
+	enum col_kind kind;
+	bool optional;
+	size_t flag;	/* offset of the has_* flag for optional columns */
+} wanted[] = {
+	{ "event_type", COL_STRING, false, 0 },
+	{ "ts_ns", COL_INT, false, 0 },
+	{ "pid", COL_INT, false, 0 },
+	{ "process_name", COL_STRING, false, 0 },
+	{ "stack_trace", COL_STRING_LIST, false, 0 },
+	{ "parent_pid", COL_INT, false, 0 },
+	{ "child_pid", COL_INT, false, 0 },
+	{ "exit_code", COL_INT, false, 0 },
+	{ "count", COL_INT, false, 0 },
+	{ "ret", COL_INT, false, 0 },
+	{ "submit_ts_ns", COL_INT, false, 0 },
+	{ "io_uring_res", COL_INT, false, 0 },
+	{ "latency_ns", COL_INT, true, offsetof(struct trace_file, has_latency_ns) },
+	{ "stack_weight", COL_INT, true, offsetof(struct trace_file, has_stack_weight) },
+};
+#define NWANTED (sizeof(wanted) / sizeof(wanted[0]))
+
+static bool type_ok(enum col_kind kind, const char *type)
+{
+	static const char *const ints[] = { "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT",
+					    "USMALLINT", "UINTEGER", "UBIGINT", NULL };
+
+	switch (kind) {
+	case COL_STRING:
+		return !strcmp(type, "VARCHAR");
+	case COL_STRING_LIST:
+		return !strcmp(type, "VARCHAR[]");
+	case COL_INT:
+		for (int i = 0; ints[i]; i++)
+			if (!strcmp(type, ints[i]))
+				return true;
+	}
+	return false;
+}
+
+static int check_columns(duckdb_connection con, struct trace_file *tf)
+{
+	char *sql = NULL, types[NWANTED][48] = { { 0 } };
+	bool legacy = false, seen[NWANTED] = { 0 };
+	duckdb_result res;
+	duckdb_data_chunk chunk;
+	int err;
+
+	if (asprintf(&sql, "DESCRIBE SELECT * FROM %s", tf->source) < 0)
+		return -ENOMEM;
+	err = run(con, sql, tf->path, "unreadable Parquet schema", &res);
+	free(sql);
+	if (err)
+		return err;
+	while ((chunk = duckdb_fetch_chunk(res))) {
+		idx_t n = duckdb_data_chunk_get_size(chunk);
+		void *names, *tys;
+
+		names = duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 0));
+		tys = duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 1));
+		for (idx_t i = 0; i < n; i++) {
+			uint32_t nl, tl;
+			const char *name = trace_file__cell(names, i, &nl), *ty = trace_file__cell(tys, i, &tl);
+
+			if ((nl == 12 && !memcmp(name, "stack_frames", 12)) ||
+			    (nl == 18 && !memcmp(name, "proc_maps_snapshot", 18)))
+				legacy = true;
+			for (size_t w = 0; w < NWANTED; w++)
+				if (strlen(wanted[w].name) == nl && !memcmp(wanted[w].name, name, nl)) {
+					seen[w] = true;
+					snprintf(types[w], sizeof(types[w]), "%.*s", (int)tl, ty);
+				}
+		}
+		duckdb_destroy_data_chunk(&chunk);
+	}
+	duckdb_destroy_result(&res);
+
+	if (!seen[4]) {
+		log__error("%s: missing required stack_trace column; regenerate it with a current probex",
+			   tf->path);
+		return -EINVAL;
+	}
+	if (legacy) {
+		log__error("%s: uses legacy stack columns; regenerate it with a current probex", tf->path);
+		return -EINVAL;
+	}
+	for (size_t w = 0; w < NWANTED; w++) {
+		if (!seen[w]) {
+			if (wanted[w].optional)
+				continue;
+			log__error("%s: missing column '%s' (not a probex trace?)", tf->path, wanted[w].name);
+			return -EINVAL;
+		}
+		if (!type_ok(wanted[w].kind, types[w])) {
+			log__error("%s: column '%s' must be %s, got %s", tf->path, wanted[w].name,
+				   wanted[w].kind == COL_STRING ? "a string" :
+				   wanted[w].kind == COL_INT ? "an integer" : "a list of strings", types[w]);
+			return -EINVAL;
+		}
+		if (wanted[w].optional)
+			*(bool *)((char *)tf + wanted[w].flag) = true;
+	}
+	return 0;
+}
+
+int trace_file__open(const char *path, duckdb_connection con, struct trace_file *tf)
+{
+	size_t cap = strlen(path) * 2 + 32;
+	int err;
+
+	memset(tf, 0, sizeof(*tf));
+	tf->path = path;
+	err = check_magic(path);
+	if (err)
+		return err;
+	tf->literal = malloc(cap);
+	tf->source = malloc(cap + 16);
+	if (!tf->literal || !tf->source) {
+		trace_file__free(tf);
+		return -ENOMEM;
+	}
+	/* The path comes from the command line, never from a request; DuckDB cannot bind
+	 * a table function's argument, so it is quoted as a literal. */
+	duck__quote(tf->literal, cap, path);
+	snprintf(tf->source, cap + 16, "read_parquet(%s)", tf->literal);
+	err = read_metadata(con, tf);
+	if (!err)
+		err = check_columns(con, tf);
+	if (err)
+		trace_file__free(tf);
+	return err;
+}
+
+void trace_file__free(struct trace_file *tf)
+{
+	free(tf->literal);
+	free(tf->source);
+	tf->literal = tf->source = NULL;
+}

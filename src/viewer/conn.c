@@ -1,0 +1,102 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "viewer/conn.h"
+
+/* ev: every row (rn, ts, pid, et) in rn = (pid, ts, file row) order.
+ * fl: rows with a non-empty stack (rn, ts, pid, et, sid, w), same order. */
+static const char *const sql[Q__COUNT] = {
+	/* Integer division on rows already inside [start, end]: the reference's bucket
+	 * index; clamping into the last bucket happens in C. */
+	[Q_HISTOGRAM] = "SELECT ((ts - $1) // $2)::UBIGINT AS b, et, count(*)::UBIGINT "
+			"FROM ev WHERE ts >= $1 AND ts <= $3 GROUP BY b, et",
+	[Q_TYPE_COUNTS] = "SELECT et, count(*)::UBIGINT FROM ev WHERE ts >= $1 AND ts <= $2 GROUP BY et",
+	[Q_PID_TYPE_COUNTS] = "SELECT et, count(*)::UBIGINT FROM ev "
+			      "WHERE pid = $3 AND ts >= $1 AND ts <= $2 GROUP BY et",
+	/* A uniform sample of at most $5 rows, fixed by the request through the seed $4. */
+	[Q_FLAME] = "SELECT sid, count(*)::UBIGINT, sum(w)::UBIGINT FROM ("
+		    "SELECT sid, w FROM fl WHERE et = $1 AND ts >= $2 AND ts <= $3 "
+		    "ORDER BY hash(rn, $4::UBIGINT), rn LIMIT $5) GROUP BY sid",
+	[Q_FLAME_PID] = "SELECT sid, count(*)::UBIGINT, sum(w)::UBIGINT FROM ("
+			"SELECT sid, w FROM fl WHERE et = $1 AND ts >= $2 AND ts <= $3 AND pid = $6 "
+			"ORDER BY hash(rn, $4::UBIGINT), rn LIMIT $5) GROUP BY sid",
+	[Q_LIST_TOTAL] = "SELECT count(*)::UBIGINT FROM ev WHERE pid = $1 AND ts >= $2 AND ts <= $3",
+	[Q_LIST_PAGE] = "SELECT rn FROM ev WHERE pid = $1 AND ts >= $2 AND ts <= $3 "
+			"ORDER BY rn LIMIT $4 OFFSET $5",
+	[Q_LIST_TOTAL_TYPES] = "SELECT count(*)::UBIGINT FROM ev WHERE pid = $1 AND ts >= $2 "
+			       "AND ts <= $3 AND list_contains($4::UTINYINT[], et)",
+	[Q_LIST_PAGE_TYPES] = "SELECT rn FROM ev WHERE pid = $1 AND ts >= $2 AND ts <= $3 "
+			      "AND list_contains($6::UTINYINT[], et) ORDER BY rn LIMIT $4 OFFSET $5",
+};
+
+struct conn_ctx *conn__get(struct viewer_state *st)
+{
+	struct conn_ctx *c;
+
+	pthread_mutex_lock(&st->lock);
+	c = st->idle;
+	if (c)
+		st->idle = c->next;
+	pthread_mutex_unlock(&st->lock);
+	if (c)
+		return c;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	if (duckdb_connect(st->db, &c->con) == DuckDBError) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void conn__put(struct viewer_state *st, struct conn_ctx *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&st->lock);
+	c->next = st->idle;
+	st->idle = c;
+	pthread_mutex_unlock(&st->lock);
+}
+
+void conn__free_all(struct viewer_state *st)
+{
+	while (st->idle) {
+		struct conn_ctx *c = st->idle;
+
+		st->idle = c->next;
+		for (int i = 0; i < Q__COUNT; i++)
+			duckdb_destroy_prepare(&c->stmt[i]);
+		duckdb_disconnect(&c->con);
+		free(c);
+	}
+}
+
+duckdb_prepared_statement conn__stmt(struct conn_ctx *c, enum stmt_id id, char *err, size_t len)
+{
+	if (c->stmt[id]) {
+		duckdb_clear_bindings(c->stmt[id]);
+		return c->stmt[id];
+	}
+	if (duckdb_prepare(c->con, sql[id], &c->stmt[id]) == DuckDBError) {
+		snprintf(err, len, "%s", duckdb_prepare_error(c->stmt[id]));
+		duckdb_destroy_prepare(&c->stmt[id]);
+		return NULL;
+	}
+	return c->stmt[id];
+}
+
+int conn__run(duckdb_prepared_statement s, duckdb_result *res, char *err, size_t len)
+{
+	if (duckdb_execute_prepared(s, res) == DuckDBError) {
+		const char *e = duckdb_result_error(res);
+
+		snprintf(err, len, "%s", e ? e : "unknown DuckDB error");
+		duckdb_destroy_result(res);
+		return -EIO;
+	}
+	return 0;
+}

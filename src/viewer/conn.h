@@ -1,0 +1,40 @@
+/* Pooled DuckDB connections for request threads, each with the API's statements prepared
+ * on first use.  Every request-time query is one of these constant statements with bound
+ * parameters: no SQL is ever built from request text. */
+#ifndef PROBEX_VIEWER_CONN_H
+#define PROBEX_VIEWER_CONN_H
+
+#include <duckdb.h>
+#include <stddef.h>
+
+#include "viewer/state.h"
+
+enum stmt_id {
+	Q_HISTOGRAM,
+	Q_TYPE_COUNTS,
+	Q_PID_TYPE_COUNTS,
+	Q_FLAME,
+	Q_FLAME_PID,
+	Q_LIST_TOTAL,
+	Q_LIST_PAGE,
+	Q_LIST_TOTAL_TYPES,
+	Q_LIST_PAGE_TYPES,
+	Q__COUNT,
+};
+
+struct conn_ctx {
+	duckdb_connection con;
+	duckdb_prepared_statement stmt[Q__COUNT];
+	struct conn_ctx *next;
+};
+
+struct conn_ctx *conn__get(struct viewer_state *st);
+void conn__put(struct viewer_state *st, struct conn_ctx *c);
+void conn__free_all(struct viewer_state *st);
+
+/* The statement, prepared on first use; NULL with err filled on failure. */
+duckdb_prepared_statement conn__stmt(struct conn_ctx *c, enum stmt_id id, char *err, size_t len);
+/* Execute a bound statement; on failure fills err and returns -EIO. */
+int conn__run(duckdb_prepared_statement s, duckdb_result *res, char *err, size_t len);
+
+#endif

@@ -1,0 +1,196 @@
+/* Endpoints that count rows: summary, histogram, event_type_counts, pid_event_type_counts.
+ * The counting runs in DuckDB over the ev table; summary is computed once at load. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "viewer/api.h"
+
+char *api__summary_json(const struct model *m, size_t *len)
+{
+	struct json j;
+
+	json__init(&j);
+	json__obj_begin(&j);
+	json__key(&j, "total_events");
+	json__u64(&j, m->n);
+	json__key(&j, "event_types");
+	json__arr_begin(&j);
+	for (unsigned int i = 0; i < m->ntypes; i++)
+		json__str(&j, m->type_names[m->by_name[i]]);
+	json__arr_end(&j);
+	json__key(&j, "unique_pids");
+	json__arr_begin(&j);
+	for (uint32_t i = 0; i < m->npids; i++)
+		json__u64(&j, m->pids[i]);
+	json__arr_end(&j);
+	/* An empty trace reports 0..0, as the reference does. */
+	json__key(&j, "min_ts_ns");
+	json__u64(&j, m->min_ts);
+	json__key(&j, "max_ts_ns");
+	json__u64(&j, m->max_ts);
+	json__key(&j, "cpu_sample_frequency_hz");
+	json__u64(&j, m->sample_freq_hz);
+	json__obj_end(&j);
+	return json__steal(&j, len);
+}
+
+int ep_summary(struct request *rq)
+{
+	json__raw(&rq->out, rq->st->summary_json, rq->st->summary_len);
+	return 200;
+}
+
+/* Walk the rows of a materialised result chunk by chunk. */
+#define FOR_EACH_CHUNK(res, chunk)                                                     \
+	for (duckdb_data_chunk chunk; (chunk = duckdb_fetch_chunk(res));               \
+	     duckdb_destroy_data_chunk(&chunk))
+
+static void *col(duckdb_data_chunk chunk, idx_t c)
+{
+	return duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, c));
+}
+
+/* {"name": n, ...} for the non-zero counts, keys in name order. */
+static void write_counts(struct json *j, const struct model *m, const uint64_t *counts)
+{
+	json__obj_begin(j);
+	for (unsigned int i = 0; i < m->ntypes; i++) {
+		unsigned int c = m->by_name[i];
+
+		if (!counts[c])
+			continue;
+		json__key(j, m->type_names[c]);
+		json__u64(j, counts[c]);
+	}
+	json__obj_end(j);
+}
+
+int ep_histogram(struct request *rq)
+{
+	const struct model *m = &rq->st->m;
+	uint64_t start, end, nb, range, size, total = 0, *counts = NULL, *sums = NULL;
+	duckdb_prepared_statement s;
+	duckdb_result res;
+	struct conn_ctx *c;
+	int status = 200;
+
+	/* 10 000 buckets bound the response; the UI asks for 80. */
+	if (params__range(&rq->p, &start, &end) ||
+	    params__count(&rq->p, "num_buckets", true, 10000, 0, &nb))
+		return api__bad_param(rq);
+	range = end - start;
+	size = range / nb + (range % nb != 0);	/* div_ceil, without overflow */
+	if (!size)
+		size = 1;
+	counts = calloc(nb * (m->ntypes ? m->ntypes : 1), sizeof(*counts));
+	sums = calloc(nb, sizeof(*sums));
+	if (!counts || !sums) {
+		status = api__fail(rq, 500, "out of memory");
+		goto cleanup;
+	}
+	if (!(c = api__conn(rq)) || !(s = conn__stmt(c, Q_HISTOGRAM, rq->error, sizeof(rq->error)))) {
+		status = 500;
+		goto cleanup;
+	}
+	duckdb_bind_uint64(s, 1, start);
+	duckdb_bind_uint64(s, 2, size);
+	duckdb_bind_uint64(s, 3, end);
+	if (conn__run(s, &res, rq->error, sizeof(rq->error))) {
+		status = 500;
+		goto cleanup;
+	}
+	FOR_EACH_CHUNK(res, chunk) {
+		uint64_t *b = col(chunk, 0), *cnt = col(chunk, 2);
+		uint8_t *et = col(chunk, 1);
+
+		for (idx_t i = 0; i < duckdb_data_chunk_get_size(chunk); i++) {
+			/* Rows on end_ns itself may land one past: clamp into the last bucket. */
+			uint64_t k = b[i] < nb ? b[i] : nb - 1;
+
+			counts[k * m->ntypes + et[i]] += cnt[i];
+			sums[k] += cnt[i];
+			total += cnt[i];
+		}
+	}
+	duckdb_destroy_result(&res);
+
+	json__obj_begin(&rq->out);
+	json__key(&rq->out, "buckets");
+	json__arr_begin(&rq->out);
+	for (uint64_t k = 0; k < nb; k++) {
+		/* The reference's arithmetic: wrapping start, saturating end, clamped to end_ns
+		 * (so buckets past a short range end before they start). */
+		uint64_t bs = start + k * size, be = bs + size < bs ? UINT64_MAX : bs + size;
+
+		json__obj_begin(&rq->out);
+		json__key(&rq->out, "bucket_start_ns");
+		json__u64(&rq->out, bs);
+		json__key(&rq->out, "bucket_end_ns");
+		json__u64(&rq->out, be < end ? be : end);
+		json__key(&rq->out, "count");
+		json__u64(&rq->out, sums[k]);
+		json__key(&rq->out, "counts_by_type");
+		write_counts(&rq->out, m, counts + k * m->ntypes);
+		json__obj_end(&rq->out);
+	}
+	json__arr_end(&rq->out);
+	json__key(&rq->out, "total_in_range");
+	json__u64(&rq->out, total);
+	json__obj_end(&rq->out);
+cleanup:
+	free(counts);
+	free(sums);
+	return status;
+}
+
+static int type_counts(struct request *rq, bool by_pid)
+{
+	const struct model *m = &rq->st->m;
+	uint64_t start = 0, end = UINT64_MAX, pid = 0, counts[256] = { 0 };
+	bool has_start, has_end;
+	duckdb_prepared_statement s;
+	duckdb_result res;
+	struct conn_ctx *c;
+
+	if ((by_pid && params__u64(&rq->p, "pid", true, UINT32_MAX, &pid, NULL)) ||
+	    params__u64(&rq->p, "start_ns", false, UINT64_MAX, &start, &has_start) ||
+	    params__u64(&rq->p, "end_ns", false, UINT64_MAX, &end, &has_end))
+		return api__bad_param(rq);
+	if (has_start && has_end && end < start) {
+		rq->error_param = "end_ns";
+		return api__fail(rq, 400, "parameter 'end_ns' must be >= start_ns");
+	}
+	if (!(c = api__conn(rq)) ||
+	    !(s = conn__stmt(c, by_pid ? Q_PID_TYPE_COUNTS : Q_TYPE_COUNTS, rq->error, sizeof(rq->error))))
+		return 500;
+	duckdb_bind_uint64(s, 1, start);
+	duckdb_bind_uint64(s, 2, end);
+	if (by_pid)
+		duckdb_bind_uint32(s, 3, (uint32_t)pid);
+	if (conn__run(s, &res, rq->error, sizeof(rq->error)))
+		return 500;
+	FOR_EACH_CHUNK(res, chunk) {
+		uint8_t *et = col(chunk, 0);
+		uint64_t *cnt = col(chunk, 1);
+
+		for (idx_t i = 0; i < duckdb_data_chunk_get_size(chunk); i++)
+			counts[et[i]] = cnt[i];
+	}
+	duckdb_destroy_result(&res);
+	json__obj_begin(&rq->out);
+	json__key(&rq->out, "counts");
+	write_counts(&rq->out, m, counts);
+	json__obj_end(&rq->out);
+	return 200;
+}
+
+int ep_event_type_counts(struct request *rq)
+{
+	return type_counts(rq, false);
+}
+
+int ep_pid_event_type_counts(struct request *rq)
+{
+	return type_counts(rq, true);
+}

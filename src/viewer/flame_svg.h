@@ -1,0 +1,21 @@
+/* An interactive flame graph as one SVG document (root at the bottom, frames merged by
+ * name along each path, children in name order), in the style of inferno/flamegraph.pl:
+ * hover details, click to zoom, Reset Zoom, Search (button, Ctrl+F or F3). */
+#ifndef PROBEX_VIEWER_FLAME_SVG_H
+#define PROBEX_VIEWER_FLAME_SVG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct flame_stack {
+	const char **frames;	/* root first */
+	const uint32_t *lens;
+	uint32_t nframes;
+	uint64_t count;
+};
+
+/* Renders the stacks (sorted in place); NULL on allocation failure. */
+char *flame__svg(const char *title, const char *count_name, struct flame_stack *stacks, size_t n,
+		 size_t *len);
+
+#endif

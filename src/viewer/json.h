@@ -1,0 +1,47 @@
+/* A small JSON writer into a growing buffer: commas and nesting handled, strings escaped
+ * (control characters as \uXXXX, invalid UTF-8 replaced by U+FFFD), so every response is
+ * valid JSON whatever bytes a trace holds. */
+#ifndef PROBEX_VIEWER_JSON_H
+#define PROBEX_VIEWER_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define JSON_MAX_DEPTH 32
+
+struct json {
+	char *buf;
+	size_t len, cap;
+	bool oom;			/* an allocation failed: the output is unusable */
+	int depth;
+	bool first[JSON_MAX_DEPTH];	/* no element written yet at this depth */
+	bool after_key;			/* the next value completes a key: no comma */
+};
+
+void json__init(struct json *j);
+void json__free(struct json *j);
+/* Hand the buffer to the caller (NUL-terminated); NULL if an allocation failed. */
+char *json__steal(struct json *j, size_t *len);
+
+void json__obj_begin(struct json *j);
+void json__obj_end(struct json *j);
+void json__arr_begin(struct json *j);
+void json__arr_end(struct json *j);
+void json__key(struct json *j, const char *key);
+void json__str(struct json *j, const char *s);
+void json__strn(struct json *j, const char *s, size_t n);
+void json__u64(struct json *j, uint64_t v);
+void json__i64(struct json *j, int64_t v);
+void json__bool(struct json *j, bool v);
+void json__null(struct json *j);
+void json__double(struct json *j, double v);
+/* Insert already-valid JSON as one value. */
+void json__raw(struct json *j, const char *s, size_t n);
+/* Append bytes as they are, outside the JSON structure (the buffer as a plain writer). */
+void json__bytes(struct json *j, const char *s, size_t n);
+
+/* Append s escaped as a JSON string body (no quotes) to a raw byte buffer. */
+void json__escape_into(struct json *j, const char *s, size_t n);
+
+#endif

@@ -1,0 +1,339 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/bigmem.h"
+#include "common/hmap.h"
+#include "common/log.h"
+#include "common/sort.h"
+#include "viewer/json.h"
+#include "viewer/model.h"
+
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Distinct pids, ascending, and each row's rank among them. */
+static int rank_pids(struct model *m, const struct trace_rows *r, uint32_t **rank_out)
+{
+	struct hmap map = { 0 };
+	uint32_t *rank = NULL, idx = 0;
+	uint64_t cap = 0;
+	int err = -ENOMEM;
+
+	for (uint64_t i = 0; i < r->n; i++) {
+		if (hmap__get(&map, r->pid[i], &idx))
+			continue;
+		if (m->npids == cap) {
+			uint32_t *p;
+
+			cap = cap ? cap * 2 : 64;
+			p = realloc(m->pids, cap * sizeof(*p));
+			if (!p)
+				goto cleanup;
+			m->pids = p;
+		}
+		if (hmap__put(&map, r->pid[i], m->npids))
+			goto cleanup;
+		m->pids[m->npids++] = r->pid[i];
+	}
+	if (m->npids)
+		qsort(m->pids, m->npids, sizeof(*m->pids), cmp_u32);
+	for (uint32_t i = 0; i < m->npids; i++)
+		hmap__put(&map, m->pids[i], i);	/* no growth: keys exist */
+	rank = bigmem__alloc((r->n ? r->n : 1) * sizeof(*rank));
+	if (!rank)
+		goto cleanup;
+	for (uint64_t i = 0; i < r->n; i++) {
+		hmap__get(&map, r->pid[i], &idx);
+		rank[i] = idx;
+	}
+	*rank_out = rank;
+	err = 0;
+cleanup:
+	hmap__free(&map);
+	return err;
+}
+
+/* perm = file rows in (pid, ts, file row) order: one stable radix sort on a composite key
+ * when pid rank and time offset fit in 64 bits together, else two stable passes. */
+static int sort_rows(struct model *m, const struct trace_rows *r, const uint32_t *rank,
+		     uint32_t *perm)
+{
+	unsigned int tbits = sort__bits(m->max_ts - m->min_ts), pbits = sort__bits(m->npids);
+	uint64_t *key = bigmem__alloc((r->n ? r->n : 1) * sizeof(*key));
+	int err;
+
+	if (!key)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < r->n; i++)
+		perm[i] = (uint32_t)i;
+	if (tbits + pbits <= 64) {
+		for (uint64_t i = 0; i < r->n; i++)
+			key[i] = ((pbits ? (uint64_t)rank[i] << tbits : 0)) | (r->ts[i] - m->min_ts);
+		err = sort__radix_perm(key, perm, r->n, tbits + pbits);
+	} else {
+		for (uint64_t i = 0; i < r->n; i++)
+			key[i] = r->ts[i] - m->min_ts;
+		err = sort__radix_perm(key, perm, r->n, tbits);
+		for (uint64_t i = 0; !err && i < r->n; i++)
+			key[i] = rank[i];
+		err = err ?: sort__radix_perm(key, perm, r->n, pbits);
+	}
+	free(key);
+	return err;
+}
+
+#define GATHER(dst, src, type)                                                         \
+	do {                                                                           \
+		type *g_ = bigmem__alloc((n ? n : 1) * sizeof(type));                  \
+		if (!g_)                                                               \
+			goto nomem;                                                    \
+		for (uint64_t i_ = 0; i_ < n; i_++)                                    \
+			g_[i_] = (src)[perm[i_]];                                      \
+		free(src);                                                             \
+		(src) = NULL;                                                          \
+		(dst) = g_;                                                            \
+	} while (0)
+
+int model__build(struct model *m, const struct trace_file *tf, struct trace_rows *r)
+{
+	uint32_t *rank = NULL, *perm = NULL;
+	uint64_t n = r->n;
+	int err;
+
+	memset(m, 0, sizeof(*m));
+	m->path = tf->path;
+	m->sample_freq_hz = tf->sample_freq_hz;
+	m->has_latency_ns = tf->has_latency_ns;
+	m->has_stack_weight = tf->has_stack_weight;
+	m->n = n;
+	m->min_ts = n ? UINT64_MAX : 0;
+	for (uint64_t i = 0; i < n; i++) {
+		if (r->ts[i] < m->min_ts)
+			m->min_ts = r->ts[i];
+		if (r->ts[i] > m->max_ts)
+			m->max_ts = r->ts[i];
+	}
+	if ((err = rank_pids(m, r, &rank)))
+		goto cleanup;
+	perm = bigmem__alloc((n ? n : 1) * sizeof(*perm));
+	if (!perm || (err = sort_rows(m, r, rank, perm)))
+		goto nomem;
+	m->pid_off = calloc(m->npids + 1, sizeof(*m->pid_off));
+	if (!m->pid_off)
+		goto nomem;
+	for (uint64_t i = 0; i < n; i++)
+		m->pid_off[rank[i] + 1]++;
+	for (uint32_t p = 0; p < m->npids; p++)
+		m->pid_off[p + 1] += m->pid_off[p];
+	free(rank);
+	rank = NULL;
+	GATHER(m->ts, r->ts, uint64_t);
+	GATHER(m->type, r->type, uint8_t);
+	GATHER(m->a, r->a, uint64_t);
+	GATHER(m->b, r->b, uint64_t);
+	GATHER(m->flags, r->flags, uint8_t);
+	if (r->latency)
+		GATHER(m->latency, r->latency, uint64_t);
+	if (r->weight)
+		GATHER(m->weight, r->weight, uint32_t);
+	free(r->pid);
+	r->pid = NULL;
+	m->file_row = perm;
+	perm = NULL;
+
+	m->ntypes = r->ntypes;
+	m->type_names = calloc(r->ntypes + 1, sizeof(*m->type_names));
+	m->type_event = calloc(r->ntypes + 1, sizeof(*m->type_event));
+	if (!m->type_names || !m->type_event)
+		goto nomem;
+	for (int e = 0; e < EV__COUNT; e++)
+		m->code_of[e] = -1;
+	for (unsigned int c = 0; c < r->ntypes; c++) {
+		m->type_names[c] = r->type_names[c];
+		r->type_names[c] = NULL;
+		m->type_event[c] = r->type_event[c];
+		if (m->type_event[c] >= 0)
+			m->code_of[m->type_event[c]] = (int)c;
+	}
+	r->ntypes = 0;
+	/* Insertion sort: a few dozen names, byte order like the reference's Rust strings. */
+	for (unsigned int c = 0; c < m->ntypes; c++) {
+		unsigned int j = c;
+
+		while (j > 0 && strcmp(m->type_names[m->by_name[j - 1]], m->type_names[c]) > 0) {
+			m->by_name[j] = m->by_name[j - 1];
+			j--;
+		}
+		m->by_name[j] = (uint8_t)c;
+	}
+	m->nnames = r->nnames;
+	m->name_pid = r->name_pid;
+	m->name = r->name;
+	r->nnames = 0;
+	r->name_pid = NULL;
+	r->name = NULL;
+	err = 0;
+	goto cleanup;
+nomem:
+	err = -ENOMEM;
+cleanup:
+	free(rank);
+	free(perm);
+	if (err)
+		model__free(m);
+	return err;
+}
+
+/* A stack as the JSON array the API returns (the reference's EventDetail.stack_trace). */
+static char *render_stack(const struct trace_rows *r, uint32_t id, uint32_t *len)
+{
+	struct json j;
+	size_t l = 0;
+	char *s;
+
+	json__init(&j);
+	json__arr_begin(&j);
+	for (uint32_t k = 0; k < r->stack_count[id]; k++) {
+		uint32_t ll;
+		const char *label = trace_rows__label(r, r->stack_first[id] + k, &ll);
+
+		json__strn(&j, label, ll);
+	}
+	json__arr_end(&j);
+	s = json__steal(&j, &l);
+	*len = (uint32_t)l;
+	return s;
+}
+
+int model__attach_stacks(struct model *m, struct trace_rows *r)
+{
+	uint32_t *stack = bigmem__alloc((m->n ? m->n : 1) * sizeof(*stack));
+
+	if (!stack)
+		return -ENOMEM;
+	m->stack_json = calloc(r->nstacks + 1, sizeof(*m->stack_json));
+	m->stack_json_len = calloc(r->nstacks + 1, sizeof(*m->stack_json_len));
+	if (!m->stack_json || !m->stack_json_len) {
+		free(stack);
+		return -ENOMEM;
+	}
+	for (uint32_t id = STACK_EMPTY; id < r->nstacks; id++) {
+		m->stack_json[id] = render_stack(r, id, &m->stack_json_len[id]);
+		if (!m->stack_json[id]) {
+			free(stack);
+			return -ENOMEM;
+		}
+	}
+	m->nstacks = r->nstacks;
+	for (uint64_t i = 0; i < m->n; i++)
+		stack[i] = r->stack[m->file_row[i]];
+	free(r->stack);
+	r->stack = NULL;
+	/* Keep the label pool for folding flame graphs. */
+	m->labels = *r;
+	memset(r, 0, sizeof(*r));
+	__atomic_store_n(&m->stack, stack, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void model__free(struct model *m)
+{
+	free(m->ts);
+	free(m->type);
+	free(m->file_row);
+	free(m->a);
+	free(m->b);
+	free(m->flags);
+	free(m->latency);
+	free(m->weight);
+	free(m->stack);
+	free(m->pids);
+	free(m->pid_off);
+	for (unsigned int c = 0; m->type_names && c < m->ntypes; c++)
+		free(m->type_names[c]);
+	free(m->type_names);
+	free(m->type_event);
+	for (uint32_t i = 0; m->name && i < m->nnames; i++)
+		free(m->name[i]);
+	free(m->name_pid);
+	free(m->name);
+	for (uint32_t i = 0; m->stack_json && i < m->nstacks; i++)
+		free(m->stack_json[i]);
+	free(m->stack_json);
+	free(m->stack_json_len);
+	trace_rows__free(&m->labels);
+	memset(m, 0, sizeof(*m));
+}
+
+int64_t model__pid_index(const struct model *m, uint32_t pid)
+{
+	uint32_t lo = 0, hi = m->npids;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (m->pids[mid] < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->npids && m->pids[lo] == pid ? (int64_t)lo : -1;
+}
+
+uint64_t model__lower_bound(const struct model *m, uint64_t lo, uint64_t hi, uint64_t t)
+{
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (m->ts[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void model__pid_window(const struct model *m, uint32_t p, uint64_t start, uint64_t end,
+		       uint64_t *lo, uint64_t *hi)
+{
+	uint64_t a = m->pid_off[p], b = m->pid_off[p + 1];
+
+	*lo = model__lower_bound(m, a, b, start);
+	*hi = end == UINT64_MAX ? b : model__lower_bound(m, *lo, b, end + 1);
+}
+
+uint32_t model__pid_of(const struct model *m, uint64_t rn)
+{
+	uint32_t lo = 0, hi = m->npids;
+
+	while (lo + 1 < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (m->pid_off[mid] <= rn)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return m->pids[lo];
+}
+
+const char *model__name(const struct model *m, uint32_t pid)
+{
+	uint32_t lo = 0, hi = m->nnames;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (m->name_pid[mid] < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->nnames && m->name_pid[lo] == pid ? m->name[lo] : NULL;
+}

@@ -1,0 +1,74 @@
+/* The viewer's in-memory layout of a trace, built once at load: rows sorted by
+ * (pid, ts_ns, file row) with per-pid offsets, event types as codes, stacks interned and
+ * pre-rendered as JSON, plus the derived indexes in ops.h.  Read-only once built, so
+ * request threads share it without locks. */
+#ifndef PROBEX_VIEWER_MODEL_H
+#define PROBEX_VIEWER_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "trace/scan.h"
+#include "trace/schema.h"
+#include "trace/tracefile.h"
+
+struct model {
+	const char *path;
+	uint64_t sample_freq_hz;
+	bool has_latency_ns, has_stack_weight;
+
+	/* Rows in (pid, ts, file row) order; index = "rn". */
+	uint64_t n;
+	uint64_t *ts;
+	uint8_t *type;
+	uint32_t *file_row;
+	uint64_t *a, *b;	/* see trace/scan.h */
+	uint8_t *flags;
+	uint64_t *latency;	/* NULL unless the file has latency_ns */
+	uint32_t *weight;	/* NULL unless the file has stack_weight */
+	uint32_t *stack;	/* NULL until the stack pass is done */
+	uint64_t min_ts, max_ts;
+
+	/* pids ascending; rows of pids[i] are [pid_off[i], pid_off[i+1]). */
+	uint32_t npids;
+	uint32_t *pids;
+	uint64_t *pid_off;
+
+	/* Event types: codes 0..ntypes-1 in name order. */
+	unsigned int ntypes;
+	char **type_names;
+	int *type_event;		/* enum event_type or -1 */
+	int code_of[EV__COUNT];		/* code of a known type, -1 when absent from the trace */
+	uint8_t by_name[256];		/* codes in byte order of their names (JSON key order) */
+
+	/* First non-empty process_name per pid (sorted by pid). */
+	uint32_t nnames;
+	uint32_t *name_pid;
+	char **name;
+
+	/* Stacks (after the stack pass): id → JSON array text of its labels. */
+	uint32_t nstacks;
+	char **stack_json;
+	uint32_t *stack_json_len;
+	struct trace_rows labels;	/* the label pool the flame graph folds */
+};
+
+/* Take rows (pass 1) into a sorted model; rows' column arrays are consumed. */
+int model__build(struct model *m, const struct trace_file *tf, struct trace_rows *rows);
+/* Attach stacks from the stack pass (rows->stack in file order). */
+int model__attach_stacks(struct model *m, struct trace_rows *rows);
+void model__free(struct model *m);
+
+/* Index of pid in pids, or -1. */
+int64_t model__pid_index(const struct model *m, uint32_t pid);
+/* First row in [lo, hi) with ts >= t (rows of one pid are ts-sorted). */
+uint64_t model__lower_bound(const struct model *m, uint64_t lo, uint64_t hi, uint64_t t);
+/* Rows of pid index p with ts in [start, end]: [*lo, *hi). */
+void model__pid_window(const struct model *m, uint32_t p, uint64_t start, uint64_t end,
+		       uint64_t *lo, uint64_t *hi);
+/* pid of row rn (binary search over pid_off). */
+uint32_t model__pid_of(const struct model *m, uint64_t rn);
+/* The process name of pid, or NULL. */
+const char *model__name(const struct model *m, uint32_t pid);
+
+#endif

@@ -1,0 +1,424 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/bigmem.h"
+#include "common/sort.h"
+#include "viewer/ops.h"
+
+const char *const op_names[OP__COUNT] = {
+	[OP_READ] = "read", [OP_WRITE] = "write", [OP_FSYNC] = "fsync",
+	[OP_FDATASYNC] = "fdatasync", [OP_IO_URING] = "io_uring", [OP_MMAP] = "mmap",
+	[OP_MUNMAP] = "munmap", [OP_BRK] = "brk",
+};
+
+static const struct {
+	enum op op;
+	int enter, exit;
+} op_events[] = {
+	{ OP_READ, EV_READ_ENTER, EV_READ_EXIT },
+	{ OP_WRITE, EV_WRITE_ENTER, EV_WRITE_EXIT },
+	{ OP_FSYNC, EV_FSYNC_ENTER, EV_FSYNC_EXIT },
+	{ OP_FDATASYNC, EV_FDATASYNC_ENTER, EV_FDATASYNC_EXIT },
+	{ OP_MMAP, EV_MMAP_ENTER, EV_MMAP_EXIT },
+	{ OP_MUNMAP, EV_MUNMAP_ENTER, EV_MUNMAP_EXIT },
+	{ OP_BRK, EV_BRK_ENTER, EV_BRK_EXIT },
+};
+
+/* A growable list of records or of small tuples. */
+struct vec {
+	void *p;
+	uint64_t n, cap;
+	size_t elem;
+};
+
+static void *vec__push(struct vec *v)
+{
+	if (v->n == v->cap) {
+		uint64_t cap = v->cap ? v->cap * 2 : 256;
+		void *p = realloc(v->p, cap * v->elem);
+
+		if (!p)
+			return NULL;
+		v->p = p;
+		v->cap = cap;
+	}
+	return (char *)v->p + v->elem * v->n++;
+}
+
+struct lost { uint32_t pid; uint64_t t1, t2; };
+struct poison { uint32_t pid, rn; uint64_t start, end; };
+
+struct builder {
+	const struct model *m;
+	struct vec recs[OP__COUNT], lost[OP__COUNT], poison[OP__COUNT], mem, mmap_e, munmap_e;
+};
+
+struct enter_tuple { uint64_t ts, count; uint32_t pid, rn; bool has; };
+struct mem_tuple { uint64_t start, end; int64_t delta; uint32_t pid, rn; uint8_t op; };
+
+static int add_rec(struct builder *b, enum op op, const struct op_rec *r)
+{
+	struct op_rec *dst = vec__push(&b->recs[op]);
+
+	if (!dst)
+		return -ENOMEM;
+	*dst = *r;
+	if (op == OP_MMAP || op == OP_MUNMAP || op == OP_BRK) {
+		struct mem_tuple *t = vec__push(&b->mem);
+
+		if (!t)
+			return -ENOMEM;
+		*t = (struct mem_tuple){ r->start, r->end, r->delta, r->pid, r->rn, (uint8_t)op };
+	}
+	return 0;
+}
+
+static int add_poison(struct builder *b, enum op op, uint32_t pid, uint64_t start, uint64_t end,
+		      uint32_t rn)
+{
+	struct poison *p = vec__push(&b->poison[op]);
+
+	if (!p)
+		return -ENOMEM;
+	*p = (struct poison){ pid, rn, start, end };
+	return 0;
+}
+
+static uint64_t clamp0(uint64_t v)
+{
+	return (int64_t)v < 0 ? 0 : v;
+}
+
+/* One pid's rows: pair, and record what the reference would count over the whole trace. */
+static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint64_t lo, uint64_t hi)
+{
+	const struct model *m = b->m;
+	int8_t last_role[OP__COUNT] = { 0 };
+	uint64_t last_row[OP__COUNT] = { 0 };
+	bool have_brk = false;
+	int64_t brk_ret = 0;
+	uint64_t brk_enter = 0;
+
+	for (uint64_t r = lo; r < hi; r++) {
+		uint8_t c = m->type[r];
+		int op = o->code_op[c], role = o->code_role[c];
+		struct op_rec rec;
+		uint64_t e;
+
+		if (role == ROLE_NONE)
+			continue;
+		if (role == ROLE_COMPLETE) {
+			/* io_uring_complete: submit_ts present and non-zero, not after completion. */
+			if ((m->flags[r] & ROW_A) && m->a[r] && m->ts[r] >= m->a[r]) {
+				rec = (struct op_rec){ .lat = m->ts[r] - m->a[r], .start = m->ts[r],
+						       .end = m->ts[r], .pid = pid, .rn = (uint32_t)r,
+						       .srn = (uint32_t)r };
+				rec.bytes = (m->flags[r] & ROW_B) ? clamp0(m->b[r]) : 0;
+				if (add_rec(b, OP_IO_URING, &rec))
+					return -ENOMEM;
+			}
+			continue;
+		}
+		if (role == ROLE_ENTER) {
+			if (last_role[op] == ROLE_ENTER) {
+				struct lost *l = vec__push(&b->lost[op]);
+
+				if (!l)
+					return -ENOMEM;
+				*l = (struct lost){ pid, m->ts[last_row[op]], m->ts[r] };
+			}
+			if (op == OP_MMAP || op == OP_MUNMAP) {
+				struct enter_tuple *t = vec__push(op == OP_MMAP ? &b->mmap_e : &b->munmap_e);
+
+				if (!t)
+					return -ENOMEM;
+				*t = (struct enter_tuple){ m->ts[r], m->a[r], pid, (uint32_t)r,
+							   (m->flags[r] & ROW_A) != 0 };
+			}
+			last_role[op] = ROLE_ENTER;
+			last_row[op] = r;
+			continue;
+		}
+		/* An exit pairs with the enter right before it, if that is what came before. */
+		if (last_role[op] != ROLE_ENTER) {
+			last_role[op] = ROLE_EXIT;
+			continue;
+		}
+		last_role[op] = ROLE_EXIT;
+		e = last_row[op];
+		rec = (struct op_rec){ .lat = m->ts[r] - m->ts[e], .start = m->ts[e], .end = m->ts[r],
+				       .pid = pid, .rn = (uint32_t)r, .srn = (uint32_t)e };
+		bool has_ret = m->flags[r] & ROW_A;
+		int64_t ret = (int64_t)m->a[r];
+
+		switch (op) {
+		case OP_READ:
+		case OP_WRITE:
+			/* The latency row ignores ret; the IO table needs it. */
+			rec.bytes = has_ret ? clamp0(m->a[r]) : 0;
+			if (!has_ret && add_poison(b, op, pid, rec.start, rec.end, (uint32_t)r))
+				return -ENOMEM;
+			break;
+		case OP_FSYNC:
+		case OP_FDATASYNC:
+			break;
+		case OP_MMAP:
+		case OP_MUNMAP:
+			if (!has_ret) {
+				if (add_poison(b, op, pid, rec.start, rec.end, (uint32_t)r))
+					return -ENOMEM;
+				continue;
+			}
+			if (op == OP_MMAP ? ret < 0 : ret != 0)
+				continue;	/* failed call: paired, not counted */
+			rec.bytes = (m->flags[e] & ROW_A) ? m->a[e] : 0;
+			rec.delta = op == OP_MMAP ? (int64_t)rec.bytes : -(int64_t)rec.bytes;
+			break;
+		case OP_BRK:
+			if (!has_ret) {
+				if (add_poison(b, op, pid, rec.start, rec.end, (uint32_t)r))
+					return -ENOMEM;
+				continue;
+			}
+			if (ret <= 0)
+				continue;
+			if (!have_brk || ret == brk_ret) {
+				/* The first break seen has nothing to compare with; an unchanged
+				 * one is no change.  Either way it becomes the new reference. */
+				have_brk = true;
+				brk_ret = ret;
+				brk_enter = m->ts[e];
+				continue;
+			}
+			rec.delta = ret - brk_ret;
+			rec.bytes = rec.delta < 0 ? (uint64_t)0 - (uint64_t)rec.delta : (uint64_t)rec.delta;
+			/* Counted only when the previous break's pair is in the window too. */
+			rec.start = brk_enter;
+			brk_ret = ret;
+			brk_enter = m->ts[e];
+			break;
+		}
+		if (add_rec(b, op, &rec))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+#define ALLOC(p, n) ((p) = bigmem__alloc(((n) ? (n) : 1) * sizeof(*(p))))
+
+static int finish_index(struct op_index *ix, struct vec *recs, struct vec *lost, struct vec *poison)
+{
+	const struct op_rec *r = recs->p;
+	uint64_t n = recs->n, maxlat = 0, maxb = 0, *key = NULL;
+	uint32_t *perm = NULL;
+	int err = -ENOMEM;
+
+	ix->n = n;
+	for (uint64_t i = 0; i < n; i++) {
+		maxlat = r[i].lat > maxlat ? r[i].lat : maxlat;
+		maxb = r[i].bytes > maxb ? r[i].bytes : maxb;
+	}
+	if (!ALLOC(key, n) || !ALLOC(perm, n) || !ALLOC(ix->lat, n) || !ALLOC(ix->bytes, n) ||
+	    !ALLOC(ix->start, n) || !ALLOC(ix->end, n) || !ALLOC(ix->delta, n) || !ALLOC(ix->pid, n) ||
+	    !ALLOC(ix->rn, n) || !ALLOC(ix->srn, n) || !ALLOC(ix->s_bytes, n) ||
+	    !ALLOC(ix->s_start, n) || !ALLOC(ix->s_end, n) || !ALLOC(ix->s_pid, n) ||
+	    !ALLOC(ix->s_idx, n))
+		goto cleanup;
+	/* Records come in row order, so a stable sort by latency gives (lat, rn). */
+	for (uint64_t i = 0; i < n; i++) {
+		key[i] = r[i].lat;
+		perm[i] = (uint32_t)i;
+	}
+	if (sort__radix_perm(key, perm, n, sort__bits(maxlat)))
+		goto cleanup;
+	for (uint64_t i = 0; i < n; i++) {
+		const struct op_rec *x = &r[perm[i]];
+
+		ix->lat[i] = x->lat;
+		ix->bytes[i] = x->bytes;
+		ix->start[i] = x->start;
+		ix->end[i] = x->end;
+		ix->delta[i] = x->delta;
+		ix->pid[i] = x->pid;
+		ix->rn[i] = x->rn;
+		ix->srn[i] = x->srn;
+		key[i] = x->bytes;
+		perm[i] = (uint32_t)i;
+	}
+	if (sort__radix_perm(key, perm, n, sort__bits(maxb)))
+		goto cleanup;
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t k = perm[i];
+
+		ix->s_bytes[i] = ix->bytes[k];
+		ix->s_start[i] = ix->start[k];
+		ix->s_end[i] = ix->end[k];
+		ix->s_pid[i] = ix->pid[k];
+		ix->s_idx[i] = k;
+	}
+	ix->nlost = lost->n;
+	if (!ALLOC(ix->lost_pid, lost->n) || !ALLOC(ix->lost_t1, lost->n) || !ALLOC(ix->lost_t2, lost->n))
+		goto cleanup;
+	for (uint64_t i = 0; i < lost->n; i++) {
+		const struct lost *l = (const struct lost *)lost->p + i;
+
+		ix->lost_pid[i] = l->pid;
+		ix->lost_t1[i] = l->t1;
+		ix->lost_t2[i] = l->t2;
+	}
+	ix->npoison = poison->n;
+	if (!ALLOC(ix->poison_pid, poison->n) || !ALLOC(ix->poison_rn, poison->n) ||
+	    !ALLOC(ix->poison_start, poison->n) || !ALLOC(ix->poison_end, poison->n))
+		goto cleanup;
+	for (uint64_t i = 0; i < poison->n; i++) {
+		const struct poison *p = (const struct poison *)poison->p + i;
+
+		ix->poison_pid[i] = p->pid;
+		ix->poison_rn[i] = p->rn;
+		ix->poison_start[i] = p->start;
+		ix->poison_end[i] = p->end;
+	}
+	err = 0;
+cleanup:
+	free(key);
+	free(perm);
+	return err;
+}
+
+static int finish_timeline(struct mem_timeline *t, struct vec *v, uint64_t min_ts)
+{
+	const struct mem_tuple *x = v->p;
+	uint64_t n = v->n, *key = NULL, maxk = 0;
+	uint32_t *perm = NULL;
+	int err = -ENOMEM;
+
+	t->n = n;
+	if (!ALLOC(key, n) || !ALLOC(perm, n) || !ALLOC(t->start, n) || !ALLOC(t->end, n) ||
+	    !ALLOC(t->delta, n) || !ALLOC(t->pid, n) || !ALLOC(t->rn, n) || !ALLOC(t->op, n))
+		goto cleanup;
+	/* Pushed in row order; the reference then sorts stably by time: (end, rn). */
+	for (uint64_t i = 0; i < n; i++) {
+		key[i] = x[i].end - min_ts;
+		maxk = key[i] > maxk ? key[i] : maxk;
+		perm[i] = (uint32_t)i;
+	}
+	if (sort__radix_perm(key, perm, n, sort__bits(maxk)))
+		goto cleanup;
+	for (uint64_t i = 0; i < n; i++) {
+		const struct mem_tuple *y = &x[perm[i]];
+
+		t->start[i] = y->start;
+		t->end[i] = y->end;
+		t->delta[i] = y->delta;
+		t->pid[i] = y->pid;
+		t->rn[i] = y->rn;
+		t->op[i] = y->op;
+	}
+	err = 0;
+cleanup:
+	free(key);
+	free(perm);
+	return err;
+}
+
+static int finish_enters(struct enter_rows *e, struct vec *v)
+{
+	const struct enter_tuple *x = v->p;
+
+	e->n = v->n;
+	if (!ALLOC(e->ts, v->n) || !ALLOC(e->count, v->n) || !ALLOC(e->pid, v->n) ||
+	    !ALLOC(e->rn, v->n) || !ALLOC(e->has_count, v->n))
+		return -ENOMEM;
+	for (uint64_t i = 0; i < v->n; i++) {
+		e->ts[i] = x[i].ts;
+		e->count[i] = x[i].count;
+		e->pid[i] = x[i].pid;
+		e->rn[i] = x[i].rn;
+		e->has_count[i] = x[i].has;
+	}
+	return 0;
+}
+
+int ops__build(struct ops *o, const struct model *m)
+{
+	struct builder b = { .m = m };
+	int err = 0;
+
+	memset(o, 0, sizeof(*o));
+	for (int i = 0; i < OP__COUNT; i++) {
+		b.recs[i].elem = sizeof(struct op_rec);
+		b.lost[i].elem = sizeof(struct lost);
+		b.poison[i].elem = sizeof(struct poison);
+	}
+	b.mem.elem = sizeof(struct mem_tuple);
+	b.mmap_e.elem = b.munmap_e.elem = sizeof(struct enter_tuple);
+	for (unsigned int c = 0; c < 256; c++)
+		o->code_op[c] = -1;
+	for (size_t i = 0; i < sizeof(op_events) / sizeof(op_events[0]); i++) {
+		int ce = m->code_of[op_events[i].enter], cx = m->code_of[op_events[i].exit];
+
+		if (ce >= 0) {
+			o->code_op[ce] = (int8_t)op_events[i].op;
+			o->code_role[ce] = ROLE_ENTER;
+		}
+		if (cx >= 0) {
+			o->code_op[cx] = (int8_t)op_events[i].op;
+			o->code_role[cx] = ROLE_EXIT;
+		}
+	}
+	if (m->code_of[EV_IO_URING_COMPLETE] >= 0) {
+		o->code_op[m->code_of[EV_IO_URING_COMPLETE]] = OP_IO_URING;
+		o->code_role[m->code_of[EV_IO_URING_COMPLETE]] = ROLE_COMPLETE;
+	}
+	for (uint32_t p = 0; !err && p < m->npids; p++)
+		err = build_pid(&b, o, m->pids[p], m->pid_off[p], m->pid_off[p + 1]);
+	for (int i = 0; !err && i < OP__COUNT; i++)
+		err = finish_index(&o->op[i], &b.recs[i], &b.lost[i], &b.poison[i]);
+	if (!err)
+		err = finish_timeline(&o->mem, &b.mem, m->min_ts);
+	if (!err)
+		err = finish_enters(&o->mmap_enters, &b.mmap_e);
+	if (!err)
+		err = finish_enters(&o->munmap_enters, &b.munmap_e);
+	for (int i = 0; i < OP__COUNT; i++) {
+		free(b.recs[i].p);
+		free(b.lost[i].p);
+		free(b.poison[i].p);
+	}
+	free(b.mem.p);
+	free(b.mmap_e.p);
+	free(b.munmap_e.p);
+	if (err)
+		ops__free(o);
+	return err;
+}
+
+void ops__free(struct ops *o)
+{
+	for (int i = 0; i < OP__COUNT; i++) {
+		struct op_index *x = &o->op[i];
+		void *ptrs[] = { x->lat, x->bytes, x->start, x->end, x->delta, x->pid, x->rn, x->srn,
+				 x->s_bytes, x->s_start, x->s_end, x->s_pid, x->s_idx, x->lost_pid,
+				 x->lost_t1, x->lost_t2, x->poison_pid, x->poison_rn,
+				 x->poison_start, x->poison_end };
+
+		for (size_t k = 0; k < sizeof(ptrs) / sizeof(ptrs[0]); k++)
+			free(ptrs[k]);
+	}
+	free(o->mem.start);
+	free(o->mem.end);
+	free(o->mem.delta);
+	free(o->mem.pid);
+	free(o->mem.rn);
+	free(o->mem.op);
+	struct enter_rows *es[] = { &o->mmap_enters, &o->munmap_enters };
+	for (int i = 0; i < 2; i++) {
+		free(es[i]->ts);
+		free(es[i]->count);
+		free(es[i]->pid);
+		free(es[i]->rn);
+		free(es[i]->has_count);
+	}
+	memset(o, 0, sizeof(*o));
+}

@@ -1,0 +1,82 @@
+/* Completed IO and memory operations, derived once at load with the reference's rules:
+ * enter and exit rows paired first-in-first-out per pid (a tid), io_uring latency as
+ * completion minus submit, brk sizes as the change between consecutive successful breaks.
+ *
+ * Why pairs can be precomputed although the reference pairs only the rows inside each
+ * request's window: as long as a window holds no two consecutive enters of one (pid, op)
+ * (a lost exit), its FIFO queue never holds more than one enter, so every exit pairs with
+ * the enter right before it — the pairs precomputed here that lie wholly in the window.
+ * Windows that do contain such a lost exit are recomputed exactly for that pid (opsel.c). */
+#ifndef PROBEX_VIEWER_OPS_H
+#define PROBEX_VIEWER_OPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "viewer/model.h"
+
+enum op { OP_READ, OP_WRITE, OP_FSYNC, OP_FDATASYNC, OP_IO_URING, OP_MMAP, OP_MUNMAP, OP_BRK,
+	  OP__COUNT };
+
+extern const char *const op_names[OP__COUNT];
+
+/* One completed operation as the reference reports it. */
+struct op_rec {
+	uint64_t lat, bytes;
+	uint64_t start;	/* earliest row time that must lie in a window for it to count */
+	uint64_t end;	/* the exit (or completion) time: the reported ts_ns */
+	int64_t delta;	/* memory ops: signed change for cumulative usage */
+	uint32_t pid;
+	uint32_t rn;	/* the exit row: (lat, rn) is the reference's tie order */
+	uint32_t srn;	/* the row whose stack is shown (the enter row; io_uring: completion) */
+};
+
+/* Records of one op in (lat, rn) order as columns, plus a copy in size order. */
+struct op_index {
+	uint64_t n;
+	uint64_t *lat, *bytes, *start, *end;
+	int64_t *delta;
+	uint32_t *pid, *rn, *srn;
+	uint64_t *s_bytes, *s_start, *s_end;	/* by size */
+	uint32_t *s_pid, *s_idx;		/* s_idx: position in the latency order */
+	/* Two enters of one pid in a row (a lost exit): windows holding both are dirty. */
+	uint64_t nlost;
+	uint32_t *lost_pid;
+	uint64_t *lost_t1, *lost_t2;
+	/* Pairs whose exit has a NULL ret: the reference fails on them (ret is required). */
+	uint64_t npoison;
+	uint32_t *poison_pid, *poison_rn;
+	uint64_t *poison_start, *poison_end;
+};
+
+/* mmap/munmap/brk records in (end, rn) order: the cumulative-usage timeline. */
+struct mem_timeline {
+	uint64_t n;
+	uint64_t *start, *end;
+	int64_t *delta;
+	uint32_t *pid, *rn;
+	uint8_t *op;
+};
+
+/* mmap/munmap enter rows (for syscall_latency_stats' byte sums), in row order. */
+struct enter_rows {
+	uint64_t n;
+	uint64_t *ts, *count;
+	uint32_t *pid, *rn;
+	bool *has_count;
+};
+
+struct ops {
+	struct op_index op[OP__COUNT];
+	struct mem_timeline mem;
+	struct enter_rows mmap_enters, munmap_enters;
+	/* Row code → op and role, for the exact recomputation. */
+	int8_t code_op[256], code_role[256];
+};
+
+enum op_role { ROLE_NONE, ROLE_ENTER, ROLE_EXIT, ROLE_COMPLETE };
+
+int ops__build(struct ops *o, const struct model *m);
+void ops__free(struct ops *o);
+
+#endif

@@ -1,0 +1,268 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "viewer/opsel.h"
+
+bool op_sel__is_dirty(const struct op_sel *sel, uint32_t pid)
+{
+	uint32_t lo = 0, hi = sel->ndirty_pids;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (sel->dirty_pids[mid] < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < sel->ndirty_pids && sel->dirty_pids[lo] == pid;
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_lat_rn(const void *x, const void *y)
+{
+	const struct op_rec *a = x, *b = y;
+
+	if (a->lat != b->lat)
+		return a->lat < b->lat ? -1 : 1;
+	return a->rn < b->rn ? -1 : a->rn > b->rn;
+}
+
+static int cmp_size(const void *x, const void *y)
+{
+	const struct op_rec *a = *(struct op_rec *const *)x, *b = *(struct op_rec *const *)y;
+
+	if (a->bytes != b->bytes)
+		return a->bytes < b->bytes ? -1 : 1;
+	return a->rn < b->rn ? -1 : a->rn > b->rn;
+}
+
+static int null_ret(struct op_sel *sel, const struct model *m, uint32_t pid, uint64_t rn)
+{
+	snprintf(sel->error, sizeof(sel->error),
+		 "column 'ret' is NULL on the %s row at ts_ns %llu (pid %u)",
+		 m->type_names[m->type[rn]], (unsigned long long)m->ts[rn], pid);
+	return -EINVAL;
+}
+
+static int push_dirty(struct op_sel *sel, uint64_t *cap, const struct op_rec *r)
+{
+	if (sel->ndirty == *cap) {
+		uint64_t c = *cap ? *cap * 2 : 64;
+		struct op_rec *p = realloc(sel->dirty, c * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		sel->dirty = p;
+		*cap = c;
+	}
+	sel->dirty[sel->ndirty++] = *r;
+	return 0;
+}
+
+/* The reference's loop for one pid and op over the window's rows: a FIFO of enters, each
+ * exit taking the oldest; brk changes measured against the last break seen in the window. */
+static int replay_pid(struct op_sel *sel, const struct model *m, const struct ops *o,
+		      const struct window *w, uint32_t pid, unsigned int flags, uint64_t *cap)
+{
+	int64_t pi = model__pid_index(m, pid);
+	uint64_t lo, hi, *queue, head = 0, tail = 0;
+	bool have_brk = false;
+	int64_t brk = 0;
+	int err = 0;
+
+	if (pi < 0)
+		return 0;
+	model__pid_window(m, (uint32_t)pi, w->start, w->end, &lo, &hi);
+	queue = malloc((hi - lo + 1) * sizeof(*queue));
+	if (!queue)
+		return -ENOMEM;
+	for (uint64_t r = lo; !err && r < hi; r++) {
+		uint8_t c = m->type[r];
+		struct op_rec rec;
+		uint64_t e;
+		bool has_ret;
+		int64_t ret;
+
+		if (o->code_op[c] != (int8_t)sel->op)
+			continue;
+		if (o->code_role[c] == ROLE_ENTER) {
+			queue[tail++] = r;
+			continue;
+		}
+		if (o->code_role[c] != ROLE_EXIT || head == tail)
+			continue;
+		e = queue[head++];
+		rec = (struct op_rec){ .lat = m->ts[r] - m->ts[e], .start = m->ts[e], .end = m->ts[r],
+				       .pid = pid, .rn = (uint32_t)r, .srn = (uint32_t)e };
+		has_ret = m->flags[r] & ROW_A;
+		ret = (int64_t)m->a[r];
+		switch (sel->op) {
+		case OP_READ:
+		case OP_WRITE:
+			if (!has_ret && (flags & SEL_RET))
+				err = null_ret(sel, m, pid, r);
+			rec.bytes = has_ret && ret > 0 ? (uint64_t)ret : 0;
+			break;
+		case OP_MMAP:
+		case OP_MUNMAP:
+			if (!has_ret) {
+				err = null_ret(sel, m, pid, r);
+				continue;
+			}
+			if (sel->op == OP_MMAP ? ret < 0 : ret != 0)
+				continue;
+			rec.bytes = (m->flags[e] & ROW_A) ? m->a[e] : 0;
+			rec.delta = sel->op == OP_MMAP ? (int64_t)rec.bytes : -(int64_t)rec.bytes;
+			break;
+		case OP_BRK:
+			if (!has_ret) {
+				err = null_ret(sel, m, pid, r);
+				continue;
+			}
+			if (ret <= 0)
+				continue;
+			if (!have_brk || ret == brk) {
+				have_brk = true;
+				brk = ret;
+				continue;
+			}
+			rec.delta = ret - brk;
+			rec.bytes = rec.delta < 0 ? (uint64_t)0 - (uint64_t)rec.delta : (uint64_t)rec.delta;
+			brk = ret;
+			break;
+		default:
+			break;
+		}
+		if (!err)
+			err = push_dirty(sel, cap, &rec);
+	}
+	free(queue);
+	return err;
+}
+
+static inline bool keep(const struct op_sel *sel, const struct window *w, uint64_t start,
+			uint64_t end, uint32_t pid)
+{
+	return start >= w->start && end <= w->end && (!w->has_pid || pid == w->pid) &&
+	       (!sel->ndirty_pids || !op_sel__is_dirty(sel, pid));
+}
+
+int op_sel__build(struct op_sel *sel, const struct model *m, const struct ops *o, enum op op,
+		  const struct window *w, unsigned int flags)
+{
+	const struct op_index *ix = &o->op[op];
+	uint64_t cap = 0, k, d;
+	int err;
+
+	memset(sel, 0, sizeof(*sel));
+	sel->ix = ix;
+	sel->op = op;
+	/* Pids whose window holds two enters in a row of this op. */
+	for (uint64_t i = 0; i < ix->nlost; i++) {
+		if (ix->lost_t1[i] < w->start || ix->lost_t2[i] > w->end ||
+		    (w->has_pid && ix->lost_pid[i] != w->pid))
+			continue;
+		uint32_t *p = realloc(sel->dirty_pids, (sel->ndirty_pids + 1) * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		sel->dirty_pids = p;
+		sel->dirty_pids[sel->ndirty_pids++] = ix->lost_pid[i];
+	}
+	if (sel->ndirty_pids) {
+		uint32_t u = 0;
+
+		qsort(sel->dirty_pids, sel->ndirty_pids, sizeof(uint32_t), cmp_u32);
+		for (uint32_t i = 0; i < sel->ndirty_pids; i++)
+			if (!u || sel->dirty_pids[u - 1] != sel->dirty_pids[i])
+				sel->dirty_pids[u++] = sel->dirty_pids[i];
+		sel->ndirty_pids = u;
+	}
+	/* NULL rets on precomputed pairs the window counts (recomputed pids check their own). */
+	if ((flags & SEL_RET) || op == OP_MMAP || op == OP_MUNMAP || op == OP_BRK) {
+		for (uint64_t i = 0; i < ix->npoison; i++)
+			if (keep(sel, w, ix->poison_start[i], ix->poison_end[i], ix->poison_pid[i]))
+				return null_ret(sel, m, ix->poison_pid[i], ix->poison_rn[i]);
+	}
+	for (uint32_t i = 0; i < sel->ndirty_pids; i++)
+		if ((err = replay_pid(sel, m, o, w, sel->dirty_pids[i], flags, &cap)))
+			return err;
+	if (sel->ndirty > 1)
+		qsort(sel->dirty, sel->ndirty, sizeof(*sel->dirty), cmp_lat_rn);
+
+	/* The common UI case: the whole trace, all pids, nothing to recompute. */
+	if (!w->has_pid && !sel->ndirty_pids && w->start <= m->min_ts && w->end >= m->max_ts) {
+		sel->all = true;
+		sel->n = ix->n;
+		return 0;
+	}
+	sel->lat_order = malloc((ix->n + sel->ndirty + 1) * sizeof(uint32_t));
+	if (!sel->lat_order)
+		return -ENOMEM;
+	/* Merge the kept precomputed records with the recomputed ones in (lat, rn) order. */
+	for (k = 0, d = 0; k < ix->n; k++) {
+		if (!keep(sel, w, ix->start[k], ix->end[k], ix->pid[k]))
+			continue;
+		while (d < sel->ndirty && (sel->dirty[d].lat < ix->lat[k] ||
+					   (sel->dirty[d].lat == ix->lat[k] && sel->dirty[d].rn < ix->rn[k])))
+			sel->lat_order[sel->n++] = (uint32_t)(ix->n + d++);
+		sel->lat_order[sel->n++] = (uint32_t)k;
+	}
+	while (d < sel->ndirty)
+		sel->lat_order[sel->n++] = (uint32_t)(ix->n + d++);
+	if (!(flags & SEL_SIZES))
+		return 0;
+
+	sel->size_order = malloc((sel->n + 1) * sizeof(uint32_t));
+	sel->dirty_by_size = malloc((sel->ndirty + 1) * sizeof(*sel->dirty_by_size));
+	if (!sel->size_order || !sel->dirty_by_size)
+		return -ENOMEM;
+	for (d = 0; d < sel->ndirty; d++)
+		sel->dirty_by_size[d] = &sel->dirty[d];
+	if (sel->ndirty > 1)
+		qsort(sel->dirty_by_size, sel->ndirty, sizeof(*sel->dirty_by_size), cmp_size);
+	uint64_t n = 0;
+	for (k = 0, d = 0; k < ix->n; k++) {
+		if (!keep(sel, w, ix->s_start[k], ix->s_end[k], ix->s_pid[k]))
+			continue;
+		while (d < sel->ndirty && sel->dirty_by_size[d]->bytes < ix->s_bytes[k])
+			sel->size_order[n++] = (uint32_t)(ix->n + d++);
+		sel->size_order[n++] = (uint32_t)k;
+	}
+	while (d < sel->ndirty)
+		sel->size_order[n++] = (uint32_t)(ix->n + d++);
+	return 0;
+}
+
+void op_sel__get(const struct op_sel *sel, uint64_t k, struct op_rec *out)
+{
+	const struct op_index *ix = sel->ix;
+	uint32_t v = sel->all ? (uint32_t)k : sel->lat_order[k];
+
+	if (v >= ix->n) {
+		*out = sel->dirty[v - ix->n];
+		return;
+	}
+	*out = (struct op_rec){ .lat = ix->lat[v], .bytes = ix->bytes[v], .start = ix->start[v],
+				.end = ix->end[v], .delta = ix->delta[v], .pid = ix->pid[v],
+				.rn = ix->rn[v], .srn = ix->srn[v] };
+}
+
+void op_sel__free(struct op_sel *sel)
+{
+	free(sel->lat_order);
+	free(sel->size_order);
+	free(sel->dirty);
+	free(sel->dirty_by_size);
+	free(sel->dirty_pids);
+	memset(sel, 0, sizeof(*sel));
+}
