@@ -9,7 +9,7 @@ import { SVGRenderer } from 'echarts/renderers';
 import { h } from './dom';
 import { latencyAxis, latencyTip, sizeAxis, sizeTip, formatInt, formatDuration, formatBytes } from './format';
 import { SERIES_COLORS } from './colors';
-import { sharedBins, binCounts, type Dist, type Kind } from './distrib';
+import { binAll, type Dist, type Kind } from './distrib';
 
 echarts.use([LineChart, BarChart, GridComponent, TooltipComponent, LegendComponent, DataZoomInsideComponent, SVGRenderer]);
 
@@ -125,22 +125,16 @@ export function cdfOption(kind: Kind, series: Series[]): Option {
 }
 
 export function histogramOption(kind: Kind, series: Series[]): Option {
-  const bins = sharedBins(
+  const { bins, counts } = binAll(
     series.map((s) => s.dist),
     kind,
   );
   const lab = kind === 'latency' ? latencyAxis : sizeAxis;
   const full = kind === 'latency' ? formatDuration : formatBytes;
-  const cats: string[] = [];
-  const ranges: string[] = [];
-  if (bins.zeroBin) {
-    cats.push('0');
-    ranges.push(kind === 'latency' ? '0ns' : '0 B');
-  }
-  for (let i = 0; i + 1 < bins.edges.length; i++) {
-    cats.push(`≤${lab(bins.edges[i + 1]!)}`);
-    ranges.push(`${i === 0 ? '>0' : full(bins.edges[i]!)} … ${full(bins.edges[i + 1]!)}`);
-  }
+  const zero = kind === 'latency' ? '0ns' : '0 B';
+  const isZero = ([lo, hi]: [number, number]) => lo === 0 && hi <= 1;
+  const cats = bins.map((b) => (isZero(b) ? '0' : `<${lab(b[1])}`));
+  const ranges = bins.map((b) => (isZero(b) ? zero : `${b[0] === 0 ? '>0' : full(b[0])} … <${full(b[1])}`));
   return {
     animation: false,
     color: SERIES_COLORS,
@@ -168,7 +162,7 @@ export function histogramOption(kind: Kind, series: Series[]): Option {
       axisLabel: { fontSize: 9, formatter: (v: number) => compact(v) },
       splitLine: { lineStyle: { color: '#f3f4f6' } },
     },
-    series: series.map((s) => ({ name: s.name, type: 'bar', barGap: '10%', data: binCounts(s.dist, bins) })),
+    series: series.map((s, i) => ({ name: s.name, type: 'bar', barGap: '10%', data: counts[i] })),
   };
 }
 

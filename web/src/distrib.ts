@@ -5,9 +5,18 @@
 
 import type { OpStats } from './api';
 
+export interface HistBin {
+  /** [lo, hi) */
+  lo: number;
+  hi: number;
+  count: number;
+}
+
 export interface Dist {
   /** (value, fraction of values ≤ value), ascending in both. */
   cdf: Array<[number, number]>;
+  /** Exact counts in power-of-two bins [0,1), [1,2), [2,4), … when the server sent them. */
+  hist?: HistBin[];
   n: number;
   zeros: number;
   min: number;
@@ -18,22 +27,34 @@ export type Kind = 'latency' | 'size';
 
 const RAW = { latency: 'latencies_ns', size: 'sizes_bytes' } as const;
 
-/** The distribution of `kind` for one operation, or null when it has no values. */
+/** The distribution of `kind` for one operation, or null when it has no values. Bounded
+ *  fields (`latency_cdf`, `latency_histogram`, …) win over the value arrays, which a
+ *  max_points request also shortens to evenly spaced order statistics. */
 export function opDist(op: OpStats, kind: Kind): Dist | null {
   const o = op as Record<string, unknown>;
-  const raw = o[RAW[kind]];
-  if (Array.isArray(raw) && raw.length) return fromSorted(raw as number[]);
-  const summary = o[kind === 'latency' ? 'latency_dist' : 'size_dist'] ?? o[kind === 'latency' ? 'latency' : 'size'];
-  if (summary && typeof summary === 'object' && !Array.isArray(summary)) {
-    const d = fromSummary(summary as Record<string, unknown>);
-    if (d) return d;
+  let d: Dist | null = null;
+  const cdf = o[`${kind}_cdf`];
+  if (Array.isArray(cdf) && cdf.length) d = fromCdf(cdf, op.total_ops);
+  if (!d) {
+    const raw = o[RAW[kind]];
+    if (Array.isArray(raw) && raw.length) {
+      d = fromSorted(raw as number[]);
+      // Bounded to order statistics: scale counts to the real number of operations.
+      if (op.total_ops > d.n) {
+        d.zeros = Math.round((d.zeros / d.n) * op.total_ops);
+        d.n = op.total_ops;
+      }
+    }
   }
-  const cdf = o[kind === 'latency' ? 'latency_cdf' : 'size_cdf'];
-  if (cdf) {
-    const d = fromCdf(cdf, Number(o[kind === 'latency' ? 'latency_count' : 'size_count'] ?? op.total_ops));
-    if (d) return d;
+  if (!d) return null;
+  const hist = o[`${kind}_histogram`];
+  if (Array.isArray(hist)) {
+    d.hist = hist
+      .map((b) => b as Record<string, unknown>)
+      .map((b) => ({ lo: Number(b.lo), hi: Number(b.hi), count: Number(b.count) }))
+      .filter((b) => Number.isFinite(b.lo) && Number.isFinite(b.hi) && b.hi > b.lo);
   }
-  return null;
+  return d;
 }
 
 function fromSorted(vals: number[]): Dist {
@@ -46,14 +67,6 @@ function fromSorted(vals: number[]): Dist {
     if (j % step === 0 || j === n - 1 || (j < n - 1 && vals[j + 1] !== vals[j] && j === zeros - 1)) cdf.push([vals[j]!, (j + 1) / n]);
   }
   return { cdf: dedupe(cdf), n, zeros, min: vals[0]!, max: vals[n - 1]! };
-}
-
-function fromSummary(s: Record<string, unknown>): Dist | null {
-  const n = Number(s.count ?? s.n ?? 0);
-  const pts = s.cdf ?? s.points;
-  const d = fromCdf(pts, n);
-  if (d && typeof s.zeros === 'number') d.zeros = s.zeros;
-  return d;
 }
 
 /** CDF points as [[v,p],…], [{value|v|x, fraction|p|y|cum},…] or {values:[], fractions:[]}. */
@@ -166,4 +179,57 @@ export function binCounts(d: Dist, b: Bins): number[] {
 export function quantile(d: Dist, p: number): number {
   for (const [v, f] of d.cdf) if (f >= p) return v;
   return d.max;
+}
+
+/** Bins for a histogram chart: the server's power-of-two bins when every op has them (exact
+ *  counts, and the same edges for all), else log bins over the CDFs. */
+export interface Binned {
+  /** [lo, hi) per bin; a [0, 0] bin holds zeros. */
+  bins: Array<[number, number]>;
+  counts: number[][];
+}
+
+export function binAll(dists: Dist[], kind: Kind): Binned {
+  if (dists.length && dists.every((d) => d.hist && d.hist.length)) return pow2Bins(dists);
+  const b = sharedBins(dists, kind);
+  const bins: Array<[number, number]> = [];
+  if (b.zeroBin) bins.push([0, 0]);
+  for (let i = 0; i + 1 < b.edges.length; i++) bins.push([i === 0 ? 0 : b.edges[i]!, b.edges[i + 1]!]);
+  return { bins, counts: dists.map((d) => binCounts(d, b)) };
+}
+
+function pow2Bins(dists: Dist[]): Binned {
+  // Canonical bins: [0,1), [1,2), [2,4), …; index k>0 covers [2^(k-1), 2^k).
+  const idx = (lo: number) => (lo <= 0 ? 0 : Math.round(Math.log2(lo)) + 1);
+  let first = Infinity;
+  let last = -1;
+  const perOp = dists.map((d) => {
+    const m = new Map<number, number>();
+    for (const b of d.hist!) {
+      if (b.count <= 0) continue;
+      const k = idx(b.lo);
+      m.set(k, (m.get(k) ?? 0) + b.count);
+      first = Math.min(first, k);
+      last = Math.max(last, k);
+    }
+    return m;
+  });
+  if (last < 0) return { bins: [], counts: dists.map(() => []) };
+  let bins: Array<[number, number]> = [];
+  for (let k = first; k <= last; k++) bins.push(k === 0 ? [0, 1] : [Math.pow(2, k - 1), Math.pow(2, k)]);
+  let counts = perOp.map((m) => bins.map((_, i) => m.get(first + i) ?? 0));
+  // At most ~24 bars per op: merge neighbours (the zero bin stays apart).
+  while (bins.length > 24) {
+    const keepZero = bins[0]![0] === 0 ? 1 : 0;
+    const nb: Array<[number, number]> = bins.slice(0, keepZero);
+    const nc = counts.map((c) => c.slice(0, keepZero));
+    for (let i = keepZero; i < bins.length; i += 2) {
+      const j = Math.min(bins.length - 1, i + 1);
+      nb.push([bins[i]![0], bins[j]![1]]);
+      counts.forEach((c, o) => nc[o]!.push(c[i]! + (j !== i ? c[j]! : 0)));
+    }
+    bins = nb;
+    counts = nc;
+  }
+  return { bins, counts };
 }

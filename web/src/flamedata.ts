@@ -100,7 +100,9 @@ function stacksFromTree(root: TreeIn): Stack[] {
   return out;
 }
 
-/** Recover the tree from an inferno SVG: each frame is a <g> with a <title> and a <rect>. */
+/** Recover the tree from a flamegraph SVG: each frame is a <g> with a <title>
+ *  "name (N samples, P%)" and a <rect>. Frame offsets and depths come from probex's
+ *  data-x/data-w/data-d attributes, inferno's fg:x/fg:w, or the rect geometry. */
 function stacksFromSvg(svg: string): Stack[] | null {
   let doc: Document;
   try {
@@ -112,37 +114,56 @@ function stacksFromSvg(svg: string): Stack[] | null {
     name: string;
     x: number;
     w: number;
-    y: number;
+    d: number;
     value: number;
     kids: F[];
   }
   const frames: F[] = [];
+  const ys: number[] = [];
   for (const g of Array.from(doc.getElementsByTagName('g'))) {
     const title = g.getElementsByTagName('title')[0]?.textContent;
     const rect = g.getElementsByTagName('rect')[0];
     if (!title || !rect) continue;
     const m = /^(.*) \(([\d,]+) samples?, [\d.]+%\)$/s.exec(title);
     if (!m) continue;
-    const fx = rect.getAttribute('fg:x') ?? g.getAttribute('fg:x');
-    const fw = rect.getAttribute('fg:w') ?? g.getAttribute('fg:w');
-    const value = Number(m[2]!.replace(/,/g, ''));
+    const attr = (...names: string[]) => {
+      for (const n of names) {
+        const v = g.getAttribute(n) ?? rect.getAttribute(n);
+        if (v !== null) return v;
+      }
+      return null;
+    };
+    const fx = attr('data-x', 'fg:x');
+    const fw = attr('data-w', 'fg:w');
+    const fd = attr('data-d');
+    const y = parseFloat(rect.getAttribute('y') ?? '0');
+    ys.push(y);
     frames.push({
-      name: m[1]!,
+      name: g.getAttribute('data-n') ?? m[1]!,
       x: fx !== null ? Number(fx) : parseFloat(rect.getAttribute('x') ?? '0'),
       w: fw !== null ? Number(fw) : parseFloat(rect.getAttribute('width') ?? '0'),
-      y: parseFloat(rect.getAttribute('y') ?? '0'),
-      value,
+      d: fd !== null ? Number(fd) : NaN,
+      value: Number(m[2]!.replace(/,/g, '')),
       kids: [],
     });
   }
   if (!frames.length) return null;
-  // Root at the bottom: larger y = shallower. Group by y into depth levels.
-  const ys = [...new Set(frames.map((f) => f.y))].sort((a, b) => b - a);
-  const levels = ys.map((y) => frames.filter((f) => f.y === y).sort((a, b) => a.x - b.x));
-  for (let d = 1; d < levels.length; d++) {
-    for (const f of levels[d]!) {
-      const parent = levels[d - 1]!.find((p) => f.x >= p.x - 1e-6 && f.x + f.w <= p.x + p.w + 1e-6);
-      parent?.kids.push(f);
+  // Without explicit depths, the root is at the bottom: larger y = shallower.
+  if (frames.some((f) => Number.isNaN(f.d))) {
+    const levels = [...new Set(ys)].sort((a, b) => b - a);
+    frames.forEach((f, i) => (f.d = levels.indexOf(ys[i]!)));
+  }
+  const byDepth: F[][] = [];
+  for (const f of frames) (byDepth[f.d] ??= []).push(f);
+  for (const l of byDepth) l?.sort((a, b) => a.x - b.x);
+  const eps = 1e-6;
+  for (let d = 1; d < byDepth.length; d++) {
+    const parents = byDepth[d - 1] ?? [];
+    let pi = 0;
+    for (const f of byDepth[d] ?? []) {
+      while (pi < parents.length && parents[pi]!.x + parents[pi]!.w < f.x + f.w - eps) pi++;
+      const p = parents[pi];
+      if (p && f.x >= p.x - eps) p.kids.push(f);
     }
   }
   const out: Stack[] = [];
@@ -152,9 +173,10 @@ function stacksFromSvg(svg: string): Stack[] | null {
     if (self > 0) out.push({ frames: p, count: self });
     for (const k of f.kids) walk(k, p);
   };
-  for (const root of levels[0]!) {
-    if (root.name === 'all') for (const k of root.kids) walk(k, []);
-    else walk(root, []);
+  for (const root of byDepth[0] ?? []) {
+    if (root.name === 'all') {
+      for (const k of root.kids) walk(k, []);
+    } else walk(root, []);
   }
   return out;
 }
