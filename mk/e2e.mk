@@ -1,3 +1,35 @@
-# Browser tests (owned by the web UI work).
-test-e2e: $(BUILD)/probex
-	@echo "test-e2e: no browser tests yet"
+# Browser tests: Debian's chromium driven by playwright-core (web/node_modules) against a real
+# `probex --view` on a small deterministic synthetic trace.  Screenshots: build/e2e-artifacts/.
+#   make test-e2e      the UI suite (about a minute)
+#   make e2e-big       zoom redraw time on a 10M-event trace (minutes; opt-in)
+CHROMIUM        ?= /usr/bin/chromium
+E2E_DIR         := $(BUILD)/e2e
+E2E_FIXTURE     := $(E2E_DIR)/fixture.parquet
+E2E_BIG         := $(E2E_DIR)/big-10M.parquet
+E2E_ARTIFACTS   ?= build/e2e-artifacts
+E2E_ENV          = PROBEX=$(BUILD)/probex PROBEX_CHROMIUM=$(CHROMIUM) E2E_ARTIFACTS=$(E2E_ARTIFACTS)
+
+.PHONY: e2e-check-browser e2e-big
+
+e2e-check-browser:
+	@if [ ! -x "$(CHROMIUM)" ]; then \
+		echo "test-e2e: cannot run the browser tests: $(CHROMIUM) is missing." >&2; \
+		echo "test-e2e: install it with ./scripts/deps.sh (Debian package 'chromium'), or set CHROMIUM=/path/to/chromium." >&2; \
+		exit 1; \
+	fi
+
+$(E2E_FIXTURE): $(BUILD)/probex
+	@mkdir -p $(@D)
+	$(BUILD)/probex synth -o $@.tmp.parquet --events 40000 --seed 7 && mv $@.tmp.parquet $@
+
+$(E2E_BIG): $(BUILD)/probex
+	@mkdir -p $(@D)
+	$(BUILD)/probex synth -o $@.tmp.parquet --events 10000000 --seed 11 && mv $@.tmp.parquet $@
+
+test-e2e: $(BUILD)/probex $(WEB_STAMP) e2e-check-browser $(E2E_FIXTURE)
+	@mkdir -p $(E2E_ARTIFACTS)
+	$(E2E_ENV) E2E_FIXTURE=$(E2E_FIXTURE) node --test --test-concurrency=1 tests/e2e/viewer.test.mjs tests/e2e/interactions.test.mjs
+
+e2e-big: $(BUILD)/probex $(WEB_STAMP) e2e-check-browser $(E2E_BIG)
+	@mkdir -p $(E2E_ARTIFACTS)
+	$(E2E_ENV) E2E_FIXTURE=$(E2E_BIG) node --test tests/e2e/zoom-big.mjs

@@ -1,0 +1,221 @@
+// The viewer's JSON API (spec viewer-ui.md §3): response types, URL building with proper
+// encoding, a small response cache and cancellable requests.
+
+export interface Summary {
+  total_events: number;
+  event_types: string[];
+  unique_pids: number[];
+  min_ts_ns: number;
+  max_ts_ns: number;
+  cpu_sample_frequency_hz: number;
+}
+
+export interface ProcessLifetime {
+  pid: number;
+  process_name: string | null;
+  parent_pid: number | null;
+  start_ns: number;
+  end_ns: number;
+  exit: number | null;
+  was_forked: boolean;
+  tgid?: number | null;
+}
+
+export interface LifetimesResponse {
+  processes: ProcessLifetime[];
+}
+
+export interface HistogramBucket {
+  bucket_start_ns: number;
+  bucket_end_ns: number;
+  count: number;
+  counts_by_type: Record<string, number>;
+}
+
+export interface HistogramResponse {
+  buckets: HistogramBucket[];
+  total_in_range?: number;
+}
+
+export interface EventMarker {
+  ts_ns: number;
+  event_type: string;
+}
+
+export interface ProcessEventsResponse {
+  events_by_pid: Record<string, EventMarker[]>;
+  cpu_sample_counts_by_pid: Record<string, number[]>;
+  cpu_sample_bucket_count: number;
+  /** Optional (our backend): events in range per pid before sampling. */
+  total_events_by_pid?: Record<string, number>;
+}
+
+export interface CountsResponse {
+  counts: Record<string, number>;
+}
+
+export interface LatencySummary {
+  count: number;
+  avg_ns: number;
+  p50_ns: number;
+  p95_ns: number;
+  max_ns: number;
+}
+
+export interface LatencyStats {
+  read: LatencySummary;
+  write: LatencySummary;
+  io_uring: LatencySummary;
+  mmap_alloc_bytes: number;
+  munmap_free_bytes: number;
+}
+
+export interface EventDetail {
+  ts_ns: number;
+  latency_ns: number | null;
+  event_type: string;
+  pid: number;
+  stack_trace: string[] | null;
+  [payload: string]: unknown;
+}
+
+export interface OpStats {
+  operation: string;
+  total_ops: number;
+  total_bytes: number;
+  avg_latency_ns: number;
+  p50_event: EventDetail | null;
+  p95_event: EventDetail | null;
+  p99_event: EventDetail | null;
+  max_event: EventDetail | null;
+  latencies_ns?: number[];
+  sizes_bytes?: number[];
+  [bounded: string]: unknown;
+}
+
+export interface IoStats {
+  by_operation: OpStats[];
+  total_ops: number;
+  total_bytes: number;
+  time_range_ns?: [number, number];
+}
+
+export interface MemoryStats {
+  by_operation: OpStats[];
+  total_alloc_ops: number;
+  total_alloc_bytes: number;
+  total_free_ops: number;
+  total_free_bytes: number;
+  cumulative_usage?: Array<{ ts_ns: number; cumulative_bytes: number }>;
+  time_range_ns?: [number, number];
+}
+
+export interface FlamegraphResponse {
+  event_type: string;
+  total_samples: number;
+  svg?: string | null;
+  [structured: string]: unknown;
+}
+
+export interface EventListResponse {
+  events: EventDetail[];
+  total_in_range: number;
+}
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    body: string,
+  ) {
+    super(`HTTP ${status}: ${body.trim().slice(0, 300) || '(empty body)'}`);
+  }
+}
+
+export type Params = Record<string, string | number | boolean | null | undefined>;
+
+export function apiUrl(path: string, params: Params = {}): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v === null || v === undefined || v === '') continue;
+    q.set(k, String(v));
+  }
+  const qs = q.toString();
+  return `/api/${path}${qs ? `?${qs}` : ''}`;
+}
+
+/** Responses keyed by URL, least recently used evicted first. Returning to a range or
+ *  a PID seen before costs nothing (fixes §10.11: no client cache). */
+class ResponseCache {
+  private map = new Map<string, unknown>();
+  constructor(private limit: number) {}
+  get(key: string): unknown {
+    if (!this.map.has(key)) return undefined;
+    const v = this.map.get(key);
+    this.map.delete(key);
+    this.map.set(key, v);
+    return v;
+  }
+  set(key: string, v: unknown): void {
+    this.map.delete(key);
+    this.map.set(key, v);
+    while (this.map.size > this.limit) this.map.delete(this.map.keys().next().value as string);
+  }
+}
+
+const cache = new ResponseCache(96);
+const inflight = new Map<string, Promise<unknown>>();
+
+/** Count of requests sent to the server, exposed for tests (`window.__probex.requests`). */
+export const requestLog: string[] = [];
+
+export async function getJson<T>(path: string, params: Params = {}, signal?: AbortSignal): Promise<T> {
+  const url = apiUrl(path, params);
+  const hit = cache.get(url);
+  if (hit !== undefined) return hit as T;
+  let p = inflight.get(url);
+  if (!p) {
+    requestLog.push(url);
+    p = fetch(url, { headers: { Accept: 'application/json' } })
+      .then(async (r) => {
+        const text = await r.text();
+        if (!r.ok) throw new HttpError(r.status, text);
+        try {
+          return JSON.parse(text) as unknown;
+        } catch {
+          throw new Error(`invalid JSON from ${url}: ${text.slice(0, 120)}`);
+        }
+      })
+      .then((v) => {
+        cache.set(url, v);
+        return v;
+      })
+      .finally(() => inflight.delete(url));
+    inflight.set(url, p);
+  }
+  // A superseded caller stops waiting; the shared request still fills the cache.
+  if (!signal) return p as Promise<T>;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new DOMException('superseded', 'AbortError'));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    p!.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v as T);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+export function isAbort(e: unknown): boolean {
+  return e instanceof DOMException && e.name === 'AbortError';
+}
+
+export function errorText(e: unknown): string {
+  if (e instanceof Error) return e.message;
+  return String(e);
+}

@@ -1,0 +1,122 @@
+// Event-type chips (§2.6) and the latency summary row (§2.7).
+
+import { h, replace, errorBox } from './dom';
+import { state, set, subscribe } from './state';
+import { res } from './data';
+import { chipTone, DISABLED_TONE } from './colors';
+import { formatBytes, formatDuration, formatInt, formatNetBytesSigned } from './format';
+import type { LatencySummary } from './api';
+
+export function mountChips(parent: HTMLElement): void {
+  const row = h('div', { class: 'chips', 'data-testid': 'chips' });
+  parent.appendChild(row);
+  const draw = () => {
+    const r = res.counts;
+    if (r.status === 'error' && !r.data) return replace(row, errorBox(`Event counts: ${r.error}`, () => r.retry()));
+    const counts = r.data?.counts;
+    if (!counts) return replace(row, r.status === 'loading' ? h('span', { class: 'muted' }, 'Counting events…') : null);
+    const list = Object.entries(counts)
+      .filter(([, n]) => n > 0)
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    if (!list.length) return replace(row, h('span', { class: 'muted' }, 'No event badges in this range'));
+    const chips = list.map(([type, n]) => {
+      const on = state.enabled.has(type);
+      const tone = on ? chipTone(type) : DISABLED_TONE;
+      return h(
+        'button',
+        {
+          class: `chip${on ? '' : ' off'}`,
+          style: `border-color:${tone.border};color:${tone.text}`,
+          'data-type': type,
+          'aria-pressed': on ? 'true' : 'false',
+          title: `${on ? 'Hide' : 'Show'} ${type} (markers, overview, event list)`,
+          onclick: () => {
+            const next = new Set(state.enabled);
+            if (on) next.delete(type);
+            else next.add(type);
+            set({ enabled: next });
+          },
+        },
+        type,
+        h('span', { class: 'n tnum' }, formatInt(n)),
+      );
+    });
+    const all = list.map(([t]) => t);
+    const allOn = all.every((t) => state.enabled.has(t));
+    const noneOn = all.every((t) => !state.enabled.has(t));
+    replace(
+      row,
+      chips,
+      h(
+        'span',
+        { class: 'muted', style: 'margin-left:6px' },
+        h('button', { class: 'link-btn', 'data-testid': 'chips-all', disabled: allOn, onclick: () => set({ enabled: new Set([...state.enabled, ...all]) }) }, 'all'),
+        ' · ',
+        h('button', { class: 'link-btn', 'data-testid': 'chips-none', disabled: noneOn, onclick: () => set({ enabled: new Set() }) }, 'none'),
+      ),
+      r.status === 'loading' ? h('span', { class: 'busy-dot', title: 'Updating' }) : null,
+    );
+  };
+  res.counts.on(draw);
+  subscribe((c) => c.has('enabled') && draw());
+  draw();
+}
+
+export function mountLatencyRow(parent: HTMLElement, onToggle: () => void): HTMLElement {
+  const row = h('div', {
+    class: 'latrow',
+    role: 'button',
+    tabindex: '0',
+    'data-testid': 'latency-row',
+    title: 'Show or hide IO and memory statistics for the current scope',
+  });
+  parent.appendChild(row);
+  const toggle = () => {
+    set({ latencyOpen: !state.latencyOpen });
+    onToggle();
+  };
+  row.addEventListener('click', toggle);
+  row.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      toggle();
+    }
+  });
+  const lat = (label: string, s: LatencySummary | undefined) =>
+    h(
+      'span',
+      null,
+      `${label} `,
+      !s || !s.count
+        ? '—'
+        : [
+            h('span', { class: 'pfx' }, `${formatInt(s.count)}× avg/p50/p95/max `),
+            `${formatDuration(s.avg_ns)}/${formatDuration(s.p50_ns)}/${formatDuration(s.p95_ns)}/${formatDuration(s.max_ns)}`,
+          ],
+    );
+  const draw = () => {
+    const r = res.latency;
+    const d = r.data;
+    const chev = state.latencyOpen ? '▼' : '▶';
+    if (r.status === 'error' && !d) {
+      return replace(row, h('span', null, chev), errorBox(`Latency: ${r.error}`, () => r.retry()));
+    }
+    const mem =
+      d && (d.mmap_alloc_bytes || d.munmap_free_bytes)
+        ? `${formatBytes(d.mmap_alloc_bytes)}/${formatBytes(d.munmap_free_bytes)}/${formatNetBytesSigned(d.mmap_alloc_bytes, d.munmap_free_bytes)}`
+        : '—';
+    replace(
+      row,
+      h('span', null, chev),
+      lat('read', d?.read),
+      lat('write', d?.write),
+      lat('io_uring', d?.io_uring),
+      h('span', null, 'mem +/\u2212/net ', mem),
+      r.status === 'loading' ? h('span', { class: 'busy-dot', title: 'Updating' }) : null,
+    );
+  };
+  res.latency.on(draw);
+  subscribe((c) => c.has('latencyOpen') && draw());
+  draw();
+  return row;
+}

@@ -1,0 +1,42 @@
+// Colour rules (spec viewer-ui.md §9). Unknown event types fall through to neutral gray.
+
+export function markerColor(type: string): string {
+  if (type === 'sched_switch') return '#2563eb';
+  if (type === 'process_fork') return '#16a34a';
+  if (type === 'process_exit') return '#dc2626';
+  if (type === 'process_exec') return '#0d9488';
+  if (type === 'page_fault') return '#f97316';
+  if (type.includes('syscall')) return '#7c3aed';
+  return '#4b5563';
+}
+
+export interface Tone {
+  border: string;
+  text: string;
+}
+
+export function chipTone(type: string): Tone {
+  if (type === 'sched_switch') return { border: '#93c5fd', text: '#1d4ed8' };
+  if (type === 'process_fork') return { border: '#86efac', text: '#15803d' };
+  if (type === 'process_exit') return { border: '#fca5a5', text: '#b91c1c' };
+  if (type === 'process_exec') return { border: '#5eead4', text: '#0f766e' };
+  if (type === 'page_fault') return { border: '#fcd34d', text: '#b45309' };
+  if (type.includes('read')) return { border: '#7dd3fc', text: '#0369a1' };
+  if (type.includes('write')) return { border: '#fdba74', text: '#c2410c' };
+  if (type.includes('mmap') || type.includes('munmap') || type.includes('brk')) {
+    return { border: '#d8b4fe', text: '#7e22ce' };
+  }
+  if (type.includes('syscall')) return { border: '#a5b4fc', text: '#4338ca' };
+  return { border: '#d1d5db', text: '#374151' };
+}
+
+export const DISABLED_TONE: Tone = { border: '#e5e7eb', text: '#9ca3af' };
+
+/** Series colours for chart operations, by index (§6). */
+export const SERIES_COLORS = ['#60a5fa', '#f97316', '#a78bfa', '#34d399', '#f472b6', '#facc15'];
+
+export const CPU_AREA = 'rgba(107,114,128,0.12)';
+export const CPU_LINE = 'rgba(107,114,128,0.35)';
+export const OVERVIEW_FILL = 'rgba(107,114,128,0.4)';
+export const FORK_COLOR = '#16a34a';
+export const EXIT_BAD_COLOR = '#dc2626';

@@ -1,0 +1,201 @@
+// What the views show comes from here: one resource per endpoint, fetched only when a
+// visible view needs it (fixes §10.11), debounced on range changes, superseded requests
+// dropped, errors and loading states kept so views can show them (fixes §10.12).
+
+import {
+  getJson,
+  isAbort,
+  errorText,
+  type Params,
+  type ProcessEventsResponse,
+  type CountsResponse,
+  type LatencyStats,
+  type IoStats,
+  type MemoryStats,
+  type FlamegraphResponse,
+  type EventListResponse,
+  type HistogramResponse,
+} from './api';
+import { state, subscribe, lastRangeDebounced, type Range, type Key } from './state';
+
+export const PAGE_SIZE = 50;
+export const MAX_MARKERS_PER_PID = 500;
+export const MAX_FLAME_STACKS = 5000;
+/** Bounded distributions: the server summarises latencies and sizes into this many points. */
+export const MAX_DIST_POINTS = 512;
+const DEBOUNCE_MS = 80;
+
+export type Status = 'idle' | 'loading' | 'ok' | 'error';
+
+export class Resource<T> {
+  status: Status = 'idle';
+  data: T | null = null;
+  error: string | null = null;
+  /** URL key of `data` and the one being fetched. */
+  key: string | null = null;
+  wantKey: string | null = null;
+  /** Scope (range) the data was fetched for. */
+  range: Range | null = null;
+  private ctrl: AbortController | null = null;
+  private listeners: Array<() => void> = [];
+  private retryFn: (() => void) | null = null;
+
+  constructor(readonly name: string) {}
+
+  on(fn: () => void): void {
+    this.listeners.push(fn);
+  }
+  private emit(): void {
+    for (const fn of this.listeners) fn();
+  }
+
+  /** Fetch `path?params` unless it is already shown or on its way. */
+  want(path: string, params: Params, range: Range | null): void {
+    const key = `${path}?${JSON.stringify(params)}`;
+    if (key === this.wantKey && this.status !== 'error') return;
+    this.wantKey = key;
+    this.ctrl?.abort();
+    const ctrl = new AbortController();
+    this.ctrl = ctrl;
+    this.status = 'loading';
+    this.error = null;
+    this.retryFn = () => {
+      this.wantKey = null;
+      this.want(path, params, range);
+    };
+    this.emit();
+    getJson<T>(path, params, ctrl.signal).then(
+      (d) => {
+        if (ctrl !== this.ctrl) return;
+        this.data = d;
+        this.key = key;
+        this.range = range;
+        this.status = 'ok';
+        this.emit();
+      },
+      (e) => {
+        if (isAbort(e) || ctrl !== this.ctrl) return;
+        this.status = 'error';
+        this.error = errorText(e);
+        console.warn(`probex: ${this.name}: ${this.error}`);
+        this.emit();
+      },
+    );
+  }
+
+  /** The view is hidden: stop waiting, keep what we have. */
+  idle(): void {
+    if (this.status === 'loading') {
+      this.ctrl?.abort();
+      this.status = this.data ? 'ok' : 'idle';
+      this.wantKey = this.key;
+      this.emit();
+    }
+  }
+
+  retry(): void {
+    this.retryFn?.();
+  }
+}
+
+export const res = {
+  overview: new Resource<HistogramResponse>('histogram'),
+  lanes: new Resource<ProcessEventsResponse>('process events'),
+  counts: new Resource<CountsResponse>('event counts'),
+  latency: new Resource<LatencyStats>('latency stats'),
+  io: new Resource<IoStats>('IO statistics'),
+  mem: new Resource<MemoryStats>('memory statistics'),
+  flame: new Resource<FlamegraphResponse>('flamegraph'),
+  events: new Resource<EventListResponse>('event list'),
+};
+
+/** Range the debounced resources are fetched for (lags the live range by the debounce). */
+let fetchRange: Range | null = null;
+let timer = 0;
+
+const RANGE_KEYS: Key[] = ['range', 'pid', 'enabled'];
+const VIEW_KEYS: Key[] = ['tab', 'flameType', 'latencyOpen', 'eventsPage', 'summary', 'processes'];
+
+export function startData(): void {
+  subscribe((changed) => {
+    if (RANGE_KEYS.some((k) => changed.has(k))) {
+      clearTimeout(timer);
+      // Wheel bursts are debounced; page load, keys, buttons and finished drags fetch at once.
+      const delay = changed.has('range') && fetchRange && lastRangeDebounced() ? DEBOUNCE_MS : 0;
+      timer = window.setTimeout(() => {
+        fetchRange = state.range;
+        refresh();
+      }, delay);
+    } else if (VIEW_KEYS.some((k) => changed.has(k))) {
+      refresh();
+    }
+  });
+}
+
+export function panelVisible(): boolean {
+  return state.pid !== null;
+}
+
+/** Enabled chip types as a stable, comma-joined list. */
+function enabledList(): string {
+  return [...state.enabled].sort().join(',');
+}
+
+export function refresh(): void {
+  const r = fetchRange;
+  if (!r || !state.summary) return;
+  const span = { start_ns: r.start, end_ns: r.end };
+  const pid = state.pid;
+
+  res.lanes.want('process_events', { ...span, max_events_per_pid: MAX_MARKERS_PER_PID }, r);
+
+  if (pid !== null) res.counts.want('pid_event_type_counts', { pid, ...span }, r);
+  else res.counts.want('event_type_counts', span, r);
+
+  res.latency.want('syscall_latency_stats', { ...span, pid }, r);
+
+  const ioVisible = (panelVisible() && state.tab === 'io') || state.latencyOpen;
+  if (ioVisible) {
+    res.io.want('io_statistics', { ...span, pid, max_points: MAX_DIST_POINTS }, r);
+    res.mem.want('memory_statistics', { ...span, pid, max_points: MAX_DIST_POINTS }, r);
+  } else {
+    res.io.idle();
+    res.mem.idle();
+  }
+
+  if (panelVisible() && state.tab === 'flame' && state.flameType) {
+    res.flame.want(
+      'event_flamegraph',
+      { ...span, event_type: state.flameType, max_stacks: MAX_FLAME_STACKS, pid, format: 'json' },
+      r,
+    );
+  } else {
+    res.flame.idle();
+  }
+
+  if (panelVisible() && state.tab === 'events' && state.enabled.size > 0) {
+    res.events.want(
+      'event_list',
+      {
+        ...span,
+        pid,
+        limit: PAGE_SIZE,
+        offset: state.eventsPage * PAGE_SIZE,
+        event_types: enabledList(),
+      },
+      r,
+    );
+  } else {
+    res.events.idle();
+  }
+}
+
+/** True while the range shown differs from the range the data is for. */
+export function pendingRange(): boolean {
+  const r = state.range;
+  return !!r && (!fetchRange || fetchRange.start !== r.start || fetchRange.end !== r.end);
+}
+
+export function currentFetchRange(): Range | null {
+  return fetchRange;
+}

@@ -1,0 +1,346 @@
+// Flamegraph tab (spec §2.11.1) drawn on a canvas by the client: click a frame to zoom,
+// search box with highlight and matched share, tooltips, flame or icicle orientation,
+// user/kernel stack side. Zoom and search survive refetches (fixes §10.13).
+
+import { h, replace, fitCanvas, showTip, hideTip, spinner, errorBox } from './dom';
+import { state, set, subscribe, traceRange } from './state';
+import { res, MAX_FLAME_STACKS } from './data';
+import { formatDurationShort, formatInt, escapeHtml } from './format';
+import { stacksFromResponse, buildTree, maxDepth, pathOf, findPath, type FNode, type Side, type Stack } from './flamedata';
+
+const ROW = 17;
+const MIN_W = 0.4;
+
+interface Placed {
+  n: FNode;
+  x: number;
+  w: number;
+}
+
+export interface View {
+  el: HTMLElement;
+  show(): void;
+  hide(): void;
+}
+
+export function flamegraphView(): View {
+  const typeSel = h('select', { 'aria-label': 'Flamegraph event type', 'data-testid': 'flame-type' });
+  const sideSel = h(
+    'select',
+    { 'aria-label': 'Stack side', title: 'Which part of each stack to show' },
+    h('option', { value: 'both' }, 'user + kernel'),
+    h('option', { value: 'user' }, 'user only'),
+    h('option', { value: 'kernel' }, 'kernel only'),
+  );
+  const search = h('input', { type: 'search', placeholder: 'Search frames (regexp)', 'data-testid': 'flame-search', style: 'width:14rem' });
+  const matched = h('span', { class: 'dim mono', 'data-testid': 'flame-matched' });
+  const invert = h('button', { class: 'link-btn', title: 'Root at the top (icicle) or at the bottom (flame)' }, 'Icicle');
+  const resetZoom = h('button', { class: 'link-btn', 'data-testid': 'flame-reset', style: 'display:none' }, 'Reset zoom');
+  const info = h('span', { class: 'right', 'data-testid': 'flame-info' });
+  const head = h(
+    'div',
+    { class: 'card-head' },
+    h('label', null, 'Flamegraph event: '),
+    typeSel,
+    sideSel,
+    search,
+    matched,
+    resetZoom,
+    invert,
+    info,
+  );
+  const canvas = h('canvas', { 'data-testid': 'flame-canvas' });
+  const body = h('div', { class: 'flame' });
+  const hover = h('div', { class: 'flame-info' });
+  const el = h('div', { class: 'card', 'data-testid': 'flame-card' }, head, body, hover);
+
+  let visible = false;
+  let stacks: Stack[] | null = null;
+  let stacksFor: unknown = null;
+  let root: FNode | null = null;
+  let focus: FNode | null = null;
+  let focusPath: string[] = [];
+  let side: Side = 'both';
+  let placed: Placed[][] = [];
+  let depthMax = 0;
+  let width = 0;
+  let matchRe: RegExp | null = null;
+
+  function options(): string[] {
+    const types = new Set<string>();
+    const counts = res.counts.data?.counts;
+    if (state.pid !== null && counts && Object.keys(counts).length) {
+      for (const k of Object.keys(counts)) types.add(k);
+    } else {
+      for (const t of state.summary?.event_types ?? []) types.add(t);
+    }
+    if (state.flameType) types.add(state.flameType);
+    return [...types].sort();
+  }
+
+  function drawHead(): void {
+    const opts = options();
+    replace(typeSel, opts.map((t) => h('option', { value: t, selected: t === state.flameType }, t)));
+    typeSel.value = state.flameType;
+    const t = traceRange();
+    const r = res.flame.range ?? state.range;
+    const d = res.flame.data;
+    const anyD = d as Record<string, unknown> | null;
+    let n = '';
+    if (d) {
+      const total = Number(anyD?.total_events ?? anyD?.total_in_range ?? anyD?.events_in_range ?? NaN);
+      n =
+        Number.isFinite(total) && total > d.total_samples
+          ? `${formatInt(d.total_samples)} of ${formatInt(total)} stacks (sampled)`
+          : `${formatInt(d.total_samples)} samples${d.total_samples >= MAX_FLAME_STACKS ? ' (sampled)' : ''}`;
+    }
+    const scope = `Scope: PID ${state.pid}`;
+    const span = t && r ? `T+${formatDurationShort(r.start - t.start)}..T+${formatDurationShort(r.end - t.start)} (width ${formatDurationShort(r.end - r.start)})` : '';
+    replace(info, [n, scope, span].filter((x) => x).join(' · '), ' · Event: ', h('span', { class: 'mono' }, state.flameType || 'none'));
+  }
+
+  function drawBody(): void {
+    const r = res.flame;
+    if (!state.flameType) return replace(body, h('div', { class: 'muted', style: 'padding:12px' }, 'Select an event type to build a flamegraph for the current scope'));
+    if (r.status === 'error') return replace(body, errorBox(`Flamegraph: ${r.error}`, () => r.retry()));
+    if (!r.data) {
+      return replace(body, r.status === 'loading' ? [spinner('Building flamegraph...'), h('div', { class: 'placeholder' })] : null);
+    }
+    if (stacksFor !== r.data) {
+      stacksFor = r.data;
+      stacks = stacksFromResponse(r.data);
+      rebuild();
+    }
+    if (!root || root.value === 0) {
+      replace(body, h('div', { class: 'muted', style: 'padding:12px' }, 'No stack samples in current scope'));
+    } else {
+      if (canvas.parentElement !== body) replace(body, canvas);
+      draw();
+    }
+    const old = body.querySelector('.overlay');
+    if (r.status === 'loading' && root && root.value) {
+      if (!old) body.appendChild(h('div', { class: 'overlay' }, spinner('Updating flamegraph...')));
+    } else old?.remove();
+  }
+
+  function rebuild(): void {
+    root = stacks ? buildTree(stacks, side) : null;
+    focus = root && focusPath.length ? findPath(root, focusPath) ?? root : root;
+    if (focus === root) focusPath = [];
+    depthMax = root ? maxDepth(root) : 0;
+  }
+
+  function layout(): void {
+    placed = [];
+    if (!root || !focus) return;
+    const scale = width / focus.value;
+    // Ancestors of the focus span the full width.
+    for (let a: FNode | null = focus; a; a = a.parent) push(a.depth, { n: a, x: 0, w: width });
+    const walk = (n: FNode, x: number) => {
+      let cx = x;
+      for (const c of n.children) {
+        const w = c.value * scale;
+        if (w >= MIN_W) {
+          push(c.depth, { n: c, x: cx, w });
+          walk(c, cx);
+        }
+        cx += w;
+      }
+    };
+    walk(focus, 0);
+  }
+  function push(d: number, p: Placed): void {
+    (placed[d] ??= []).push(p);
+  }
+
+  function yOf(depth: number): number {
+    return state.flameInverted ? depth * ROW : (depthMax - depth) * ROW;
+  }
+
+  function draw(): void {
+    width = body.clientWidth || 800;
+    const height = (depthMax + 1) * ROW + 1;
+    const ctx = fitCanvas(canvas, width, height);
+    layout();
+    ctx.font = '11px system-ui, sans-serif';
+    ctx.textBaseline = 'middle';
+    let matchedValue = 0;
+    for (const row of placed) {
+      if (!row) continue;
+      for (const p of row) {
+        const y = yOf(p.n.depth);
+        const hit = !!matchRe && matchRe.test(p.n.name);
+        ctx.fillStyle = hit ? '#e040fb' : frameColor(p.n);
+        ctx.fillRect(p.x, y, Math.max(0.5, p.w - 0.5), ROW - 1);
+        if (p.w > 28) {
+          ctx.fillStyle = hit ? '#fff' : '#1f2937';
+          const label = fitText(ctx, p.n.name, p.w - 6);
+          if (label) ctx.fillText(label, p.x + 3, y + ROW / 2);
+        }
+      }
+    }
+    // Matched share counts frames under the focus that were not drawn (too narrow) too.
+    if (matchRe && focus) {
+      const stack: FNode[] = [focus];
+      while (stack.length) {
+        const n = stack.pop()!;
+        if (matchRe.test(n.name)) matchedValue += n.value;
+        else for (const c of n.children) stack.push(c);
+      }
+      const pct = focus.value ? (matchedValue / focus.value) * 100 : 0;
+      matched.textContent = `Matched: ${pct.toFixed(1)}% (${formatInt(matchedValue)})`;
+    } else {
+      matched.textContent = '';
+    }
+    resetZoom.style.display = focus && focus !== root ? '' : 'none';
+    canvas.dataset.frames = String(placed.reduce((s, r) => s + (r ? r.length : 0), 0));
+    // The widest real frame (tests search for it).
+    let widest: Placed | null = null;
+    for (const row of placed.slice(1)) for (const p of row ?? []) if (!/^\[.*\]$/.test(p.n.name) && (!widest || p.w > widest.w)) widest = p;
+    canvas.dataset.widest = widest?.n.name ?? '';
+    canvas.dataset.matched = String(matchedValue);
+  }
+
+  function hitTest(ev: MouseEvent): Placed | null {
+    const b = canvas.getBoundingClientRect();
+    const x = ev.clientX - b.left;
+    const y = ev.clientY - b.top;
+    const depth = state.flameInverted ? Math.floor(y / ROW) : depthMax - Math.floor(y / ROW);
+    const row = placed[depth];
+    if (!row) return null;
+    for (const p of row) if (x >= p.x && x < p.x + p.w) return p;
+    return null;
+  }
+
+  canvas.addEventListener('mousemove', (ev) => {
+    const p = hitTest(ev);
+    if (!p || !root) {
+      hideTip();
+      hover.textContent = '';
+      return;
+    }
+    const n = p.n;
+    const pct = (n.value / root.value) * 100;
+    const fpct = focus && focus !== root ? ` · ${((n.value / focus.value) * 100).toFixed(2)}% of zoom` : '';
+    const text = `${n.name} (${formatInt(n.value)} samples, ${pct.toFixed(2)}%${fpct}${n.self ? `, self ${formatInt(n.self)}` : ''})`;
+    hover.textContent = text;
+    showTip(ev.clientX, ev.clientY, `<b>${escapeHtml(n.name)}</b>\n${formatInt(n.value)} samples · ${pct.toFixed(2)}% of all${fpct}${n.self ? `\nself: ${formatInt(n.self)}` : ''}`);
+  });
+  canvas.addEventListener('mouseleave', () => {
+    hideTip();
+    hover.textContent = '';
+  });
+  canvas.addEventListener('click', (ev) => {
+    const p = hitTest(ev);
+    if (!p) return;
+    focus = p.n;
+    focusPath = pathOf(p.n);
+    draw();
+  });
+  resetZoom.addEventListener('click', () => {
+    focus = root;
+    focusPath = [];
+    draw();
+  });
+  typeSel.addEventListener('change', () => {
+    focus = root;
+    focusPath = [];
+    set({ flameType: typeSel.value });
+  });
+  sideSel.addEventListener('change', () => {
+    side = sideSel.value as Side;
+    focusPath = [];
+    rebuild();
+    drawBody();
+  });
+  const applySearch = () => {
+    const q = search.value.trim();
+    if (!q) matchRe = null;
+    else {
+      try {
+        matchRe = new RegExp(q, 'i');
+      } catch {
+        matchRe = new RegExp(q.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i');
+      }
+    }
+    if (state.flameSearch !== q) set({ flameSearch: q });
+    if (root) draw();
+  };
+  search.addEventListener('input', applySearch);
+  search.addEventListener('keydown', (e) => {
+    e.stopPropagation();
+    if (e.key === 'Escape') {
+      search.value = '';
+      applySearch();
+    }
+  });
+  invert.addEventListener('click', () => set({ flameInverted: !state.flameInverted }));
+
+  res.flame.on(() => {
+    if (!visible) return;
+    drawHead();
+    drawBody();
+  });
+  res.counts.on(() => visible && drawHead());
+  subscribe((c) => {
+    if (!visible) return;
+    if (c.has('flameType') || c.has('pid')) {
+      if (c.has('flameType')) {
+        focusPath = [];
+      }
+      drawHead();
+    }
+    if (c.has('flameInverted')) {
+      invert.textContent = state.flameInverted ? 'Flame' : 'Icicle';
+      if (root) draw();
+    }
+    if (c.has('flameSearch') && search.value.trim() !== state.flameSearch) {
+      search.value = state.flameSearch;
+      applySearch();
+    }
+  });
+  new ResizeObserver(() => {
+    if (visible && root && canvas.isConnected && body.clientWidth !== width) draw();
+  }).observe(body);
+
+  return {
+    el,
+    show() {
+      visible = true;
+      search.value = state.flameSearch;
+      applySearch();
+      drawHead();
+      drawBody();
+    },
+    hide() {
+      visible = false;
+      hideTip();
+    },
+  };
+}
+
+/** Deterministic warm colours by name (like flamegraph.pl's "hot"); kernel frames lean
+ *  orange-yellow, markers gray. */
+function frameColor(n: FNode): string {
+  if (n.name === 'all') return '#d1d5db';
+  if (n.name.startsWith('[') && n.name.endsWith(']')) return '#cbd5e1';
+  let hsh = 0;
+  for (let i = 0; i < n.name.length; i++) hsh = (hsh * 31 + n.name.charCodeAt(i)) | 0;
+  const v1 = ((hsh >>> 0) % 1000) / 1000;
+  const v2 = (((hsh >>> 10) >>> 0) % 1000) / 1000;
+  if (n.side === 'kernel') {
+    return `rgb(${Math.round(220 + 30 * v1)},${Math.round(150 + 70 * v2)},${Math.round(40 + 40 * v1)})`;
+  }
+  return `rgb(${Math.round(215 + 40 * v1)},${Math.round(70 + 110 * v2)},${Math.round(40 + 30 * v2)})`;
+}
+
+const ellipsis = '…';
+function fitText(ctx: CanvasRenderingContext2D, s: string, w: number): string {
+  if (ctx.measureText(s).width <= w) return s;
+  const cw = ctx.measureText('m').width * 0.62;
+  let n = Math.floor(w / cw);
+  if (n < 3) return '';
+  let t = s.slice(0, n) + ellipsis;
+  while (n > 2 && ctx.measureText(t).width > w) t = s.slice(0, --n) + ellipsis;
+  return n > 2 ? t : '';
+}

@@ -1,0 +1,246 @@
+// IO / Memory card (spec §2.11.2, §2.11.3, §6): per-operation tables with clickable
+// percentile cells and their stack panels, latency and size CDFs and histograms, and the
+// memory-in-use timeline the reference never drew (fixes §10.10). Shows loading, stale and
+// error states (fixes §10.12); disposes its charts when hidden (fixes §10.17).
+
+import { h, replace, spinner, errorBox } from './dom';
+import { traceRange } from './state';
+import { res } from './data';
+import { formatBytes, formatCount, formatDuration, formatInt, formatNetBytesSigned, formatOffsetPrecise, formatAbsNs } from './format';
+import { ChartSet, cdfOption, histogramOption, usageOption, type Series } from './charts';
+import { opDist, type Kind } from './distrib';
+import { renderFrames } from './frames';
+import type { OpStats, EventDetail } from './api';
+import type { View } from './flamegraph';
+
+type Pct = 'P50' | 'P95' | 'P99' | 'Max';
+const PCT_FIELD: Record<Pct, keyof OpStats> = { P50: 'p50_event', P95: 'p95_event', P99: 'p99_event', Max: 'max_event' };
+
+export function ioMemoryView(testid: string): View {
+  const el = h('div', { 'data-testid': testid });
+  let visible = false;
+  let charts = new ChartSet();
+  let drawnFor: [unknown, unknown] = [null, null];
+  const open: Record<string, { op: string; pct: Pct } | null> = { io: null, mem: null };
+
+  function draw(): void {
+    if (!visible) return;
+    const io = res.io;
+    const mem = res.mem;
+    const loading = io.status === 'loading' || mem.status === 'loading';
+    if (!io.data && !mem.data) {
+      drawnFor = [null, null];
+      charts.dispose();
+      if (io.status === 'error' || mem.status === 'error') {
+        return replace(
+          el,
+          h('div', { class: 'card' }, errorBox(`IO / memory statistics: ${io.error ?? mem.error}`, () => {
+            io.retry();
+            mem.retry();
+          })),
+        );
+      }
+      return replace(el, h('div', { class: 'card' }, spinner('Loading IO and memory statistics...')));
+    }
+    if (drawnFor[0] !== io.data || drawnFor[1] !== mem.data) {
+      drawnFor = [io.data, mem.data];
+      rebuild();
+    }
+    const card = el.firstElementChild as HTMLElement | null;
+    const old = card?.querySelector(':scope > .overlay');
+    if (loading && card) {
+      if (!old) card.appendChild(h('div', { class: 'overlay', style: 'align-items:flex-start;padding-top:24px' }, spinner('Updating...')));
+    } else old?.remove();
+    const errs = [io, mem].filter((r) => r.status === 'error').map((r) => `${r.name}: ${r.error}`);
+    const banner = el.querySelector(':scope > .error-box');
+    banner?.remove();
+    if (errs.length) el.prepend(errorBox(`${errs.join('; ')} (showing the previous data)`, () => [io, mem].forEach((r) => r.status === 'error' && r.retry())));
+  }
+
+  function rebuild(): void {
+    charts.dispose();
+    charts = new ChartSet();
+    const io = res.io.data;
+    const mem = res.mem.data;
+    const ioOps = io?.by_operation.filter((o) => o.total_ops > 0) ?? [];
+    const memOps = mem?.by_operation.filter((o) => o.total_ops > 0) ?? [];
+    if (!ioOps.length && !memOps.length) {
+      return replace(el, h('div', { class: 'card' }, h('div', { class: 'muted', style: 'padding:8px' }, 'No IO or memory data in current scope')));
+    }
+    const ioSect = h('div', { class: 'card', 'data-testid': 'io-section' });
+    if (!io) ioSect.append(h('div', { class: 'muted' }, 'No IO data'));
+    else if (!io.total_ops) ioSect.append(h('div', { class: 'muted' }, 'No IO events'));
+    else {
+      ioSect.append(
+        h('div', { class: 'sect-head' }, h('b', null, 'IO'), `${formatCount(io.total_ops)} ops · ${formatBytes(io.total_bytes)} total`),
+        ...section('io', ioOps),
+      );
+    }
+    const memSect = h('div', { class: 'card', 'data-testid': 'mem-section' });
+    if (!mem) memSect.append(h('div', { class: 'muted' }, 'No memory data'));
+    else if (!mem.total_alloc_ops && !mem.total_free_ops) memSect.append(h('div', { class: 'muted' }, 'No memory events'));
+    else {
+      memSect.append(
+        h(
+          'div',
+          { class: 'sect-head' },
+          h('b', null, 'Memory'),
+          `alloc ${formatInt(mem.total_alloc_ops)} ops · ${formatBytes(mem.total_alloc_bytes)} — free ${formatInt(mem.total_free_ops)} ops · ${formatBytes(mem.total_free_bytes)} — net ${formatNetBytesSigned(mem.total_alloc_bytes, mem.total_free_bytes)}`,
+        ),
+        ...section('mem', memOps),
+      );
+      const usage = usagePoints(mem.cumulative_usage);
+      if (usage.length > 1) {
+        memSect.append(h('div', { class: 'chart-title' }, 'Memory in use over time (alloc − free)'), charts.add(usageOption(usage), 160, 'mem-usage-chart'));
+      }
+    }
+    replace(el, h('div', { class: 'card', style: 'padding:0;border:0;background:none' }, h('div', { class: 'iogrid' }, ioSect, memSect)));
+  }
+
+  function section(which: 'io' | 'mem', ops: OpStats[]): HTMLElement[] {
+    const stackSlot = h('div');
+    const table = opTable(which, ops, stackSlot);
+    const out: HTMLElement[] = [table, stackSlot];
+    for (const kind of ['latency', 'size'] as Kind[]) {
+      const series: Series[] = [];
+      const allZero: string[] = [];
+      for (const op of ops) {
+        const d = opDist(op, kind);
+        if (!d) continue;
+        if (kind === 'size' && d.max <= 0) allZero.push(op.operation);
+        else series.push({ name: op.operation, dist: d });
+      }
+      if (!series.length && !allZero.length) continue;
+      out.push(h('div', { class: 'chart-title' }, kind === 'latency' ? 'Latency CDF' : 'Size CDF'));
+      if (series.length) {
+        out.push(
+          h(
+            'div',
+            { class: 'chart-pair' },
+            charts.add(cdfOption(kind, series), 180, `${which}-${kind}-cdf`),
+            charts.add(histogramOption(kind, series), 180, `${which}-${kind}-hist`),
+          ),
+        );
+      }
+      if (allZero.length) out.push(h('div', { class: 'muted', style: 'font-size:11px' }, `${allZero.join(', ')}: every size is 0 B (not plotted)`));
+    }
+    return out;
+  }
+
+  function opTable(which: 'io' | 'mem', ops: OpStats[], stackSlot: HTMLElement): HTMLElement {
+    const drawStack = () => {
+      const o = open[which];
+      const op = o && ops.find((x) => x.operation === o.op);
+      if (!o || !op) return replace(stackSlot);
+      const ev = op[PCT_FIELD[o.pct]] as EventDetail | null;
+      replace(stackSlot, stackPanel(`${o.pct} for ${op.operation}`, ev, () => {
+        open[which] = null;
+        redrawCells();
+        drawStack();
+      }));
+    };
+    const cells: HTMLButtonElement[] = [];
+    const redrawCells = () => {
+      for (const c of cells) c.classList.toggle('on', open[which]?.op === c.dataset.op && open[which]?.pct === c.dataset.pct);
+    };
+    const pctCell = (op: OpStats, pct: Pct) => {
+      const ev = op[PCT_FIELD[pct]] as EventDetail | null;
+      if (!ev || ev.latency_ns === null || ev.latency_ns === undefined) return h('td', { class: 'muted' }, '—');
+      const b = h(
+        'button',
+        {
+          class: 'pct',
+          'data-op': op.operation,
+          'data-pct': pct,
+          title: `Show the stack of the ${pct} ${op.operation} event`,
+          onclick: () => {
+            const cur = open[which];
+            open[which] = cur && cur.op === op.operation && cur.pct === pct ? null : { op: op.operation, pct };
+            redrawCells();
+            drawStack();
+          },
+        },
+        formatDuration(ev.latency_ns),
+      );
+      cells.push(b);
+      return h('td', null, b);
+    };
+    const table = h(
+      'table',
+      { class: 'ops', 'data-testid': `${which}-table` },
+      h('thead', null, h('tr', null, ['Op', 'Count', 'Bytes', 'Avg', 'P50', 'P95', 'P99', 'Max'].map((c) => h('th', null, c)))),
+      h(
+        'tbody',
+        null,
+        ops.map((op) =>
+          h(
+            'tr',
+            null,
+            h('td', null, op.operation),
+            h('td', { title: formatInt(op.total_ops) }, formatCount(op.total_ops)),
+            h('td', null, formatBytes(op.total_bytes)),
+            h('td', null, op.avg_latency_ns || op.total_ops ? formatDuration(op.avg_latency_ns) : '—'),
+            pctCell(op, 'P50'),
+            pctCell(op, 'P95'),
+            pctCell(op, 'P99'),
+            pctCell(op, 'Max'),
+          ),
+        ),
+      ),
+    );
+    redrawCells();
+    drawStack();
+    return table;
+  }
+
+  res.io.on(draw);
+  res.mem.on(draw);
+  return {
+    el,
+    show() {
+      visible = true;
+      drawnFor = [null, null];
+      draw();
+    },
+    hide() {
+      visible = false;
+      charts.dispose();
+      drawnFor = [null, null];
+      replace(el);
+    },
+  };
+}
+
+function stackPanel(title: string, ev: EventDetail | null, close: () => void): HTMLElement {
+  const t = traceRange();
+  const sub = ev
+    ? [
+        `PID ${ev.pid}`,
+        ev.event_type,
+        t ? `T+${formatOffsetPrecise(ev.ts_ns - t.start)}` : '',
+        `end timestamp ${formatAbsNs(ev.ts_ns)} ns`,
+        ev.latency_ns !== null && ev.latency_ns !== undefined ? `latency ${formatDuration(ev.latency_ns)}` : '',
+      ]
+        .filter((x) => x)
+        .join(' • ')
+    : '';
+  return h(
+    'div',
+    { class: 'stackpanel', 'data-testid': 'stack-panel' },
+    h('div', { class: 't' }, h('span', null, title), h('button', { class: 'x', title: 'Close', 'aria-label': 'Close', onclick: close }, '✕')),
+    h('div', { class: 'sub' }, sub),
+    renderFrames(ev?.stack_trace ?? null, ev ? 'No stack trace captured for this event' : 'No event'),
+  );
+}
+
+function usagePoints(u: Array<{ ts_ns: number; cumulative_bytes: number }> | undefined): Array<[number, number]> {
+  if (!u || !u.length) return [];
+  const t = traceRange();
+  const base = t ? t.start : 0;
+  const step = Math.max(1, Math.floor(u.length / 4000));
+  const out: Array<[number, number]> = [];
+  for (let i = 0; i < u.length; i += step) out.push([u[i]!.ts_ns - base, u[i]!.cumulative_bytes]);
+  const last = u[u.length - 1]!;
+  if (out[out.length - 1]![0] !== last.ts_ns - base) out.push([last.ts_ns - base, last.cumulative_bytes]);
+  return out;
+}

@@ -1,0 +1,419 @@
+// Process rows: tree labels, per-process lanes, duration column (spec §2.9, §2.10, §4.2,
+// §4.4, §4.5). Rows are virtualised when the list scrolls, so thousands of threads stay
+// cheap. Fixes: §10.6 (axis with ticks aligned to the lanes, crosshair on lane hover too),
+// §10.7 (filter, hide rows outside the view), §10.8 (with a scrolling list the analysis
+// panel sits below it instead of inside the scroll area), §10.3 (marker hover detail and a
+// note when markers are sampled).
+
+import { h, replace, showTip, hideTip, errorBox, blurInputs } from './dom';
+import { state, set, subscribe, traceRange, setRange, type Range } from './state';
+import { res, MAX_MARKERS_PER_PID } from './data';
+import { visibleRows, togglePid, selectPid, type Row } from './tree';
+import { drawLane, cpuBins, markersNear, type LaneData } from './lanedraw';
+import { renderAxis } from './axis';
+import { onPreview } from './overview';
+import { formatDurationShort, formatOffsetPrecise, formatInt, escapeHtml } from './format';
+import { markerColor } from './colors';
+import type { ProcessLifetime } from './api';
+
+const ROW_H = 30;
+const SCROLL_AT = 15;
+const LANE_H = 20;
+
+interface RowEl {
+  el: HTMLElement;
+  lane: HTMLElement;
+  canvas: HTMLCanvasElement;
+  dur: HTMLElement;
+  selBox: HTMLElement;
+  sig: string;
+}
+
+export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
+  const filter = h('input', {
+    type: 'search',
+    placeholder: 'Filter processes…',
+    'aria-label': 'Filter processes by name or PID',
+    'data-testid': 'tree-filter',
+  });
+  const hideOut = h('input', { type: 'checkbox', 'data-testid': 'hide-outside' });
+  const note = h('span', { class: 'sample-note', 'data-testid': 'sample-note' });
+  const tools = h(
+    'div',
+    { class: 'tree-tools' },
+    filter,
+    h('label', { class: 'dim' }, hideOut, ' hide processes outside the view'),
+    note,
+    h('span', { class: 'kbd-help', style: 'margin-left:auto' }, 'Keys: ←/→ pan · +/− zoom · 0 reset · Esc deselect'),
+  );
+  const axis = h('div', { class: 'axis', style: 'position:absolute;top:0' });
+  const axisRow = h('div', { style: 'position:relative;height:14px' }, axis);
+  const rows = h('div', { class: 'rows', 'data-testid': 'rows' });
+  const scroller = h('div', { class: 'rows-wrap' }, rows);
+  const crosshair = h('div', { class: 'crosshair', style: 'display:none' });
+  const outer = h('div', { style: 'position:relative' }, scroller, crosshair);
+  const status = h('div');
+  const section = h('section', { 'data-testid': 'lanes' }, tools, status, axisRow, outer);
+  parent.appendChild(section);
+
+  let list: Row[] = [];
+  let byPid = new Map<number, Row>();
+  let scrollMode = false;
+  const els = new Map<number, RowEl>();
+  let preview: Range | null = null;
+  let laneW = 0;
+  let laneLeft = 0;
+
+  const view = (): Range | null => preview ?? state.range;
+
+  function laneData(pid: number): LaneData {
+    const d = res.lanes.data;
+    return {
+      markers: d?.events_by_pid[String(pid)],
+      cpu: d?.cpu_sample_counts_by_pid[String(pid)],
+      fetched: res.lanes.range,
+      buckets: d?.cpu_sample_bucket_count ?? 0,
+      hz: state.summary?.cpu_sample_frequency_hz ?? 0,
+    };
+  }
+
+  function rowEl(r: Row): RowEl {
+    const sig = `${r.depth}|${r.guides.join('')}|${r.isLast}|${r.hasChildren}|${state.collapsed.has(r.p.pid)}|${r.hit}|${r.descendants}`;
+    let re = els.get(r.p.pid);
+    if (re && re.sig === sig) return re;
+    const p = r.p;
+    const guides: HTMLElement[] = r.guides.map((g) => h('span', { class: 'guide' }, g ? '│' : ''));
+    if (r.depth > 0) guides.push(h('span', { class: 'guide' }, r.isLast ? '└' : '├'));
+    const collapsed = state.collapsed.has(p.pid);
+    const tog = r.hasChildren
+      ? h(
+          'button',
+          {
+            class: 'tog',
+            title: collapsed ? 'Expand children' : 'Collapse children',
+            'aria-label': collapsed ? 'Expand children' : 'Collapse children',
+            onclick: (e: Event) => {
+              e.stopPropagation();
+              const next = new Set(state.collapsed);
+              if (collapsed) next.delete(p.pid);
+              else next.add(p.pid);
+              set({ collapsed: next });
+            },
+          },
+          collapsed ? '▶' : '▼',
+        )
+      : h('span', { class: 'tog-sp' });
+    const name = p.process_name || 'unknown';
+    const nameBlk = h(
+      'div',
+      { class: 'nameblk', onclick: () => togglePid(p.pid) },
+      h(
+        'div',
+        { class: 'l1' },
+        h('span', { class: 'dot', style: 'display:none' }),
+        h('span', { class: 'name' }, name),
+        collapsed && r.descendants ? h('span', { class: 'badge' }, `+${r.descendants}`) : null,
+      ),
+      h('div', { class: 'l2' }, p.tgid !== null && p.tgid !== undefined && p.tgid !== p.pid ? `TID ${p.pid} · PID ${p.tgid}` : `PID ${p.pid}`),
+    );
+    const lbl = h('div', { class: 'lbl', title: `${name} (PID ${p.pid})` }, guides, tog, nameBlk);
+    const canvas = re?.canvas ?? h('canvas');
+    const selBox = h('div', { class: 'sel-box', style: 'display:none' });
+    const lane = h('div', { class: 'lane', 'data-pid': String(p.pid) }, canvas, selBox);
+    const dur = h('div', { class: 'dur' });
+    const el = h('div', { class: `row${r.hit ? ' hit' : ''}`, 'data-pid': String(p.pid) }, lbl, lane, dur);
+    attachLaneEvents(lane, selBox, p);
+    re = { el, lane, canvas, dur, selBox, sig };
+    els.set(p.pid, re);
+    return re;
+  }
+
+  function rebuild(): void {
+    list = visibleRows();
+    byPid = new Map(list.map((r) => [r.p.pid, r]));
+    const keep = new Set(list.map((r) => r.p.pid));
+    for (const pid of [...els.keys()]) if (!keep.has(pid)) els.delete(pid);
+    scrollMode = list.length > SCROLL_AT;
+    scroller.classList.toggle('scroll', scrollMode);
+    rows.style.height = scrollMode ? `${list.length * ROW_H}px` : '';
+    rows.style.position = scrollMode ? 'relative' : '';
+    layout();
+  }
+
+  /** Place the rows to show (all, or the visible window when scrolling) and the panel. */
+  function layout(): void {
+    const shown: HTMLElement[] = [];
+    let from = 0;
+    let to = list.length;
+    if (scrollMode) {
+      const top = scroller.scrollTop;
+      const hgt = scroller.clientHeight || 600;
+      from = Math.max(0, Math.floor(top / ROW_H) - 5);
+      to = Math.min(list.length, Math.ceil((top + hgt) / ROW_H) + 5);
+    }
+    let panelPlaced = false;
+    for (let i = from; i < to; i++) {
+      const r = list[i]!;
+      const re = rowEl(r);
+      re.el.classList.toggle('sel', state.pid === r.p.pid);
+      (re.el.querySelector('.dot') as HTMLElement).style.display = state.pid === r.p.pid ? '' : 'none';
+      if (scrollMode) {
+        re.el.style.position = 'absolute';
+        re.el.style.left = '0';
+        re.el.style.right = '0';
+        re.el.style.top = `${i * ROW_H}px`;
+      } else {
+        re.el.style.position = '';
+        re.el.style.top = '';
+      }
+      shown.push(re.el);
+      if (!scrollMode && state.pid === r.p.pid) {
+        panel.classList.remove('below');
+        shown.push(panel);
+        panelPlaced = true;
+      }
+    }
+    replace(rows, shown);
+    if (!list.length) {
+      rows.appendChild(
+        h('div', { class: 'muted', style: 'padding:8px' }, state.treeFilter ? 'No process matches the filter' : 'No process in view'),
+      );
+    }
+    if (panelPlaced) {
+      if (panel.parentElement !== rows) rows.appendChild(panel);
+    } else if (state.pid !== null) {
+      panel.classList.add('below');
+      if (panel.previousElementSibling !== outer) outer.after(panel);
+    } else {
+      panel.remove();
+    }
+    drawAll();
+  }
+
+  function measure(): void {
+    const first = rows.querySelector('.lane') as HTMLElement | null;
+    if (!first) return;
+    const lr = first.getBoundingClientRect();
+    const or = outer.getBoundingClientRect();
+    laneW = lr.width;
+    laneLeft = lr.left - or.left;
+    axis.style.left = `${laneLeft}px`;
+    axis.style.width = `${laneW}px`;
+  }
+
+  function drawAll(): void {
+    const v = view();
+    const t = traceRange();
+    if (!v || !t) return;
+    measure();
+    renderAxis(axis, v.start - t.start, v.end - t.start, laneW);
+    for (const re of rows.querySelectorAll<HTMLElement>('.row')) {
+      const pid = Number(re.dataset.pid);
+      const r = els.get(pid);
+      const row = byPid.get(pid);
+      if (!r || !row) continue;
+      drawLane(r.canvas, laneW, LANE_H, row.p, v, laneData(pid), state.enabled);
+      r.dur.textContent = durText(row.p, v);
+    }
+    drawNote();
+    drawCrosshair();
+    perfMark(v);
+  }
+
+  function drawNote(): void {
+    const d = res.lanes.data;
+    if (!d) return replace(note);
+    let sampled = 0;
+    for (const k in d.events_by_pid) {
+      const total = d.total_events_by_pid?.[k];
+      const n = d.events_by_pid[k]!.length;
+      if (total !== undefined ? total > n : n >= MAX_MARKERS_PER_PID) sampled++;
+    }
+    note.textContent = sampled
+      ? `Markers sampled: at most ${MAX_MARKERS_PER_PID} per process in range (${formatInt(sampled)} process${sampled > 1 ? 'es' : ''}); zoom in to see every event.`
+      : '';
+  }
+
+  function drawStatus(): void {
+    const r = res.lanes;
+    if (r.status === 'error') replace(status, errorBox(`Process events: ${r.error}`, () => r.retry()));
+    else replace(status);
+    outer.style.opacity = r.status === 'loading' && !r.data ? '0.6' : '1';
+  }
+
+  function drawCrosshair(): void {
+    const v = view();
+    const ns = state.hoverNs;
+    if (!v || ns === null || ns < v.start || ns > v.end || !laneW) {
+      crosshair.style.display = 'none';
+      return;
+    }
+    crosshair.style.display = 'block';
+    crosshair.style.left = `${laneLeft + ((ns - v.start) / (v.end - v.start)) * laneW}px`;
+  }
+
+  // ---- lane mouse gestures --------------------------------------------------------------
+  let suppressClick = false;
+  function attachLaneEvents(lane: HTMLElement, selBox: HTMLElement, p: ProcessLifetime): void {
+    lane.addEventListener('mousedown', (ev) => {
+      if (ev.button !== 0) return;
+      ev.preventDefault();
+      blurInputs();
+      const b = lane.getBoundingClientRect();
+      const x0 = ev.clientX;
+      let active = false;
+      let overlay: HTMLElement | null = null;
+      const fr = (x: number) => Math.max(0, Math.min(1, (x - b.left) / b.width));
+      const move = (e: MouseEvent) => {
+        if (!active && Math.abs(e.clientX - x0) < 3) return;
+        if (!active) {
+          active = true;
+          hideTip();
+          overlay = h('div', { class: 'drag-overlay', style: 'cursor:ew-resize' });
+          document.body.appendChild(overlay);
+        }
+        const a = fr(x0);
+        const c = fr(e.clientX);
+        selBox.style.display = 'block';
+        selBox.style.left = `${Math.min(a, c) * 100}%`;
+        selBox.style.width = `${Math.max(0.002, Math.abs(c - a)) * 100}%`;
+      };
+      const up = (e: MouseEvent) => {
+        window.removeEventListener('mousemove', move);
+        window.removeEventListener('mouseup', up);
+        overlay?.remove();
+        selBox.style.display = 'none';
+        if (!active) return;
+        suppressClick = true;
+        setTimeout(() => (suppressClick = false), 0);
+        const v = state.range!;
+        const w = v.end - v.start;
+        const a = fr(x0);
+        const c = fr(e.clientX);
+        const s = v.start + Math.round(w * Math.min(a, c));
+        const en = Math.max(s + 1, v.start + Math.round(w * Math.max(a, c)));
+        selectPid(p.pid);
+        setRange(s, en);
+      };
+      window.addEventListener('mousemove', move);
+      window.addEventListener('mouseup', up);
+    });
+    lane.addEventListener('click', () => {
+      if (!suppressClick) togglePid(p.pid);
+    });
+    lane.addEventListener('dblclick', () => {
+      const t = traceRange()!;
+      selectPid(p.pid);
+      const end = p.end_ns > p.start_ns ? p.end_ns : Math.min(t.end, p.start_ns + 1);
+      setRange(p.start_ns, end);
+    });
+    lane.addEventListener('mousemove', (ev) => {
+      const v = view();
+      if (!v) return;
+      const b = lane.getBoundingClientRect();
+      const x = ev.clientX - b.left;
+      const ns = v.start + (x / b.width) * (v.end - v.start);
+      set({ hoverNs: ns });
+      showTip(ev.clientX, ev.clientY, laneTip(p, laneData(p.pid), v, b.width, x));
+    });
+    lane.addEventListener('mouseleave', () => {
+      set({ hoverNs: null });
+      hideTip();
+    });
+  }
+
+  function laneTip(p: ProcessLifetime, d: LaneData, v: Range, w: number, x: number): string {
+    const t = traceRange()!;
+    const ns = v.start + (x / w) * (v.end - v.start);
+    const lines = [`<b>${escapeHtml(p.process_name || 'unknown')}</b> PID ${p.pid} · T+${formatOffsetPrecise(ns - t.start)}`];
+    const near = markersNear(d, v, w, x, 3, state.enabled);
+    for (const m of near.slice(0, 6)) {
+      lines.push(
+        `<span style="color:${markerColor(m.event_type)}">▍</span>${escapeHtml(m.event_type)} at T+${formatOffsetPrecise(m.ts_ns - t.start)}`,
+      );
+    }
+    if (near.length > 6) lines.push(`… ${near.length - 6} more here`);
+    const bin = cpuBins(d, v, w).find((b) => x >= b.x0 && x <= b.x1);
+    if (bin) {
+      lines.push(`CPU ≈ ${bin.usage.toFixed(0)}% (${bin.samples} sample${bin.samples === 1 ? '' : 's'} in ${formatDurationShort(bin.t1 - bin.t0)})`);
+    }
+    if (!near.length) lines.push('<span style="opacity:.7">click: select · double-click: zoom to lifetime · drag: zoom</span>');
+    return lines.join('\n');
+  }
+
+  // ---- wiring -----------------------------------------------------------------------------
+  filter.addEventListener('input', () => set({ treeFilter: filter.value }));
+  filter.addEventListener('keydown', (e) => e.stopPropagation());
+  hideOut.addEventListener('change', () => set({ hideOutside: hideOut.checked }));
+  let scrollQueued = false;
+  scroller.addEventListener('scroll', () => {
+    if (scrollQueued) return;
+    scrollQueued = true;
+    requestAnimationFrame(() => {
+      scrollQueued = false;
+      if (scrollMode) layout();
+    });
+  });
+  onPreview((r) => {
+    preview = r;
+    drawAll();
+  });
+  subscribe((c) => {
+    if (c.has('treeFilter') && filter.value !== state.treeFilter) filter.value = state.treeFilter;
+    if (c.has('processes') || c.has('collapsed') || c.has('treeFilter') || (c.has('range') && state.hideOutside) || c.has('hideOutside')) {
+      rebuild();
+    } else if (c.has('pid')) {
+      layout();
+    } else if (c.has('range') || c.has('enabled')) {
+      drawAll();
+    } else if (c.has('hoverNs')) {
+      drawCrosshair();
+    }
+    if (c.has('pid') && state.pid !== null) revealSelected();
+  });
+  res.lanes.on(() => {
+    drawStatus();
+    drawAll();
+  });
+  new ResizeObserver(() => drawAll()).observe(outer);
+
+  function revealSelected(): void {
+    const i = list.findIndex((r) => r.p.pid === state.pid);
+    if (i < 0) return;
+    if (scrollMode) {
+      const top = i * ROW_H;
+      if (top < scroller.scrollTop || top + ROW_H > scroller.scrollTop + scroller.clientHeight) {
+        scroller.scrollTop = Math.max(0, top - scroller.clientHeight / 3);
+      }
+    } else {
+      els.get(state.pid!)?.el.scrollIntoView({ block: 'nearest' });
+    }
+  }
+
+  rebuild();
+  drawStatus();
+}
+
+function durText(p: ProcessLifetime, v: Range): string {
+  if (p.end_ns < v.start || p.start_ns > v.end) return '—';
+  const vis = Math.min(p.end_ns, v.end) - Math.max(p.start_ns, v.start);
+  const pre = p.exit === null || p.exit === undefined ? '' : p.exit === 0 ? '✓ ' : '✗ ';
+  return pre + formatDurationShort(vis);
+}
+
+// ---- redraw timing, read by the browser tests (zoom within 300 ms on big traces) ---------
+interface Perf {
+  drawn: { start: number; end: number; at: number } | null;
+  settled: { start: number; end: number; at: number } | null;
+}
+export const perf: Perf = { drawn: null, settled: null };
+
+function perfMark(v: Range): void {
+  const at = performance.now();
+  perf.drawn = { start: v.start, end: v.end, at };
+  const f = res.lanes.range;
+  if (f && f.start === v.start && f.end === v.end && res.lanes.status === 'ok') {
+    perf.settled = { start: v.start, end: v.end, at };
+    document.dispatchEvent(new CustomEvent('probex:settled', { detail: perf.settled }));
+  }
+}
