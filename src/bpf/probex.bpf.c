@@ -28,6 +28,10 @@ const volatile __u32 stack_mode = STACKS_SAMPLED;
 const volatile __u64 stack_interval_ns = 1000000;
 const volatile __u64 wakeup_bytes = 256 * 1024;	/* 0: wake up on every record */
 
+/* The command's process, set by user space while it is stopped before exec: tracing it
+ * starts at its exec, so none of probex's own code (the tail of the fork) is recorded. */
+__u32 root_tgid;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 64 * 1024 * 1024);	/* resized by user space before load */
@@ -497,8 +501,16 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid, struct li
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct rec_exec *r;
 
-	if (!cur_state())
-		return 0;
+	if (!cur_state()) {
+		if (!root_tgid || (pid_tgid >> 32) != root_tgid)
+			return 0;
+		root_tgid = 0;
+		if (!bpf_task_storage_get(&tstates, bpf_get_current_task_btf(), 0,
+					  BPF_LOCAL_STORAGE_GET_F_CREATE)) {
+			cnt_add(CNT_TSTATE_FULL, 1);
+			return 0;
+		}
+	}
 	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
 	if (!r) {
 		rec_drop(REC_EXEC);

@@ -302,19 +302,14 @@ cleanup:
 
 int probes__trace_pid(struct probes *p, uint32_t tgid)
 {
-	struct tstate zero = { 0 };
 	uint8_t one = 1;
-	int pidfd, err = 0;
 
-	/* Task storage is keyed by a pidfd from user space. */
-	pidfd = (int)syscall(SYS_pidfd_open, (pid_t)tgid, 0);
-	if (pidfd < 0)
+	/* Recording starts at the process's exec (sched_process_exec); the tgid map makes
+	 * it part of the tree for stopping it right away. */
+	p->skel->bss->root_tgid = tgid;
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.traced), &tgid, &one, BPF_ANY))
 		return -errno;
-	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.tstates), &pidfd, &zero, BPF_NOEXIST) ||
-	    bpf_map_update_elem(bpf_map__fd(p->skel->maps.traced), &tgid, &one, BPF_ANY))
-		err = -errno;
-	close(pidfd);
-	return err;
+	return 0;
 }
 
 int probes__poll(struct probes *p, int timeout_ms)

@@ -17,20 +17,27 @@ assert_eq "inline frame right after its physical function" "probex_fx::inlined_w
 
 # Processes that exit within milliseconds are symbolized (mappings come from the kernel's
 # mmap records, not from /proc after the fact).
-"$PROBEX" -q -o "$TMP/t.parquet" --no-viewer -- sh -c 'for i in $(seq 20); do /bin/true; done' || fail "probex failed"
+"$PROBEX" -q -o "$TMP/q.parquet" --no-viewer -- "$FIXTURES/quick" || fail "probex failed"
+life=$(q "$TMP/q.parquet" "SELECT (max(ts_ns) - min(ts_ns)) / 1e6 FROM events")
+echo "quick fixture lived $life ms under tracing, exec to exit"
+assert_le "quick fixture lifetime under tracing (ms)" 25 "$life"
+assert_eq "its first write names the function and its caller" 1 \
+	"$(q "$TMP/q.parquet" "SELECT count(*) FROM events WHERE event_type='syscall_write_enter' AND contains(array_to_string(stack_trace, '|'), 'main|probex_quick_work|[kernel]')")"
+assert_eq "frames in its own binary left unnamed" 0 \
+	"$(q "$TMP/q.parquet" "SELECT count(*) FROM (SELECT unnest(stack_trace) AS l FROM events) WHERE l LIKE '%/fixtures/quick+0x%'")"
+
+"$PROBEX" -q -o "$TMP/t.parquet" --no-viewer -- sh -c 'for i in $(seq 50); do /bin/true; done' || fail "probex failed"
 user_frames="SELECT unnest(stack_trace[2:coalesce(nullif(list_position(stack_trace, '[kernel]'), 0), len(stack_trace) + 1) - 1]) AS l FROM events WHERE process_name = 'true' AND stack_trace[1] = '[user]'"
 all=$(q "$TMP/t.parquet" "SELECT count(*) FROM ($user_frames)")
 named=$(q "$TMP/t.parquet" "SELECT count(*) FROM ($user_frames) WHERE l NOT LIKE '0x%' AND l NOT LIKE '/%+0x%' AND l <> '[truncated]'")
 mapped=$(q "$TMP/t.parquet" "SELECT count(*) FROM ($user_frames) WHERE l LIKE '/%+0x%'")
-# Frames outside any mapping ("0x...") are debris of frame-pointer walks through code
-# built without frame pointers (ld.so's entry); every frame inside a file is named.
-echo "user frames of /bin/true processes: $all, named $named, in a file but unnamed $mapped"
-assert_ge "user frames of /bin/true" 20 "$all"
-assert_ge "named share of in-file frames (%)" 95 "$((named * 100 / (named + mapped)))"
-assert_ge "named share of all frames (%)" 70 "$((named * 100 / all))"
-assert_eq "true processes without a named frame" 0 \
-	"$(q "$TMP/t.parquet" "SELECT count(*) FROM (SELECT tgid FROM events WHERE process_name='true' GROUP BY tgid HAVING count(*) FILTER (WHERE len(list_filter(stack_trace, x -> x NOT LIKE '0x%' AND x NOT LIKE '[%')) > 0) = 0)")"
-assert_ge "true processes seen" 20 "$(q "$TMP/t.parquet" "SELECT count(DISTINCT tgid) FROM events WHERE process_name='true'")"
+# ld.so and libc have no names for their internal functions unless debug symbols are
+# installed (libc6-dbg); frames outside any file are debris of walks through code built
+# without frame pointers.  Reported, not asserted; every process must have named frames.
+echo "user frames of /bin/true processes: $all, named $named ($((named * 100 / all))%), in a file but unnamed $mapped"
+assert_ge "true processes seen" 50 "$(q "$TMP/t.parquet" "SELECT count(DISTINCT tgid) FROM events WHERE process_name='true'")"
+assert_eq "true processes without a named user frame" 0 \
+	"$(q "$TMP/t.parquet" "SELECT count(*) FROM (SELECT tgid FROM events WHERE process_name='true' GROUP BY tgid HAVING count(*) FILTER (WHERE len(list_filter(stack_trace[1:coalesce(nullif(list_position(stack_trace, '[kernel]'), 0), 1000)], x -> x NOT LIKE '0x%' AND x NOT LIKE '[%' AND x NOT LIKE '/%')) > 0) = 0)")"
 
 # Re-symbolization from the raw data gives the same labels, row for row.
 "$PROBEX" resymbolize "$out" -o "$TMP/r.parquet" || fail "resymbolize failed"
