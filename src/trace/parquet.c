@@ -109,6 +109,7 @@ static int leaf__init(struct pq_leaf *l, const struct pq_column_def *def)
 	case PQ_U64:
 	case PQ_I64:
 		l->phys = PT_INT64;
+		l->delta = def->delta;
 		break;
 	case PQ_BOOL:
 		l->phys = PT_BOOLEAN;

@@ -31,6 +31,7 @@ struct pq_column_def {
 	const char *name;
 	enum pq_type type;
 	bool required;		/* REQUIRED (never null) instead of OPTIONAL */
+	bool delta;		/* PQ_U64/PQ_I64: DELTA_BINARY_PACKED (for sorted values) */
 };
 
 /* id → string; ids index strs/lens.  Strings need no NUL terminator. */

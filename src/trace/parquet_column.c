@@ -273,9 +273,22 @@ static int encode_plain(struct pq_scratch *s, const struct pq_encode_opts *o,
 		default:
 			return -EINVAL;
 		}
-		s->page.len += l->type == PQ_BOOL ? (k + 7) / 8 : k * width;
+		if (l->delta) {
+			/* Re-encode the gathered values in place of their PLAIN form. */
+			err = pq_buf__reserve(&s->ids, k * 8);
+			if (!err)
+				err = pq_buf__reserve(&s->page, 4 + pq_rle__bound(n, 1) + pq_delta__bound(k));
+			if (err)
+				return err;
+			out = s->page.p + s->page.len;
+			memcpy(s->ids.p, out, k * 8);
+			s->page.len += pq_delta__encode(out, (const uint64_t *)s->ids.p, k);
+		} else {
+			s->page.len += l->type == PQ_BOOL ? (k + 7) / 8 : k * width;
+		}
 		c->null_count += (int64_t)(n - k);
-		err = emit_page(s, o, c, PAGE_DATA, (uint32_t)n, ENC_PLAIN);
+		c->data_encoding = l->delta ? ENC_DELTA_BINARY_PACKED : ENC_PLAIN;
+		err = emit_page(s, o, c, PAGE_DATA, (uint32_t)n, c->data_encoding);
 		if (err)
 			return err;
 	}

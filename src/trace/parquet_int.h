@@ -16,7 +16,7 @@
 
 /* parquet.thrift enum values we use. */
 enum { PT_BOOLEAN = 0, PT_INT32 = 1, PT_INT64 = 2, PT_BYTE_ARRAY = 6 };
-enum { ENC_PLAIN = 0, ENC_RLE = 3, ENC_RLE_DICTIONARY = 8 };
+enum { ENC_PLAIN = 0, ENC_RLE = 3, ENC_DELTA_BINARY_PACKED = 5, ENC_RLE_DICTIONARY = 8 };
 enum { PAGE_DATA = 0, PAGE_DICTIONARY = 2 };
 enum { CODEC_ZSTD = 6 };
 
@@ -37,6 +37,7 @@ struct pq_leaf {
 	bool required;
 	int phys;		/* PT_* */
 	int max_def, max_rep;
+	bool delta;		/* INT64 values as DELTA_BINARY_PACKED */
 };
 
 /* One encoded column chunk of the current row group, plus what the footer needs. */
@@ -47,6 +48,7 @@ struct pq_chunk {
 	int64_t uncompressed;		/* headers + uncompressed page bodies */
 	int64_t null_count;
 	uint32_t dict_len;		/* bytes of the dictionary page; 0 = none */
+	int data_encoding;		/* ENC_* of the data pages' values */
 	uint32_t ndata_pages;
 	bool has_minmax, minmax_exact;
 	uint32_t min_len, max_len;
@@ -113,5 +115,9 @@ int pq_thrift__row_group(struct pq_buf *b, const struct pq_leaf *leaves, int nco
 int pq_thrift__file_meta(struct pq_buf *b, const struct pq_leaf *leaves, int ncols,
 			 int64_t nrows, const struct pq_buf *row_groups, uint32_t nrg,
 			 const struct pq_kv *kv, int nkv, const char *created_by);
+
+/* parquet_delta.c */
+size_t pq_delta__bound(size_t n);
+size_t pq_delta__encode(uint8_t *o, const uint64_t *v, size_t n);
 
 #endif

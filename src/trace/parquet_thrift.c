@@ -210,16 +210,18 @@ static void encoding_stats(struct pq_thrift *t, const struct pq_chunk *c)
 	}
 	struct_begin(t, 0);
 	f_i32(t, 1, PAGE_DATA);
-	f_i32(t, 2, c->dict_len ? ENC_RLE_DICTIONARY : ENC_PLAIN);
+	f_i32(t, 2, c->dict_len ? ENC_RLE_DICTIONARY : c->data_encoding);
 	f_i32(t, 3, c->ndata_pages);
 	struct_end(t);
 }
 
 static void column_chunk(struct pq_thrift *t, const struct pq_leaf *l, const struct pq_chunk *c)
 {
-	int enc[3], nenc = 0;
+	int enc[4], nenc = 0;
 
 	enc[nenc++] = ENC_PLAIN;
+	if (c->data_encoding == ENC_DELTA_BINARY_PACKED)
+		enc[nenc++] = ENC_DELTA_BINARY_PACKED;
 	if (c->dict_len)
 		enc[nenc++] = ENC_RLE_DICTIONARY;
 	if (l->max_def || l->max_rep)

@@ -25,7 +25,7 @@ enum col {
 
 const struct pq_column_def trace_columns[C__COUNT] = {
 	[C_EVENT_TYPE] = { "event_type", PQ_STRING, true },
-	[C_TS] = { "ts_ns", PQ_U64, true },
+	[C_TS] = { "ts_ns", PQ_U64, true, true },
 	[C_PID] = { "pid", PQ_U32, true },
 	[C_TGID] = { "tgid", PQ_U32, true },
 	[C_PROCESS_NAME] = { "process_name", PQ_STRING, false },
@@ -45,7 +45,7 @@ const struct pq_column_def trace_columns[C__COUNT] = {
 	[C_FD] = { "fd", PQ_I64, false },
 	[C_COUNT] = { "count", PQ_U64, false },
 	[C_RET] = { "ret", PQ_I64, false },
-	[C_SUBMIT_TS] = { "submit_ts_ns", PQ_U64, false },
+	[C_SUBMIT_TS] = { "submit_ts_ns", PQ_U64, false, true },
 	[C_IOU_OPCODE] = { "io_uring_opcode", PQ_U8, false },
 	[C_IOU_RES] = { "io_uring_res", PQ_I32, false },
 	[C_LATENCY] = { "latency_ns", PQ_U64, false },
