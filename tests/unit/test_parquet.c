@@ -208,7 +208,7 @@ static void test_long_string_statistics(void **state)
 
 static void test_zero_rows(void **state)
 {
-	struct pq_column_def defs[] = { { "a", PQ_U64, true }, { "l", PQ_STRING_LIST, false } };
+	struct pq_column_def defs[] = { { "a", PQ_U64, true, false }, { "l", PQ_STRING_LIST, false, false } };
 	struct pq_writer *w;
 
 	assert_int_equal(pq_writer__open(&w, path, defs, 2, NULL), 0);
