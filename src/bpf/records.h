@@ -48,6 +48,7 @@ enum stack_class {
 	SC_PAGE_FAULT = SYS__COUNT,
 	SC_SCHED_SWITCH,
 	SC_IO_URING_COMPLETE,
+	SC_FORK,
 	SC__COUNT,
 };
 
