@@ -326,20 +326,19 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	t = cur_state();
 	if (!t)
 		return 0;
+	/* Only the time: the arguments are still in the saved user registers at exit. */
 	t->enter_ts = bpf_ktime_get_ns();
 	t->enter_cpu = bpf_get_smp_processor_id();
-	t->args[0] = regs->di;
-	t->args[1] = regs->si;
-	t->args[2] = regs->dx;
-	t->args[3] = regs->r10;
-	t->args[4] = regs->r8;
 	t->sys = sys;
 	t->in_syscall = 1;
 	return 0;
 }
 
+/* regs: the task's saved user registers, which hold the syscall's arguments from entry
+ * to exit (x86-64: rdi, rsi, rdx, r10, r8). */
 static __always_inline void syscall_fill(struct rec_syscall *r, struct tstate *t, __u8 kind,
-					 __u64 now, __u64 pid_tgid, __u32 weight)
+					 __u64 now, __u64 pid_tgid, __u32 weight,
+					 struct pt_regs *regs)
 {
 	hdr_fill(&r->h, kind, now, pid_tgid);
 	r->h.sub = t->sys;
@@ -347,7 +346,11 @@ static __always_inline void syscall_fill(struct rec_syscall *r, struct tstate *t
 	r->enter_ts = t->enter_ts;
 	r->enter_cpu = t->enter_cpu;
 	r->_pad = 0;
-	__builtin_memcpy(r->args, t->args, sizeof(r->args));
+	r->args[0] = BPF_CORE_READ(regs, di);
+	r->args[1] = BPF_CORE_READ(regs, si);
+	r->args[2] = BPF_CORE_READ(regs, dx);
+	r->args[3] = BPF_CORE_READ(regs, r10);
+	r->args[4] = BPF_CORE_READ(regs, r8);
 }
 
 SEC("tp_btf/sys_exit")
@@ -378,7 +381,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 		rec_drop(REC_SYSCALL);
 		return 0;
 	}
-	syscall_fill(r, t, REC_SYSCALL, now, pid_tgid, w);
+	syscall_fill(r, t, REC_SYSCALL, now, pid_tgid, w, regs);
 	r->ret = ret;
 	/* The user stack at exit is the one at enter (user space has not run since); the
 	 * kernel stack is the syscall entry path either way. */
@@ -513,7 +516,8 @@ int BPF_PROG(sched_process_exit, struct task_struct *p)
 		struct rec_syscall *s = bpf_ringbuf_reserve(&rb, sizeof(*s), 0);
 
 		if (s) {
-			syscall_fill(s, t, REC_SYSCALL_UNFINISHED, t->enter_ts, pid_tgid, 1);
+			syscall_fill(s, t, REC_SYSCALL_UNFINISHED, t->enter_ts, pid_tgid, 1,
+				     (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()));
 			s->ret = 0;
 			bpf_ringbuf_submit(s, rb_flags());
 		} else {

@@ -155,7 +155,6 @@ enum counter {
 /* Per-thread state kept in the kernel: the open syscall and the stack-sampling clocks. */
 struct tstate {
 	__u64 enter_ts;
-	__u64 args[5];
 	__u32 enter_cpu;
 	__u8 in_syscall;
 	__u8 sys;		/* enum sys_kind */
