@@ -58,6 +58,9 @@ export function eventsView(): View {
     );
     if (!total) return replace(el, head, h('div', { class: 'muted', style: 'padding:8px' }, 'No events in current scope'));
     const t = traceRange()!;
+    // Columns the server filled on this page (the reference sends no CPU or payload).
+    const hasCpu = d.events.some((ev) => ev.cpu !== undefined && ev.cpu !== null);
+    const hasPayload = d.events.some((ev) => payload(ev).length > 0);
     const rows: HTMLElement[] = [];
     d.events.forEach((ev, i) => {
       const key = `${page}:${i}:${ev.ts_ns}`;
@@ -79,13 +82,14 @@ export function eventsView(): View {
           h('td', { class: 'muted' }, prev ? `+${formatDuration(ev.ts_ns - prev.ts_ns)}` : ''),
           h('td', { class: 'muted' }, formatAbsNs(ev.ts_ns)),
           h('td', null, ev.event_type),
-          h('td', { class: 'muted' }, ev.cpu === undefined || ev.cpu === null ? '' : String(ev.cpu)),
+          hasCpu ? h('td', { class: 'muted' }, ev.cpu === undefined || ev.cpu === null ? '' : String(ev.cpu)) : null,
           h('td', { class: 'leaf', title: leaf ?? '' }, leaf ?? '—'),
-          h('td', { class: 'payload' }, payload(ev)),
+          hasPayload ? h('td', { class: 'payload' }, payload(ev)) : null,
         ),
       );
       if (open) {
-        rows.push(h('tr', { class: 'exp' }, h('td', { colspan: '7' }, renderFrames(ev.stack_trace, 'No stack trace available'))));
+        const cols = 5 + (hasCpu ? 1 : 0) + (hasPayload ? 1 : 0);
+        rows.push(h('tr', { class: 'exp' }, h('td', { colspan: String(cols) }, renderFrames(ev.stack_trace, 'No stack trace available'))));
       }
     });
     replace(
@@ -97,7 +101,17 @@ export function eventsView(): View {
         h(
           'table',
           { class: 'evt', 'data-testid': 'events-table' },
-          h('thead', null, h('tr', null, ['Time', 'Δ prev', 'Timestamp (ns)', 'Type', 'CPU', 'Leaf frame', 'Details'].map((c) => h('th', null, c)))),
+          h(
+            'thead',
+            null,
+            h(
+              'tr',
+              null,
+              ['Time', 'Δ prev', 'Timestamp (ns)', 'Type', hasCpu ? 'CPU' : '', 'Leaf frame', hasPayload ? 'Details' : '']
+                .filter((c) => c)
+                .map((c) => h('th', null, c)),
+            ),
+          ),
           h('tbody', null, rows),
         ),
       ),
