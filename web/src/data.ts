@@ -197,7 +197,7 @@ function refreshViews(r: Range): void {
   if (panelVisible() && state.tab === 'flame' && state.flameType) {
     res.flame.want(
       'event_flamegraph',
-      { ...span, event_type: state.flameType, max_stacks: MAX_FLAME_STACKS, pid, format: 'json' },
+      { ...span, event_type: state.flameType, max_stacks: MAX_FLAME_STACKS, pid },
       r,
     );
   } else {
@@ -219,14 +219,4 @@ function refreshViews(r: Range): void {
   } else {
     res.events.idle();
   }
-}
-
-/** True while the range shown differs from the range the data is for. */
-export function pendingRange(): boolean {
-  const r = state.range;
-  return !!r && (!fetchRange || fetchRange.start !== r.start || fetchRange.end !== r.end);
-}
-
-export function currentFetchRange(): Range | null {
-  return fetchRange;
 }

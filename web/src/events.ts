@@ -6,7 +6,7 @@
 import { h, replace, spinner, errorBox } from './dom';
 import { state, set, subscribe, traceRange } from './state';
 import { res, PAGE_SIZE } from './data';
-import { formatAbsNs, formatBytes, formatDuration, formatInt, formatOffsetPrecise } from './format';
+import { formatBytes, formatDuration, formatInt, formatOffsetPrecise } from './format';
 import { leafFrame, renderFrames } from './frames';
 import type { EventDetail } from './api';
 import type { View } from './flamegraph';
@@ -78,9 +78,9 @@ export function eventsView(): View {
               draw();
             },
           },
-          h('td', { title: `${formatAbsNs(ev.ts_ns)} ns (absolute, CLOCK_MONOTONIC)` }, `T+${formatOffsetPrecise(ev.ts_ns - t.start)}`),
+          h('td', { title: `${formatInt(ev.ts_ns)} ns (absolute, CLOCK_MONOTONIC)` }, `T+${formatOffsetPrecise(ev.ts_ns - t.start)}`),
           h('td', { class: 'muted' }, prev ? `+${formatDuration(ev.ts_ns - prev.ts_ns)}` : ''),
-          h('td', { class: 'muted' }, formatAbsNs(ev.ts_ns)),
+          h('td', { class: 'muted' }, formatInt(ev.ts_ns)),
           h('td', null, ev.event_type),
           hasCpu ? h('td', { class: 'muted' }, ev.cpu === undefined || ev.cpu === null ? '' : String(ev.cpu)) : null,
           h('td', { class: 'leaf', title: leaf ?? '' }, leaf ?? '—'),
@@ -155,6 +155,6 @@ function value(k: string, v: number | string): string {
   if (k === 'address' || k === 'error_code') return `0x${v.toString(16)}`;
   if (k === 'latency_ns') return formatDuration(v);
   if (k === 'bytes' || k === 'size' || k === 'len') return `${formatInt(v)} (${formatBytes(v)})`;
-  if (k.endsWith('_ts_ns')) return formatAbsNs(v);
+  if (k.endsWith('_ts_ns')) return formatInt(v);
   return String(v);
 }
