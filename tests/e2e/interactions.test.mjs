@@ -25,7 +25,7 @@ before(async () => {
   viewer = await startViewer(cmd[0], cmd.slice(1));
   browser = await launchBrowser();
   page = await browser.ctx.newPage();
-  errors = watchErrors(page);
+  errors = watchErrors(page, new URL(viewer.url).origin);
   await page.goto(viewer.url);
   await page.waitForSelector('[data-testid=lanes] .row');
   await idle();

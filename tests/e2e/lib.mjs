@@ -70,9 +70,14 @@ export async function launchBrowser() {
   };
 }
 
-/** Record console errors and page errors of `page` into the returned array. */
-export function watchErrors(page) {
+/** Record console errors, page errors, failed requests and any request that leaves the
+ *  viewer's origin (the UI must work offline: no CDN) into the returned array. */
+export function watchErrors(page, origin) {
   const errors = [];
+  page.on('request', (r) => {
+    const u = r.url();
+    if (origin && !u.startsWith(origin) && !u.startsWith('data:')) errors.push(`foreign request: ${u}`);
+  });
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(`console: ${m.text()}`);
   });

@@ -27,7 +27,7 @@ before(async () => {
   console.log(`viewer ready after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   browser = await launchBrowser();
   page = await browser.ctx.newPage();
-  errors = watchErrors(page);
+  errors = watchErrors(page, new URL(viewer.url).origin);
 });
 
 after(async () => {
