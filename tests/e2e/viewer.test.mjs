@@ -81,6 +81,26 @@ test('nothing is fetched for hidden views', async () => {
   }
 });
 
+test('hidden cpu samples do not starve the lane markers: the per-process budget grows by their share', async () => {
+  const budgets = () =>
+    page.evaluate(() =>
+      window.__probex.requests.filter((u) => u.includes('/api/process_events')).map((u) => Number(new URL(u, location.href).searchParams.get('max_events_per_pid'))),
+    );
+  const enabled = await page.evaluate(() => [...window.__probex.state.enabled]);
+  assert.ok(!enabled.includes('cpu_sample'), 'cpu_sample hidden by default');
+  // The first request may precede the overview histogram; the one after a range change
+  // knows the hidden share.
+  await page.keyboard.press('-');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('+');
+  await page.waitForFunction(() => Object.values(window.__probex.res).every((r) => r.status !== 'loading'));
+  const b = await budgets();
+  assert.ok(b.some((x) => x > 500), `a request widened the budget: ${b}`);
+  await page.keyboard.press('0');
+  await page.waitForFunction(() => Object.values(window.__probex.res).every((r) => r.status !== 'loading'));
+});
+
 test('a brush drag changes the range readout and the counts', async () => {
   const before = await text('[data-testid=range-readout]');
   const countBefore = await text('[data-testid=ev-count]');

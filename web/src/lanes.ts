@@ -223,14 +223,15 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
   function drawNote(): void {
     const d = res.lanes.data;
     if (!d) return replace(note);
+    const budget = Number(res.lanes.params?.max_events_per_pid ?? MAX_MARKERS_PER_PID);
     let sampled = 0;
     for (const k in d.events_by_pid) {
       const total = d.total_events_by_pid?.[k];
       const n = d.events_by_pid[k]!.length;
-      if (total !== undefined ? total > n : n >= MAX_MARKERS_PER_PID) sampled++;
+      if (total !== undefined ? total > n : n >= budget) sampled++;
     }
     note.textContent = sampled
-      ? `Markers sampled: at most ${MAX_MARKERS_PER_PID} per process in range (${formatInt(sampled)} process${sampled > 1 ? 'es' : ''}); zoom in to see every event.`
+      ? `Markers sampled: ${formatInt(budget)} per process in range, all types (${formatInt(sampled)} process${sampled > 1 ? 'es' : ''}); zoom in to see every event.`
       : '';
   }
 
