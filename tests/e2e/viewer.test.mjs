@@ -4,12 +4,9 @@
 // E2E_SERVER="cmd args…" replaces the probex command line (development against a stand-in).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { startViewer, stopViewer, launchBrowser, watchErrors, shot, root, haveChromium, CHROMIUM } from './lib.mjs';
+import { openSession, waitIdle as idle, shot } from './lib.mjs';
 
-const PROBEX = path.resolve(root, process.env.PROBEX || 'build/probex');
-const FIXTURE = path.resolve(root, process.env.E2E_FIXTURE || 'build/e2e/fixture.parquet');
-
+let session;
 let viewer;
 let browser;
 let page;
@@ -40,24 +37,16 @@ async function busiestPid() {
 
 const text = (sel) => page.locator(sel).first().innerText();
 
-async function waitIdle() {
-  // Debounce + fetch: wait until no resource is loading.
-  await page.waitForFunction(() => Object.values(window.__probex.res).every((r) => r.status !== 'loading'), null, { timeout: 60000 });
-}
+const waitIdle = () => idle(page);
 
 before(async () => {
-  assert.ok(haveChromium(), `chromium not found at ${CHROMIUM}: run ./scripts/deps.sh (installs Debian's chromium)`);
-  const cmd = process.env.E2E_SERVER ? process.env.E2E_SERVER.split(' ') : [PROBEX, '--view', FIXTURE, '-p', '0'];
-  viewer = await startViewer(cmd[0], cmd.slice(1));
-  browser = await launchBrowser();
-  page = await browser.ctx.newPage();
-  errors = watchErrors(page, new URL(viewer.url).origin);
+  session = await openSession({ fixture: 'build/e2e/fixture.parquet' });
+  ({ viewer, browser, page, errors } = session);
   pick = await busiestPid();
 });
 
 after(async () => {
-  await browser?.close();
-  await stopViewer(viewer);
+  await session?.close();
 });
 
 test('page loads with the header, overview, chips and lanes, no console errors and no request off the origin', async () => {
@@ -94,11 +83,11 @@ test('hidden cpu samples do not starve the lane markers: the per-process budget 
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowLeft');
   await page.keyboard.press('+');
-  await page.waitForFunction(() => Object.values(window.__probex.res).every((r) => r.status !== 'loading'));
+  await waitIdle();
   const b = await budgets();
   assert.ok(b.some((x) => x > 500), `a request widened the budget: ${b}`);
   await page.keyboard.press('0');
-  await page.waitForFunction(() => Object.values(window.__probex.res).every((r) => r.status !== 'loading'));
+  await waitIdle();
 });
 
 test('a brush drag changes the range readout and the counts', async () => {

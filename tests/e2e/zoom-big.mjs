@@ -9,30 +9,25 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startViewer, stopViewer, launchBrowser, watchErrors, shot, root, artifacts } from './lib.mjs';
+import { openSession, waitIdle, shot, artifacts } from './lib.mjs';
 
-const PROBEX = path.resolve(root, process.env.PROBEX || 'build/probex');
-const FIXTURE = path.resolve(root, process.env.E2E_FIXTURE || 'build/e2e/big-10M.parquet');
+const FIXTURE = process.env.E2E_FIXTURE || 'build/e2e/big-10M.parquet';
 const BUDGET = Number(process.env.E2E_ZOOM_BUDGET_MS || 300);
 
+let session;
 let viewer;
-let browser;
 let page;
 let errors;
 
 before(async () => {
   const t0 = Date.now();
-  const cmd = process.env.E2E_SERVER ? process.env.E2E_SERVER.split(' ') : [PROBEX, '--view', FIXTURE, '-p', '0'];
-  viewer = await startViewer(cmd[0], cmd.slice(1), { timeoutMs: 30 * 60 * 1000 });
+  session = await openSession({ fixture: FIXTURE, timeoutMs: 30 * 60 * 1000 });
+  ({ viewer, page, errors } = session);
   console.log(`viewer ready after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  browser = await launchBrowser();
-  page = await browser.ctx.newPage();
-  errors = watchErrors(page, new URL(viewer.url).origin);
 });
 
 after(async () => {
-  await browser?.close();
-  await stopViewer(viewer);
+  await session?.close();
 });
 
 const median = (a) => {
@@ -44,9 +39,7 @@ test('zoom redraw time on a 10M-event trace', { timeout: 30 * 60 * 1000 }, async
   const t0 = Date.now();
   await page.goto(viewer.url);
   await page.waitForSelector('[data-testid=lanes] .row', { timeout: 10 * 60 * 1000 });
-  await page.waitForFunction(() => Object.values(window.__probex.res).every((r) => r.status !== 'loading'), null, {
-    timeout: 10 * 60 * 1000,
-  });
+  await waitIdle(page, 10 * 60 * 1000);
   const firstLoad = Date.now() - t0;
   const summary = await page.evaluate(() => window.__probex.state.summary);
   const steps = ['+', '+', 'ArrowRight', '+', 'ArrowLeft', '+', '+', 'ArrowRight', '+', '-', 'ArrowLeft', '+'];
@@ -92,7 +85,7 @@ test('zoom redraw time on a 10M-event trace', { timeout: 30 * 60 * 1000 }, async
     );
     results.push(r);
     // Let the other panels (counts, latency row) finish before the next step.
-    await page.waitForFunction(() => Object.values(window.__probex.res).every((x) => x.status !== 'loading'), null, { timeout: 120000 });
+    await waitIdle(page, 120000);
   }
   await shot(page, 'big-10M-zoomed');
   const settled = results.map((r) => r.settled_ms);
