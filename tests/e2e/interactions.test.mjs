@@ -3,37 +3,26 @@
 // double-click, drag-to-zoom, hover detail) and the aggregate IO/Memory card.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { startViewer, stopViewer, launchBrowser, watchErrors, shot, root, haveChromium, CHROMIUM } from './lib.mjs';
+import { openSession, waitIdle, shot } from './lib.mjs';
 
-const PROBEX = path.resolve(root, process.env.PROBEX || 'build/probex');
-const FIXTURE = path.resolve(root, process.env.E2E_FIXTURE || 'build/e2e/fixture.parquet');
-
-let viewer;
-let browser;
+let session;
 let page;
 let errors;
 
 const range = () => page.evaluate(() => ({ ...window.__probex.state.range }));
 const summary = () => page.evaluate(() => window.__probex.state.summary);
-const idle = () =>
-  page.waitForFunction(() => Object.values(window.__probex.res).every((r) => r.status !== 'loading'), null, { timeout: 60000 });
+const idle = () => waitIdle(page);
 
 before(async () => {
-  assert.ok(haveChromium(), `chromium not found at ${CHROMIUM}: run ./scripts/deps.sh`);
-  const cmd = process.env.E2E_SERVER ? process.env.E2E_SERVER.split(' ') : [PROBEX, '--view', FIXTURE, '-p', '0'];
-  viewer = await startViewer(cmd[0], cmd.slice(1));
-  browser = await launchBrowser();
-  page = await browser.ctx.newPage();
-  errors = watchErrors(page);
-  await page.goto(viewer.url);
+  session = await openSession({ fixture: 'build/e2e/fixture.parquet' });
+  ({ page, errors } = session);
+  await page.goto(session.viewer.url);
   await page.waitForSelector('[data-testid=lanes] .row');
   await idle();
 });
 
 after(async () => {
-  await browser?.close();
-  await stopViewer(viewer);
+  await session?.close();
 });
 
 test('overview: wheel zooms around the cursor, a click outside the window snaps its edge, double-click resets', async () => {

@@ -70,9 +70,14 @@ export async function launchBrowser() {
   };
 }
 
-/** Record console errors and page errors of `page` into the returned array. */
-export function watchErrors(page) {
+/** Record console errors, page errors, failed requests and any request that leaves the
+ *  viewer's origin (the UI must work offline: no CDN) into the returned array. */
+export function watchErrors(page, origin) {
   const errors = [];
+  page.on('request', (r) => {
+    const u = r.url();
+    if (origin && !u.startsWith(origin) && !u.startsWith('data:')) errors.push(`foreign request: ${u}`);
+  });
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(`console: ${m.text()}`);
   });
@@ -93,4 +98,32 @@ export async function shot(page, name) {
 
 export function haveChromium() {
   return fs.existsSync(CHROMIUM);
+}
+
+/** The viewer on E2E_FIXTURE (or the E2E_SERVER command line), a browser and a watched page.
+ *  Returns { viewer, browser, page, errors, close }. */
+export async function openSession({ fixture, timeoutMs } = {}) {
+  if (!haveChromium()) throw new Error(`chromium not found at ${CHROMIUM}: run ./scripts/deps.sh (installs Debian's chromium)`);
+  const probex = path.resolve(root, process.env.PROBEX || 'build/probex');
+  const file = path.resolve(root, process.env.E2E_FIXTURE || fixture);
+  const cmd = process.env.E2E_SERVER ? process.env.E2E_SERVER.split(' ') : [probex, '--view', file, '-p', '0'];
+  const viewer = await startViewer(cmd[0], cmd.slice(1), { timeoutMs });
+  const browser = await launchBrowser();
+  const page = await browser.ctx.newPage();
+  const errors = watchErrors(page, new URL(viewer.url).origin);
+  return {
+    viewer,
+    browser,
+    page,
+    errors,
+    async close() {
+      await browser.close();
+      await stopViewer(viewer);
+    },
+  };
+}
+
+/** Until no resource of the page is loading. */
+export function waitIdle(page, timeout = 60000) {
+  return page.waitForFunction(() => Object.values(window.__probex.res).every((r) => r.status !== 'loading'), null, { timeout });
 }

@@ -4,12 +4,9 @@
 // E2E_SERVER="cmd args…" replaces the probex command line (development against a stand-in).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { startViewer, stopViewer, launchBrowser, watchErrors, shot, root, haveChromium, CHROMIUM } from './lib.mjs';
+import { openSession, waitIdle as idle, shot } from './lib.mjs';
 
-const PROBEX = path.resolve(root, process.env.PROBEX || 'build/probex');
-const FIXTURE = path.resolve(root, process.env.E2E_FIXTURE || 'build/e2e/fixture.parquet');
-
+let session;
 let viewer;
 let browser;
 let page;
@@ -40,27 +37,19 @@ async function busiestPid() {
 
 const text = (sel) => page.locator(sel).first().innerText();
 
-async function waitIdle() {
-  // Debounce + fetch: wait until no resource is loading.
-  await page.waitForFunction(() => Object.values(window.__probex.res).every((r) => r.status !== 'loading'), null, { timeout: 60000 });
-}
+const waitIdle = () => idle(page);
 
 before(async () => {
-  assert.ok(haveChromium(), `chromium not found at ${CHROMIUM}: run ./scripts/deps.sh (installs Debian's chromium)`);
-  const cmd = process.env.E2E_SERVER ? process.env.E2E_SERVER.split(' ') : [PROBEX, '--view', FIXTURE, '-p', '0'];
-  viewer = await startViewer(cmd[0], cmd.slice(1));
-  browser = await launchBrowser();
-  page = await browser.ctx.newPage();
-  errors = watchErrors(page);
+  session = await openSession({ fixture: 'build/e2e/fixture.parquet' });
+  ({ viewer, browser, page, errors } = session);
   pick = await busiestPid();
 });
 
 after(async () => {
-  await browser?.close();
-  await stopViewer(viewer);
+  await session?.close();
 });
 
-test('page loads with the header, overview, chips and lanes, and no console errors', async () => {
+test('page loads with the header, overview, chips and lanes, no console errors and no request off the origin', async () => {
   await page.goto(viewer.url);
   await page.waitForSelector('[data-testid=lanes] .row');
   await waitIdle();
@@ -79,6 +68,26 @@ test('nothing is fetched for hidden views', async () => {
   for (const hidden of ['event_flamegraph', 'io_statistics', 'memory_statistics', 'event_list']) {
     assert.ok(!reqs.some((u) => u.includes(`/api/${hidden}`)), `${hidden} fetched with no view showing it: ${reqs.join(' ')}`);
   }
+});
+
+test('hidden cpu samples do not starve the lane markers: the per-process budget grows by their share', async () => {
+  const budgets = () =>
+    page.evaluate(() =>
+      window.__probex.requests.filter((u) => u.includes('/api/process_events')).map((u) => Number(new URL(u, location.href).searchParams.get('max_events_per_pid'))),
+    );
+  const enabled = await page.evaluate(() => [...window.__probex.state.enabled]);
+  assert.ok(!enabled.includes('cpu_sample'), 'cpu_sample hidden by default');
+  // The first request may precede the overview histogram; the one after a range change
+  // knows the hidden share.
+  await page.keyboard.press('-');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('+');
+  await waitIdle();
+  const b = await budgets();
+  assert.ok(b.some((x) => x > 500), `a request widened the budget: ${b}`);
+  await page.keyboard.press('0');
+  await waitIdle();
 });
 
 test('a brush drag changes the range readout and the counts', async () => {
@@ -175,7 +184,7 @@ test('IO charts render with unit labels', async () => {
   await shot(page, '05-io-memory');
 });
 
-test('the event list pages, resets paging on a range change, and shows leaf frames and payloads', async () => {
+test('the event list pages, resets paging on a range change, and shows leaf frames', async () => {
   await page.click('[data-testid=panel] button[data-tab=events]');
   await page.waitForSelector('[data-testid=events-table]', { timeout: 60000 });
   const label = await text('[data-testid=page-label]');

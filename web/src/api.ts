@@ -177,12 +177,12 @@ export async function getJson<T>(path: string, params: Params = {}, signal?: Abo
     requestLog.push(url);
     p = fetch(url, { headers: { Accept: 'application/json' } })
       .then(async (r) => {
-        const text = await r.text();
-        if (!r.ok) throw new HttpError(r.status, text);
+        if (!r.ok) throw new HttpError(r.status, await r.text());
+        // json() parses the bytes directly, without an intermediate string (big responses).
         try {
-          return JSON.parse(text) as unknown;
-        } catch {
-          throw new Error(`invalid JSON from ${url}: ${text.slice(0, 120)}`);
+          return (await r.json()) as unknown;
+        } catch (e) {
+          throw new Error(`invalid JSON from ${url}: ${e instanceof Error ? e.message : e}`);
         }
       })
       .then((v) => {

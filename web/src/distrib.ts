@@ -175,12 +175,6 @@ export function binCounts(d: Dist, b: Bins): number[] {
   return out;
 }
 
-/** Value at fraction p (nearest-rank on the CDF). */
-export function quantile(d: Dist, p: number): number {
-  for (const [v, f] of d.cdf) if (f >= p) return v;
-  return d.max;
-}
-
 /** Bins for a histogram chart: the server's power-of-two bins when every op has them (exact
  *  counts, and the same edges for all), else log bins over the CDFs. */
 export interface Binned {

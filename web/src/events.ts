@@ -6,7 +6,7 @@
 import { h, replace, spinner, errorBox } from './dom';
 import { state, set, subscribe, traceRange } from './state';
 import { res, PAGE_SIZE } from './data';
-import { formatAbsNs, formatBytes, formatDuration, formatInt, formatOffsetPrecise } from './format';
+import { formatBytes, formatDuration, formatInt, formatOffsetPrecise } from './format';
 import { leafFrame, renderFrames } from './frames';
 import type { EventDetail } from './api';
 import type { View } from './flamegraph';
@@ -58,6 +58,9 @@ export function eventsView(): View {
     );
     if (!total) return replace(el, head, h('div', { class: 'muted', style: 'padding:8px' }, 'No events in current scope'));
     const t = traceRange()!;
+    // Columns the server filled on this page (the reference sends no CPU or payload).
+    const hasCpu = d.events.some((ev) => ev.cpu !== undefined && ev.cpu !== null);
+    const hasPayload = d.events.some((ev) => payload(ev).length > 0);
     const rows: HTMLElement[] = [];
     d.events.forEach((ev, i) => {
       const key = `${page}:${i}:${ev.ts_ns}`;
@@ -75,17 +78,18 @@ export function eventsView(): View {
               draw();
             },
           },
-          h('td', { title: `${formatAbsNs(ev.ts_ns)} ns (absolute, CLOCK_MONOTONIC)` }, `T+${formatOffsetPrecise(ev.ts_ns - t.start)}`),
+          h('td', { title: `${formatInt(ev.ts_ns)} ns (absolute, CLOCK_MONOTONIC)` }, `T+${formatOffsetPrecise(ev.ts_ns - t.start)}`),
           h('td', { class: 'muted' }, prev ? `+${formatDuration(ev.ts_ns - prev.ts_ns)}` : ''),
-          h('td', { class: 'muted' }, formatAbsNs(ev.ts_ns)),
+          h('td', { class: 'muted' }, formatInt(ev.ts_ns)),
           h('td', null, ev.event_type),
-          h('td', { class: 'muted' }, ev.cpu === undefined || ev.cpu === null ? '' : String(ev.cpu)),
+          hasCpu ? h('td', { class: 'muted' }, ev.cpu === undefined || ev.cpu === null ? '' : String(ev.cpu)) : null,
           h('td', { class: 'leaf', title: leaf ?? '' }, leaf ?? '—'),
-          h('td', { class: 'payload' }, payload(ev)),
+          hasPayload ? h('td', { class: 'payload' }, payload(ev)) : null,
         ),
       );
       if (open) {
-        rows.push(h('tr', { class: 'exp' }, h('td', { colspan: '7' }, renderFrames(ev.stack_trace, 'No stack trace available'))));
+        const cols = 5 + (hasCpu ? 1 : 0) + (hasPayload ? 1 : 0);
+        rows.push(h('tr', { class: 'exp' }, h('td', { colspan: String(cols) }, renderFrames(ev.stack_trace, 'No stack trace available'))));
       }
     });
     replace(
@@ -97,7 +101,17 @@ export function eventsView(): View {
         h(
           'table',
           { class: 'evt', 'data-testid': 'events-table' },
-          h('thead', null, h('tr', null, ['Time', 'Δ prev', 'Timestamp (ns)', 'Type', 'CPU', 'Leaf frame', 'Details'].map((c) => h('th', null, c)))),
+          h(
+            'thead',
+            null,
+            h(
+              'tr',
+              null,
+              ['Time', 'Δ prev', 'Timestamp (ns)', 'Type', hasCpu ? 'CPU' : '', 'Leaf frame', hasPayload ? 'Details' : '']
+                .filter((c) => c)
+                .map((c) => h('th', null, c)),
+            ),
+          ),
           h('tbody', null, rows),
         ),
       ),
@@ -141,6 +155,6 @@ function value(k: string, v: number | string): string {
   if (k === 'address' || k === 'error_code') return `0x${v.toString(16)}`;
   if (k === 'latency_ns') return formatDuration(v);
   if (k === 'bytes' || k === 'size' || k === 'len') return `${formatInt(v)} (${formatBytes(v)})`;
-  if (k.endsWith('_ts_ns')) return formatAbsNs(v);
+  if (k.endsWith('_ts_ns')) return formatInt(v);
   return String(v);
 }

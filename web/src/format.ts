@@ -76,11 +76,6 @@ export function formatInt(n: number): string {
   return (n < 0 ? '-' : '') + grouped;
 }
 
-/** Raw absolute nanosecond timestamp, grouped for reading: 12,345,678,901. */
-export function formatAbsNs(ns: number): string {
-  return formatInt(ns);
-}
-
 // ---- chart axis and tooltip formatters (§5.9, made effective) -----------------------
 
 /** Latency axis label: 1.5s, 2.0ms, 17µs, 500ns. */

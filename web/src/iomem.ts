@@ -6,7 +6,7 @@
 import { h, replace, spinner, errorBox } from './dom';
 import { traceRange } from './state';
 import { res } from './data';
-import { formatBytes, formatCount, formatDuration, formatInt, formatNetBytesSigned, formatOffsetPrecise, formatAbsNs } from './format';
+import { formatBytes, formatCount, formatDuration, formatInt, formatNetBytesSigned, formatOffsetPrecise } from './format';
 import { ChartSet, cdfOption, histogramOption, usageOption, type Series } from './charts';
 import { opDist, type Kind } from './distrib';
 import { renderFrames } from './frames';
@@ -218,7 +218,7 @@ function stackPanel(title: string, ev: EventDetail | null, close: () => void): H
         `PID ${ev.pid}`,
         ev.event_type,
         t ? `T+${formatOffsetPrecise(ev.ts_ns - t.start)}` : '',
-        `end timestamp ${formatAbsNs(ev.ts_ns)} ns`,
+        `end timestamp ${formatInt(ev.ts_ns)} ns`,
         ev.latency_ns !== null && ev.latency_ns !== undefined ? `latency ${formatDuration(ev.latency_ns)}` : '',
       ]
         .filter((x) => x)

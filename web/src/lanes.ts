@@ -63,6 +63,9 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
   let preview: Range | null = null;
   let laneW = 0;
   let laneLeft = 0;
+  // Lane geometry is measured only after the rows or the size changed: measuring forces a
+  // layout, which is costly right after other views changed the page.
+  let geomDirty = true;
 
   const view = (): Range | null => preview ?? state.range;
 
@@ -174,6 +177,7 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
       }
     }
     replace(rows, shown);
+    geomDirty = true;
     if (!list.length) {
       rows.appendChild(
         h('div', { class: 'muted', style: 'padding:8px' }, state.treeFilter ? 'No process matches the filter' : 'No process in view'),
@@ -191,8 +195,10 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
   }
 
   function measure(): void {
+    if (!geomDirty) return;
     const first = rows.querySelector('.lane') as HTMLElement | null;
     if (!first) return;
+    geomDirty = false;
     const lr = first.getBoundingClientRect();
     const or = outer.getBoundingClientRect();
     laneW = lr.width;
@@ -223,22 +229,28 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
   function drawNote(): void {
     const d = res.lanes.data;
     if (!d) return replace(note);
+    const budget = Number(res.lanes.params?.max_events_per_pid ?? MAX_MARKERS_PER_PID);
     let sampled = 0;
     for (const k in d.events_by_pid) {
       const total = d.total_events_by_pid?.[k];
       const n = d.events_by_pid[k]!.length;
-      if (total !== undefined ? total > n : n >= MAX_MARKERS_PER_PID) sampled++;
+      if (total !== undefined ? total > n : n >= budget) sampled++;
     }
     note.textContent = sampled
-      ? `Markers sampled: at most ${MAX_MARKERS_PER_PID} per process in range (${formatInt(sampled)} process${sampled > 1 ? 'es' : ''}); zoom in to see every event.`
+      ? `Markers sampled: ${formatInt(budget)} per process in range, all types (${formatInt(sampled)} process${sampled > 1 ? 'es' : ''}); zoom in to see every event.`
       : '';
   }
 
+  let shownError: string | null = null;
   function drawStatus(): void {
     const r = res.lanes;
-    if (r.status === 'error') replace(status, errorBox(`Process events: ${r.error}`, () => r.retry()));
-    else replace(status);
-    outer.style.opacity = r.status === 'loading' && !r.data ? '0.6' : '1';
+    const err = r.status === 'error' ? r.error : null;
+    if (err !== shownError) {
+      shownError = err;
+      replace(status, err ? errorBox(`Process events: ${err}`, () => r.retry()) : null);
+    }
+    const opacity = r.status === 'loading' && !r.data ? '0.6' : '1';
+    if (outer.style.opacity !== opacity) outer.style.opacity = opacity;
   }
 
   function drawCrosshair(): void {
@@ -375,7 +387,10 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
     drawStatus();
     drawAll();
   });
-  new ResizeObserver(() => drawAll()).observe(outer);
+  new ResizeObserver(() => {
+    geomDirty = true;
+    drawAll();
+  }).observe(outer);
 
   function revealSelected(): void {
     const i = list.findIndex((r) => r.p.pid === state.pid);

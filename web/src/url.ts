@@ -11,7 +11,6 @@ const TABS: Tab[] = ['flame', 'io', 'events'];
 export function readUrlState(): void {
   const q = new URLSearchParams(location.search);
   const t = traceRange();
-  const s = state.summary!;
   const patch: Parameters<typeof set>[0] = {};
   if (t) {
     const so = Number(q.get('s'));
@@ -32,7 +31,6 @@ export function readUrlState(): void {
   }
   if (q.get('lat') === '1') patch.latencyOpen = true;
   set(patch);
-  void s;
 }
 
 const WATCHED: Key[] = ['range', 'pid', 'tab', 'flameType', 'enabled', 'latencyOpen'];
