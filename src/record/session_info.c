@@ -107,13 +107,13 @@ void session_info__end(struct session_info *si, int exit_status, const uint64_t 
 	strbuf__addf(&si->text, "%s\t%d\n", META_EXIT_STATUS, exit_status);
 	kv(si, META_DROPS);
 	strbuf__add(&si->text, "{", 1);
+	/* Slot 0 has no name: the separator goes before every counter written but the first. */
 	for (int i = 0; i < CNT__COUNT; i++) {
 		if (!counter_names[i])
 			continue;
-		strbuf__addf(&si->text, "%s\"%s\":%llu", i ? "," : "", counter_names[i],
-			     (unsigned long long)c[i]);
+		strbuf__addf(&si->text, "\"%s\":%llu,", counter_names[i], (unsigned long long)c[i]);
 	}
-	strbuf__addf(&si->text, ",\"sideband_lost\":%llu}\n", (unsigned long long)sideband_lost);
+	strbuf__addf(&si->text, "\"sideband_lost\":%llu}\n", (unsigned long long)sideband_lost);
 }
 
 void session_info__free(struct session_info *si)

@@ -251,7 +251,9 @@ int addrspace__build(struct addrspace *as)
 {
 	int err;
 
-	qsort(as->evs, as->nev, sizeof(*as->evs), cmp_ev);
+	/* qsort's pointers must be valid even for 0 elements (a spool may have no events). */
+	if (as->nev)
+		qsort(as->evs, as->nev, sizeof(*as->evs), cmp_ev);
 	for (uint32_t i = 0; i < as->nev; i++) {
 		err = apply(as, &as->evs[i]);
 		if (err)
@@ -260,7 +262,8 @@ int addrspace__build(struct addrspace *as)
 	free(as->evs);
 	as->evs = NULL;
 	as->nev = as->evcap = 0;
-	qsort(as->procs, as->nprocs, sizeof(*as->procs), cmp_proc);
+	if (as->nprocs)
+		qsort(as->procs, as->nprocs, sizeof(*as->procs), cmp_proc);
 	return 0;
 }
 

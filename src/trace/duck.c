@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/log.h"
 #include "trace/duck.h"
@@ -74,8 +75,16 @@ int duck__open_file_view(const char *path, const char *name, duckdb_database *db
 			 duckdb_connection *con)
 {
 	char lit[4200], sql[4400];
+	duckdb_result res;
+	struct stat st;
 	int err;
 
+	/* DuckDB would block forever opening a FIFO and reads a directory as a glob of
+	 * other files; a path that does not exist may be a glob, which DuckDB expands. */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		log__error("%s: not a regular file", path);
+		return -EINVAL;
+	}
 	err = duck__quote(lit, sizeof(lit), path);
 	if (err) {
 		log__error("%s: path too long", path);
@@ -85,9 +94,12 @@ int duck__open_file_view(const char *path, const char *name, duckdb_database *db
 	if (err)
 		return err;
 	snprintf(sql, sizeof(sql), "CREATE VIEW %s AS SELECT * FROM read_parquet(%s)", name, lit);
-	err = duck__exec(*con, sql);
+	if (duckdb_query(*con, sql, &res) == DuckDBError) {
+		log__error("%s: cannot read as Parquet: %s", path, duckdb_result_error(&res));
+		err = -EIO;
+	}
+	duckdb_destroy_result(&res);
 	if (err) {
-		log__error("%s: cannot read as Parquet", path);
 		duckdb_disconnect(con);
 		duckdb_close(db);
 	}

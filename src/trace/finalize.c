@@ -143,29 +143,56 @@ static int pass2(struct finalizer *f)
 	return err;
 }
 
-/* Key-value metadata from the spool's "key\tvalue" lines (pointers into f->meta). */
+/* A sample frequency the viewer accepts: a positive decimal of at most 19 digits. */
+static bool freq_ok(const char *v)
+{
+	size_t n = strlen(v);
+
+	return n && n <= 19 && strspn(v, "0123456789") == n && strspn(v, "0") != n;
+}
+
+/* Key-value metadata from the spool's "key\tvalue" lines (pointers into f->meta).  The
+ * two keys the viewer requires are always present and valid, even when the session
+ * header is missing or damaged: a recovered trace must open. */
 static int metadata(struct finalizer *f, struct pq_kv *kv, int max)
 {
-	bool have_end = false;
+	bool have_end = false, have_freq = false, have_format = false;
 	int n = 0;
 	char *line, *save = NULL;
 
-	for (line = strtok_r(f->meta.s, "\n", &save); line && n < max - 3;
+	/* No session item at all (a recorder killed before its first flush): no text. */
+	for (line = f->meta.s ? strtok_r(f->meta.s, "\n", &save) : NULL; line && n < max - 3;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char *tab = strchr(line, '\t');
+		const char *val;
 
 		if (!tab)
 			continue;
 		*tab = 0;
+		val = tab + 1;
 		if (!strcmp(line, META_EXIT_STATUS))
 			have_end = true;
-		kv[n++] = (struct pq_kv){ line, tab + 1 };
+		if (!strcmp(line, META_SAMPLE_FREQ_HZ)) {
+			if (have_freq || !freq_ok(val))
+				continue;
+			have_freq = true;
+		}
+		if (!strcmp(line, META_STACK_FORMAT)) {
+			if (have_format)
+				continue;
+			have_format = true;
+			val = META_STACK_FORMAT_V1;	/* finalize labels the stacks itself */
+		}
+		kv[n++] = (struct pq_kv){ line, val };
 	}
-	if (!n) {
-		/* A spool without its session header: still a file the viewer accepts. */
+	if (!have_freq) {
+		if (f->meta.len)
+			log__warn("%s: the session header has no valid sample frequency: assuming 1999 Hz",
+				  f->o->spool);
 		kv[n++] = (struct pq_kv){ META_SAMPLE_FREQ_HZ, "1999" };
-		kv[n++] = (struct pq_kv){ META_STACK_FORMAT, META_STACK_FORMAT_V1 };
 	}
+	if (!have_format)
+		kv[n++] = (struct pq_kv){ META_STACK_FORMAT, META_STACK_FORMAT_V1 };
 	if (!have_end)
 		kv[n++] = (struct pq_kv){ "probex.incomplete", "true" };
 	return n;

@@ -40,7 +40,7 @@ int query__main(int argc, char **argv)
 	if (duck__open_file_view(argv[i], "events", &db, &con))
 		goto cleanup;
 	if (duckdb_query(con, argv[i + 1], &res) == DuckDBError) {
-		log__error("query failed: %s", duckdb_result_error(&res));
+		log__error("%s: query failed: %s", argv[i], duckdb_result_error(&res));
 		duckdb_destroy_result(&res);
 		goto cleanup;
 	}

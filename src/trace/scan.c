@@ -294,12 +294,15 @@ static int read_types(struct scanner *sc, duckdb_connection con)
 			   "SELECT name, (row_number() OVER (ORDER BY name) - 1)::UTINYINT AS code "
 			   "FROM (SELECT DISTINCT event_type AS name FROM %s)", tf->source) < 0)
 		return -ENOMEM;
-	err = duck__exec(con, sql);
-	free(sql);
-	if (err) {
-		log__error("%s: cannot read event types", tf->path);
-		return err;
+	/* One message for the failure (duck__exec would log DuckDB's text on its own line). */
+	if (duckdb_query(con, sql, &res) == DuckDBError) {
+		log__error("%s: cannot read event types: %s", tf->path, duckdb_result_error(&res));
+		duckdb_destroy_result(&res);
+		free(sql);
+		return -EIO;
 	}
+	duckdb_destroy_result(&res);
+	free(sql);
 	if ((err = small_query(con, tf, "SELECT name FROM probex_types ORDER BY code", &res)))
 		return err;
 	n = duckdb_row_count(&res);
@@ -469,11 +472,30 @@ struct stack_memo {
 	bool used[MEMO_SLOTS];
 };
 static __thread struct stack_memo *memo;
+/* The sink runs on DuckDB's worker threads, which end when their database closes: the
+ * key's destructor frees their memo then. */
+static pthread_key_t memo_key;
+static pthread_once_t memo_once = PTHREAD_ONCE_INIT;
+
+static void memo_key_create(void)
+{
+	pthread_key_create(&memo_key, free);
+}
 
 static struct stack_memo *memo_for(unsigned int generation)
 {
-	if (!memo && !(memo = malloc(sizeof(*memo))))
-		return NULL;
+	if (!memo) {
+		pthread_once(&memo_once, memo_key_create);
+		memo = malloc(sizeof(*memo));
+		if (!memo)
+			return NULL;
+		if (pthread_setspecific(memo_key, memo)) {
+			free(memo);
+			memo = NULL;
+			return NULL;
+		}
+		memo->generation = 0;	/* generations start at 1: used[] is cleared below */
+	}
 	if (memo->generation != generation) {
 		memset(memo->used, 0, sizeof(memo->used));
 		memo->generation = generation;

@@ -12,7 +12,8 @@ struct strtab {
 	uint32_t nslots;
 };
 
-/* Id of s[0..len) (added if new) or negative errno. */
+/* Id of s[0..len) (added if new) or negative errno.  Stored strings are valid UTF-8:
+ * invalid bytes become U+FFFD (so two names differing only there share an id). */
 int64_t strtab__intern(struct strtab *t, const char *s, uint32_t len);
 void strtab__free(struct strtab *t);
 

@@ -28,7 +28,9 @@ static int check_magic(const char *path)
 	struct stat st;
 	int fd, err = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO would otherwise wait forever for a writer, with the
+	 * stop signals already blocked (no effect on regular files). */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		err = -errno;
 		log__error("%s: cannot open: %s", path, strerror(errno));

@@ -1,0 +1,34 @@
+# Reliability and security suite (issue 7): fuzzing, corrupt files, faults, load, security,
+# ending with a summary of inputs tried, faults injected, survived and data lost.
+#
+#   make check-reliability            the CI-sized suite (a few minutes; root parts SKIP otherwise)
+#   make fuzz FUZZ_SECONDS=600        longer fuzzing (seconds in total, split between harnesses)
+#   make load-full                    wrk at the issue's full size: 3 rounds x 30 s, 64 connections
+#
+# Fuzz harnesses (tests/fuzz/fuzz_*.c) are built by clang with libFuzzer, ASan and UBSan
+# into $(FUZZ_BUILD) by a recursive make, like `make asan` does for the unit tests.
+FUZZ_BUILD     ?= build/fuzz
+FUZZ_CC        ?= clang
+FUZZ_SAN       := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+FUZZ_HARNESSES := $(patsubst tests/fuzz/fuzz_%.c,%,$(filter-out tests/fuzz/fuzz_common.c,$(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_SECONDS   ?= 60
+REL_DIR        ?= build/reliability
+
+# Inside the recursive make: the library without the recorder (BPF, session) and the
+# HTTP daemon, plus the spool reader that `probex recover` uses.
+FUZZ_LIB_OBJS = $(filter-out $(BUILD)/obj/record/% $(BUILD)/obj/viewer/server.o \
+		$(BUILD)/obj/viewer/assets.o $(BUILD)/obj/gen/%,$(LIB_OBJS)) $(BUILD)/obj/record/spool.o
+
+$(BUILD)/fuzzers/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.c tests/fuzz/fuzz_common.h $(FUZZ_LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/fuzz $< tests/fuzz/fuzz_common.c $(FUZZ_LIB_OBJS) $(LDFLAGS) \
+		-fsanitize=fuzzer $(LDLIBS) -o $@
+
+.PHONY: fuzz-build fuzz check-reliability
+fuzz-build: | $(DEPS_STAMP)
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) OPT=-O1 SAN='$(FUZZ_SAN)' \
+		$(patsubst %,$(FUZZ_BUILD)/fuzzers/fuzz_%,$(FUZZ_HARNESSES))
+
+fuzz: fuzz-build $(BUILD)/probex
+	@FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) REL_DIR=$(REL_DIR) PROBEX=$(abspath $(BUILD)/probex) \
+		BUILD=$(BUILD) tests/fuzz/run.sh $(FUZZ_HARNESSES)
