@@ -269,8 +269,10 @@ int probes__open(struct probes **pp, const struct probes_opts *opts)
 	}
 	log__debug("probes: loaded %.3f s", secs() - t0);
 	if (err) {
-		if (err != -EOPNOTSUPP)
-			log__error("cannot load the BPF programs: %s (is this kernel built with BTF, and are we root?)",
+		if (err == -EPERM || err == -EACCES)
+			log__error("not allowed to load BPF programs: run probex as root (sudo probex ...)");
+		else if (err != -EOPNOTSUPP)
+			log__error("cannot load the BPF programs: %s (is this kernel built with BTF?)",
 				   strerror(-err));
 		goto cleanup;
 	}
