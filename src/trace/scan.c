@@ -491,7 +491,7 @@ static void stacks_sink(duckdb_function_info info, duckdb_data_chunk chunk, duck
 	duckdb_vector lists = duckdb_data_chunk_get_vector(chunk, 2);
 	uint64_t *lvalid = duckdb_vector_get_validity(lists);
 	struct stack_memo *m = memo_for(sc->generation);
-	bool *res = duckdb_vector_get_data(out);
+	uint32_t *res = duckdb_vector_get_data(out);
 	int err = 0;
 
 	if (!m) {
@@ -506,17 +506,16 @@ static void stacks_sink(duckdb_function_info info, duckdb_data_chunk chunk, duck
 		uint64_t row = rown[i], h = hash[i], slot = hmap__hash(h) & (MEMO_SLOTS - 1);
 		uint32_t id;
 
-		res[i] = true;
 		if (row >= r->n) {
 			duckdb_scalar_function_set_error(info, "row count changed while reading");
 			return;
 		}
 		if (!valid(lvalid, i)) {
-			r->stack[row] = STACK_NULL;
+			res[i] = r->stack[row] = STACK_NULL;
 			continue;
 		}
 		if (m->used[slot] && m->key[slot] == h) {
-			r->stack[row] = m->val[slot];
+			res[i] = r->stack[row] = m->val[slot];
 			continue;
 		}
 		pthread_mutex_lock(&sc->lock);
@@ -534,13 +533,30 @@ static void stacks_sink(duckdb_function_info info, duckdb_data_chunk chunk, duck
 		m->used[slot] = true;
 		m->key[slot] = h;
 		m->val[slot] = id;
-		r->stack[row] = id;
+		res[i] = r->stack[row] = id;
 	}
 	__atomic_add_fetch(&sc->done, n, __ATOMIC_RELAXED);
 }
 
+int trace_rows__table(duckdb_connection con, const struct trace_file *tf, const char *into)
+{
+	char *sql = NULL;
+	int err;
+
+	if (asprintf(&sql, "CREATE TABLE %s AS SELECT e.file_row_number::UINTEGER AS fr, "
+			   "e.ts_ns::UBIGINT AS ts, e.pid::UINTEGER AS pid, t.code AS et "
+			   "FROM read_parquet(%s, file_row_number = true) e "
+			   "JOIN probex_types t ON t.name = e.event_type", into, tf->literal) < 0)
+		return -ENOMEM;
+	err = duck__exec(con, sql);
+	free(sql);
+	if (err)
+		log__error("%s: cannot build the query table", tf->path);
+	return err;
+}
+
 int trace_rows__scan_stacks(duckdb_connection con, const struct trace_file *tf,
-			    const volatile bool *cancel, struct trace_rows *rows)
+			    const volatile bool *cancel, struct trace_rows *rows, const char *into)
 {
 	static const duckdb_type types[2] = { DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_UBIGINT };
 	struct scanner sc = { .tf = tf, .r = rows, .cancel = cancel,
@@ -572,7 +588,7 @@ int trace_rows__scan_stacks(duckdb_connection con, const struct trace_file *tf,
 	duckdb_scalar_function_add_parameter(f, lt);
 	duckdb_destroy_logical_type(&t);
 	duckdb_destroy_logical_type(&lt);
-	t = duckdb_create_logical_type(DUCKDB_TYPE_BOOLEAN);
+	t = duckdb_create_logical_type(DUCKDB_TYPE_UINTEGER);
 	duckdb_scalar_function_set_return_type(f, t);
 	duckdb_destroy_logical_type(&t);
 	duckdb_scalar_function_set_function(f, stacks_sink);
@@ -587,8 +603,14 @@ int trace_rows__scan_stacks(duckdb_connection con, const struct trace_file *tf,
 	/* DuckDB hashes each list on its own threads; a list's labels are read only the
 	 * first time its hash is seen.  A 64-bit collision between two different stacks of
 	 * one trace (odds ~1e-11 for 10^4 stacks) would merge them. */
-	if (asprintf(&sql, "SELECT count(%s(file_row_number, hash(stack_trace), stack_trace)) "
-			   "FROM read_parquet(%s, file_row_number = true)", name, tf->literal) < 0) {
+	if (asprintf(&sql, "CREATE TABLE %s AS SELECT * FROM ("
+			   "SELECT e.file_row_number::UINTEGER AS fr, e.ts_ns::UBIGINT AS ts, "
+			   "e.pid::UINTEGER AS pid, t.code AS et, "
+			   "%s(e.file_row_number, hash(e.stack_trace), e.stack_trace) AS sid, %s AS w "
+			   "FROM read_parquet(%s, file_row_number = true) e "
+			   "JOIN probex_types t ON t.name = e.event_type) WHERE sid > %d",
+		     into, name, tf->has_stack_weight ? "coalesce(e.stack_weight::UINTEGER, 1)" : "1::UINTEGER",
+		     tf->literal, STACK_EMPTY) < 0) {
 		err = -ENOMEM;
 		goto cleanup;
 	}

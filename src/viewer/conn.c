@@ -5,8 +5,8 @@
 
 #include "viewer/conn.h"
 
-/* ev: every row (rn, ts, pid, et) in rn = (pid, ts, file row) order.
- * fl: rows with a non-empty stack (rn, ts, pid, et, sid, w), same order. */
+/* ev: every row (fr = file row, ts, pid, et = type code).
+ * fl: rows with a non-empty stack (fr, ts, pid, et, sid = stack id, w = weight). */
 static const char *const sql[Q__COUNT] = {
 	/* Integer division on rows already inside [start, end]: the reference's bucket
 	 * index; clamping into the last bucket happens in C. */
@@ -18,17 +18,18 @@ static const char *const sql[Q__COUNT] = {
 	/* A uniform sample of at most $5 rows, fixed by the request through the seed $4. */
 	[Q_FLAME] = "SELECT sid, count(*)::UBIGINT, sum(w)::UBIGINT FROM ("
 		    "SELECT sid, w FROM fl WHERE et = $1 AND ts >= $2 AND ts <= $3 "
-		    "ORDER BY hash(rn, $4::UBIGINT), rn LIMIT $5) GROUP BY sid",
+		    "ORDER BY hash(fr, $4::UBIGINT), fr LIMIT $5) GROUP BY sid",
 	[Q_FLAME_PID] = "SELECT sid, count(*)::UBIGINT, sum(w)::UBIGINT FROM ("
 			"SELECT sid, w FROM fl WHERE et = $1 AND ts >= $2 AND ts <= $3 AND pid = $6 "
-			"ORDER BY hash(rn, $4::UBIGINT), rn LIMIT $5) GROUP BY sid",
+			"ORDER BY hash(fr, $4::UBIGINT), fr LIMIT $5) GROUP BY sid",
 	[Q_LIST_TOTAL] = "SELECT count(*)::UBIGINT FROM ev WHERE pid = $1 AND ts >= $2 AND ts <= $3",
-	[Q_LIST_PAGE] = "SELECT rn FROM ev WHERE pid = $1 AND ts >= $2 AND ts <= $3 "
-			"ORDER BY rn LIMIT $4 OFFSET $5",
+	/* One pid's rows by (ts, file row): the model's row order. */
+	[Q_LIST_PAGE] = "SELECT fr FROM ev WHERE pid = $1 AND ts >= $2 AND ts <= $3 "
+			"ORDER BY ts, fr LIMIT $4 OFFSET $5",
 	[Q_LIST_TOTAL_TYPES] = "SELECT count(*)::UBIGINT FROM ev WHERE pid = $1 AND ts >= $2 "
 			       "AND ts <= $3 AND list_contains($4::UTINYINT[], et)",
-	[Q_LIST_PAGE_TYPES] = "SELECT rn FROM ev WHERE pid = $1 AND ts >= $2 AND ts <= $3 "
-			      "AND list_contains($6::UTINYINT[], et) ORDER BY rn LIMIT $4 OFFSET $5",
+	[Q_LIST_PAGE_TYPES] = "SELECT fr FROM ev WHERE pid = $1 AND ts >= $2 AND ts <= $3 "
+			      "AND list_contains($6::UTINYINT[], et) ORDER BY ts, fr LIMIT $4 OFFSET $5",
 };
 
 struct conn_ctx *conn__get(struct viewer_state *st)

@@ -280,10 +280,10 @@ int ep_event_list(struct request *rq)
 					 filter ? &f : NULL, &res)))
 			return status;
 		while ((chunk = duckdb_fetch_chunk(res))) {
-			uint32_t *rn = duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 0));
+			uint32_t *fr = duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 0));
 
 			for (idx_t i = 0; i < duckdb_data_chunk_get_size(chunk); i++) {
-				uint32_t r = rn[i];
+				uint32_t r = m->rn_of[fr[i]];
 
 				json__obj_begin(&rq->out);
 				json__key(&rq->out, "ts_ns");

@@ -59,51 +59,70 @@ cleanup:
 	return err;
 }
 
-/* perm = file rows in (pid, ts, file row) order: one stable radix sort on a composite key
- * when pid rank and time offset fit in 64 bits together, else two stable passes. */
-static int sort_rows(struct model *m, const struct trace_rows *r, const uint32_t *rank,
-		     uint32_t *perm)
-{
-	unsigned int tbits = sort__bits(m->max_ts - m->min_ts), pbits = sort__bits(m->npids);
-	uint64_t *key = bigmem__alloc((r->n ? r->n : 1) * sizeof(*key));
-	int err;
-
-	if (!key)
-		return -ENOMEM;
-	for (uint64_t i = 0; i < r->n; i++)
-		perm[i] = (uint32_t)i;
-	if (tbits + pbits <= 64) {
-		for (uint64_t i = 0; i < r->n; i++)
-			key[i] = ((pbits ? (uint64_t)rank[i] << tbits : 0)) | (r->ts[i] - m->min_ts);
-		err = sort__radix_perm(key, perm, r->n, tbits + pbits);
-	} else {
-		for (uint64_t i = 0; i < r->n; i++)
-			key[i] = r->ts[i] - m->min_ts;
-		err = sort__radix_perm(key, perm, r->n, tbits);
-		for (uint64_t i = 0; !err && i < r->n; i++)
-			key[i] = rank[i];
-		err = err ?: sort__radix_perm(key, perm, r->n, pbits);
-	}
-	free(key);
-	return err;
-}
-
-#define GATHER(dst, src, type)                                                         \
+/* Move src[i] to dst[dest[i]] for every row: a stable counting sort by pid applied to one
+ * column.  Reads are sequential and writes go to one stream per pid, far cheaper than
+ * gathering through a permutation (a cache miss per row and column). */
+#define SCATTER(dst, src, type)                                                        \
 	do {                                                                           \
-		type *g_ = bigmem__alloc((n ? n : 1) * sizeof(type));                  \
-		if (!g_)                                                               \
+		type *s_ = bigmem__alloc((n ? n : 1) * sizeof(type));                  \
+		if (!s_)                                                               \
 			goto nomem;                                                    \
 		for (uint64_t i_ = 0; i_ < n; i_++)                                    \
-			g_[i_] = (src)[perm[i_]];                                      \
+			s_[dest[i_]] = (src)[i_];                                      \
 		free(src);                                                             \
 		(src) = NULL;                                                          \
-		(dst) = g_;                                                            \
+		(dst) = s_;                                                            \
 	} while (0)
+
+/* Reorder base[0..len) by perm through tmp. */
+static void permute(void *base, size_t elem, const uint32_t *perm, size_t len, void *tmp)
+{
+	for (size_t j = 0; j < len; j++)
+		memcpy((char *)tmp + j * elem, (char *)base + (size_t)perm[j] * elem, elem);
+	memcpy(base, tmp, len * elem);
+}
+
+/* Rows of one pid arrive in file order, which is time order but for races between CPUs
+ * (spec 4.5): a segment that is not already sorted gets a stable sort by time. */
+static int sort_segment(struct model *m, uint64_t lo, uint64_t hi, uint64_t *keys, uint32_t *perm,
+			void *tmp)
+{
+	uint64_t len = hi - lo, min = UINT64_MAX, max = 0;
+	bool sorted = true;
+	int err;
+
+	for (uint64_t i = lo; i < hi; i++) {
+		if (i > lo && m->ts[i] < m->ts[i - 1])
+			sorted = false;
+		min = m->ts[i] < min ? m->ts[i] : min;
+		max = m->ts[i] > max ? m->ts[i] : max;
+	}
+	if (sorted)
+		return 0;
+	for (uint64_t j = 0; j < len; j++) {
+		keys[j] = m->ts[lo + j] - min;
+		perm[j] = (uint32_t)j;
+	}
+	if ((err = sort__radix_perm(keys, perm, len, sort__bits(max - min))))
+		return err;
+	permute(m->ts + lo, sizeof(*m->ts), perm, len, tmp);
+	permute(m->type + lo, sizeof(*m->type), perm, len, tmp);
+	permute(m->file_row + lo, sizeof(*m->file_row), perm, len, tmp);
+	permute(m->a + lo, sizeof(*m->a), perm, len, tmp);
+	permute(m->b + lo, sizeof(*m->b), perm, len, tmp);
+	permute(m->flags + lo, sizeof(*m->flags), perm, len, tmp);
+	if (m->latency)
+		permute(m->latency + lo, sizeof(*m->latency), perm, len, tmp);
+	if (m->weight)
+		permute(m->weight + lo, sizeof(*m->weight), perm, len, tmp);
+	return 0;
+}
 
 int model__build(struct model *m, const struct trace_file *tf, struct trace_rows *r)
 {
-	uint32_t *rank = NULL, *perm = NULL;
-	uint64_t n = r->n;
+	uint32_t *rank = NULL, *dest = NULL, *perm = NULL;
+	uint64_t n = r->n, *cursor = NULL, *keys = NULL, biggest = 0;
+	void *tmp = NULL;
 	int err;
 
 	memset(m, 0, sizeof(*m));
@@ -121,31 +140,53 @@ int model__build(struct model *m, const struct trace_file *tf, struct trace_rows
 	}
 	if ((err = rank_pids(m, r, &rank)))
 		goto cleanup;
-	perm = bigmem__alloc((n ? n : 1) * sizeof(*perm));
-	if (!perm || (err = sort_rows(m, r, rank, perm)))
-		goto nomem;
 	m->pid_off = calloc(m->npids + 1, sizeof(*m->pid_off));
-	if (!m->pid_off)
+	cursor = calloc(m->npids + 1, sizeof(*cursor));
+	dest = bigmem__alloc((n ? n : 1) * sizeof(*dest));
+	m->file_row = bigmem__alloc((n ? n : 1) * sizeof(*m->file_row));
+	if (!m->pid_off || !cursor || !dest || !m->file_row)
 		goto nomem;
 	for (uint64_t i = 0; i < n; i++)
 		m->pid_off[rank[i] + 1]++;
-	for (uint32_t p = 0; p < m->npids; p++)
+	for (uint32_t p = 0; p < m->npids; p++) {
 		m->pid_off[p + 1] += m->pid_off[p];
+		cursor[p] = m->pid_off[p];
+		if (m->pid_off[p + 1] - m->pid_off[p] > biggest)
+			biggest = m->pid_off[p + 1] - m->pid_off[p];
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		dest[i] = (uint32_t)cursor[rank[i]]++;
+		m->file_row[dest[i]] = (uint32_t)i;
+	}
 	free(rank);
 	rank = NULL;
-	GATHER(m->ts, r->ts, uint64_t);
-	GATHER(m->type, r->type, uint8_t);
-	GATHER(m->a, r->a, uint64_t);
-	GATHER(m->b, r->b, uint64_t);
-	GATHER(m->flags, r->flags, uint8_t);
+	SCATTER(m->ts, r->ts, uint64_t);
+	SCATTER(m->type, r->type, uint8_t);
+	SCATTER(m->a, r->a, uint64_t);
+	SCATTER(m->b, r->b, uint64_t);
+	SCATTER(m->flags, r->flags, uint8_t);
 	if (r->latency)
-		GATHER(m->latency, r->latency, uint64_t);
+		SCATTER(m->latency, r->latency, uint64_t);
 	if (r->weight)
-		GATHER(m->weight, r->weight, uint32_t);
+		SCATTER(m->weight, r->weight, uint32_t);
 	free(r->pid);
 	r->pid = NULL;
-	m->file_row = perm;
-	perm = NULL;
+	free(dest);
+	dest = NULL;
+
+	keys = bigmem__alloc((biggest + 1) * sizeof(*keys));
+	perm = bigmem__alloc((biggest + 1) * sizeof(*perm));
+	tmp = bigmem__alloc((biggest + 1) * sizeof(uint64_t));
+	if (!keys || !perm || !tmp)
+		goto nomem;
+	for (uint32_t p = 0; p < m->npids; p++)
+		if ((err = sort_segment(m, m->pid_off[p], m->pid_off[p + 1], keys, perm, tmp)))
+			goto cleanup;
+	m->rn_of = bigmem__alloc((n ? n : 1) * sizeof(*m->rn_of));
+	if (!m->rn_of)
+		goto nomem;
+	for (uint64_t i = 0; i < n; i++)
+		m->rn_of[m->file_row[i]] = (uint32_t)i;
 
 	m->ntypes = r->ntypes;
 	m->type_names = calloc(r->ntypes + 1, sizeof(*m->type_names));
@@ -184,7 +225,11 @@ nomem:
 	err = -ENOMEM;
 cleanup:
 	free(rank);
+	free(dest);
+	free(cursor);
+	free(keys);
 	free(perm);
+	free(tmp);
 	if (err)
 		model__free(m);
 	return err;
@@ -247,6 +292,7 @@ void model__free(struct model *m)
 	free(m->ts);
 	free(m->type);
 	free(m->file_row);
+	free(m->rn_of);
 	free(m->a);
 	free(m->b);
 	free(m->flags);

@@ -22,6 +22,7 @@ struct model {
 	uint64_t *ts;
 	uint8_t *type;
 	uint32_t *file_row;
+	uint32_t *rn_of;	/* file row → rn (the SQL tables speak file rows) */
 	uint64_t *a, *b;	/* see trace/scan.h */
 	uint8_t *flags;
 	uint64_t *latency;	/* NULL unless the file has latency_ns */

@@ -36,7 +36,7 @@ static void *vec__push(struct vec *v)
 {
 	if (v->n == v->cap) {
 		uint64_t cap = v->cap ? v->cap * 2 : 256;
-		void *p = realloc(v->p, cap * v->elem);
+		void *p = bigmem__grow(v->p, v->n * v->elem, cap * v->elem);
 
 		if (!p)
 			return NULL;
