@@ -538,25 +538,8 @@ static void stacks_sink(duckdb_function_info info, duckdb_data_chunk chunk, duck
 	__atomic_add_fetch(&sc->done, n, __ATOMIC_RELAXED);
 }
 
-int trace_rows__table(duckdb_connection con, const struct trace_file *tf, const char *into)
-{
-	char *sql = NULL;
-	int err;
-
-	if (asprintf(&sql, "CREATE TABLE %s AS SELECT e.file_row_number::UINTEGER AS fr, "
-			   "e.ts_ns::UBIGINT AS ts, e.pid::UINTEGER AS pid, t.code AS et "
-			   "FROM read_parquet(%s, file_row_number = true) e "
-			   "JOIN probex_types t ON t.name = e.event_type", into, tf->literal) < 0)
-		return -ENOMEM;
-	err = duck__exec(con, sql);
-	free(sql);
-	if (err)
-		log__error("%s: cannot build the query table", tf->path);
-	return err;
-}
-
 int trace_rows__scan_stacks(duckdb_connection con, const struct trace_file *tf,
-			    const volatile bool *cancel, struct trace_rows *rows, const char *into)
+			    const volatile bool *cancel, struct trace_rows *rows)
 {
 	static const duckdb_type types[2] = { DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_UBIGINT };
 	struct scanner sc = { .tf = tf, .r = rows, .cancel = cancel,
@@ -603,14 +586,8 @@ int trace_rows__scan_stacks(duckdb_connection con, const struct trace_file *tf,
 	/* DuckDB hashes each list on its own threads; a list's labels are read only the
 	 * first time its hash is seen.  A 64-bit collision between two different stacks of
 	 * one trace (odds ~1e-11 for 10^4 stacks) would merge them. */
-	if (asprintf(&sql, "CREATE TABLE %s AS SELECT * FROM ("
-			   "SELECT e.file_row_number::UINTEGER AS fr, e.ts_ns::UBIGINT AS ts, "
-			   "e.pid::UINTEGER AS pid, t.code AS et, "
-			   "%s(e.file_row_number, hash(e.stack_trace), e.stack_trace) AS sid, %s AS w "
-			   "FROM read_parquet(%s, file_row_number = true) e "
-			   "JOIN probex_types t ON t.name = e.event_type) WHERE sid > %d",
-		     into, name, tf->has_stack_weight ? "coalesce(e.stack_weight::UINTEGER, 1)" : "1::UINTEGER",
-		     tf->literal, STACK_EMPTY) < 0) {
+	if (asprintf(&sql, "SELECT count(%s(file_row_number, hash(stack_trace), stack_trace)) "
+			   "FROM read_parquet(%s, file_row_number = true)", name, tf->literal) < 0) {
 		err = -ENOMEM;
 		goto cleanup;
 	}

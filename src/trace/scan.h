@@ -58,14 +58,9 @@ struct trace_rows {
  * Logs "path: problem" and returns a negative errno on failure (rows is then empty). */
 int trace_rows__scan(duckdb_connection con, const struct trace_file *tf,
 		     const volatile bool *cancel, struct trace_rows *rows);
-/* After pass 1: materialise the DuckDB table `into` (fr = file row, ts, pid, et = type
- * code) that SQL queries use. */
-int trace_rows__table(duckdb_connection con, const struct trace_file *tf, const char *into);
-/* Pass 2: fill rows->stack and the stack table, and materialise table `into` (fr, ts, pid,
- * et, sid = stack id, w = stack weight) with the rows whose stack has labels.  On failure
- * the caller frees rows. */
+/* Pass 2: fill rows->stack and the stack table.  On failure the caller frees rows. */
 int trace_rows__scan_stacks(duckdb_connection con, const struct trace_file *tf,
-			    const volatile bool *cancel, struct trace_rows *rows, const char *into);
+			    const volatile bool *cancel, struct trace_rows *rows);
 void trace_rows__free(struct trace_rows *rows);
 
 /* Label i of the pool. */

@@ -118,6 +118,34 @@ static int sort_segment(struct model *m, uint64_t lo, uint64_t hi, uint64_t *key
 	return 0;
 }
 
+/* A stable counting sort of row numbers by type: within a type they stay pid-major and in
+ * time order, so one pid's rows of one type form a sorted run. */
+static int build_type_index(struct model *m)
+{
+	uint64_t stride = m->npids + 1, *cur;
+	unsigned int nt = m->ntypes ? m->ntypes : 1;
+
+	m->by_type = bigmem__alloc((m->n ? m->n : 1) * sizeof(*m->by_type));
+	m->type_pid_off = calloc(nt * stride + 1, sizeof(*m->type_pid_off));
+	cur = calloc(nt * stride + 1, sizeof(*cur));
+	if (!m->by_type || !m->type_pid_off || !cur) {
+		free(cur);
+		return -ENOMEM;
+	}
+	for (uint32_t p = 0; p < m->npids; p++)
+		for (uint64_t r = m->pid_off[p]; r < m->pid_off[p + 1]; r++)
+			m->type_pid_off[m->type[r] * stride + p + 1]++;
+	/* Prefix sums over (type, pid) in that order; each type's slot npids is its end. */
+	for (uint64_t i = 1; i < nt * stride; i++)
+		m->type_pid_off[i] += m->type_pid_off[i - 1];
+	memcpy(cur, m->type_pid_off, nt * stride * sizeof(*cur));
+	for (uint32_t p = 0; p < m->npids; p++)
+		for (uint64_t r = m->pid_off[p]; r < m->pid_off[p + 1]; r++)
+			m->by_type[cur[m->type[r] * stride + p]++] = (uint32_t)r;
+	free(cur);
+	return 0;
+}
+
 int model__build(struct model *m, const struct trace_file *tf, struct trace_rows *r)
 {
 	uint32_t *rank = NULL, *dest = NULL, *perm = NULL;
@@ -182,11 +210,6 @@ int model__build(struct model *m, const struct trace_file *tf, struct trace_rows
 	for (uint32_t p = 0; p < m->npids; p++)
 		if ((err = sort_segment(m, m->pid_off[p], m->pid_off[p + 1], keys, perm, tmp)))
 			goto cleanup;
-	m->rn_of = bigmem__alloc((n ? n : 1) * sizeof(*m->rn_of));
-	if (!m->rn_of)
-		goto nomem;
-	for (uint64_t i = 0; i < n; i++)
-		m->rn_of[m->file_row[i]] = (uint32_t)i;
 
 	m->ntypes = r->ntypes;
 	m->type_names = calloc(r->ntypes + 1, sizeof(*m->type_names));
@@ -213,6 +236,8 @@ int model__build(struct model *m, const struct trace_file *tf, struct trace_rows
 		}
 		m->by_name[j] = (uint8_t)c;
 	}
+	if ((err = build_type_index(m)))
+		goto cleanup;
 	m->nnames = r->nnames;
 	m->name_pid = r->name_pid;
 	m->name = r->name;
@@ -292,7 +317,6 @@ void model__free(struct model *m)
 	free(m->ts);
 	free(m->type);
 	free(m->file_row);
-	free(m->rn_of);
 	free(m->a);
 	free(m->b);
 	free(m->flags);
@@ -301,6 +325,8 @@ void model__free(struct model *m)
 	free(m->stack);
 	free(m->pids);
 	free(m->pid_off);
+	free(m->by_type);
+	free(m->type_pid_off);
 	for (unsigned int c = 0; m->type_names && c < m->ntypes; c++)
 		free(m->type_names[c]);
 	free(m->type_names);
@@ -382,4 +408,31 @@ const char *model__name(const struct model *m, uint32_t pid)
 			hi = mid;
 	}
 	return lo < m->nnames && m->name_pid[lo] == pid ? m->name[lo] : NULL;
+}
+
+void model__type_window(const struct model *m, unsigned int c, uint32_t p, uint64_t start,
+			uint64_t end, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t a = m->type_pid_off[c * (m->npids + 1) + p], b = m->type_pid_off[c * (m->npids + 1) + p + 1];
+	uint64_t l = a, h = b;
+
+	while (l < h) {		/* first row with ts >= start */
+		uint64_t mid = l + (h - l) / 2;
+
+		if (m->ts[m->by_type[mid]] < start)
+			l = mid + 1;
+		else
+			h = mid;
+	}
+	*lo = l;
+	h = b;
+	while (l < h) {		/* first row with ts > end */
+		uint64_t mid = l + (h - l) / 2;
+
+		if (m->ts[m->by_type[mid]] <= end)
+			l = mid + 1;
+		else
+			h = mid;
+	}
+	*hi = l;
 }
