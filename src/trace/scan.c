@@ -513,7 +513,7 @@ static void stacks_sink(duckdb_function_info info, duckdb_data_chunk chunk, duck
 	duckdb_vector lists = duckdb_data_chunk_get_vector(chunk, 2);
 	uint64_t *lvalid = duckdb_vector_get_validity(lists);
 	struct stack_memo *m = memo_for(sc->generation);
-	bool *res = duckdb_vector_get_data(out);
+	uint32_t *res = duckdb_vector_get_data(out);
 	int err = 0;
 
 	if (!m) {
@@ -528,17 +528,16 @@ static void stacks_sink(duckdb_function_info info, duckdb_data_chunk chunk, duck
 		uint64_t row = rown[i], h = hash[i], slot = hmap__hash(h) & (MEMO_SLOTS - 1);
 		uint32_t id;
 
-		res[i] = true;
 		if (row >= r->n) {
 			duckdb_scalar_function_set_error(info, "row count changed while reading");
 			return;
 		}
 		if (!valid(lvalid, i)) {
-			r->stack[row] = STACK_NULL;
+			res[i] = r->stack[row] = STACK_NULL;
 			continue;
 		}
 		if (m->used[slot] && m->key[slot] == h) {
-			r->stack[row] = m->val[slot];
+			res[i] = r->stack[row] = m->val[slot];
 			continue;
 		}
 		pthread_mutex_lock(&sc->lock);
@@ -556,7 +555,7 @@ static void stacks_sink(duckdb_function_info info, duckdb_data_chunk chunk, duck
 		m->used[slot] = true;
 		m->key[slot] = h;
 		m->val[slot] = id;
-		r->stack[row] = id;
+		res[i] = r->stack[row] = id;
 	}
 	__atomic_add_fetch(&sc->done, n, __ATOMIC_RELAXED);
 }
@@ -594,7 +593,7 @@ int trace_rows__scan_stacks(duckdb_connection con, const struct trace_file *tf,
 	duckdb_scalar_function_add_parameter(f, lt);
 	duckdb_destroy_logical_type(&t);
 	duckdb_destroy_logical_type(&lt);
-	t = duckdb_create_logical_type(DUCKDB_TYPE_BOOLEAN);
+	t = duckdb_create_logical_type(DUCKDB_TYPE_UINTEGER);
 	duckdb_scalar_function_set_return_type(f, t);
 	duckdb_destroy_logical_type(&t);
 	duckdb_scalar_function_set_function(f, stacks_sink);
