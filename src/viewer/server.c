@@ -67,6 +67,20 @@ static const char *get_arg(void *ctx, const char *name)
 	return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, name);
 }
 
+/* libmicrohttpd decodes %00 into a value, which the C strings the handlers read would
+ * silently cut short ("pid=1%00x" read as 1): find the first such parameter. */
+static enum MHD_Result find_nul(void *cls, enum MHD_ValueKind kind, const char *key,
+				size_t key_size, const char *value, size_t value_size)
+{
+	const char **bad = cls;
+
+	if (strlen(key) != key_size || (value && strlen(value) != value_size)) {
+		*bad = key;
+		return MHD_NO;
+	}
+	return MHD_YES;
+}
+
 static enum MHD_Result serve_api(struct viewer_state *st, struct MHD_Connection *conn,
 				 const char *name)
 {
@@ -87,6 +101,16 @@ static enum MHD_Result serve_api(struct viewer_state *st, struct MHD_Connection 
 	if (!state__wait(st, route->need))
 		return send_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
 				  st->stopping ? "the viewer is shutting down" : st->load_error, NULL);
+	{
+		const char *bad = NULL;
+		char msg[300];
+
+		MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, find_nul, &bad);
+		if (bad) {
+			snprintf(msg, sizeof(msg), "parameter '%.200s' contains a NUL byte", bad);
+			return send_error(conn, MHD_HTTP_BAD_REQUEST, msg, bad);
+		}
+	}
 	params__init(&rq.p, get_arg, conn);
 	json__init(&rq.out);
 	status = route->fn(&rq);

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Stop requests and kills at the edges of a run: Ctrl-C at start-up (before the command
+# runs: 130, no spool, no file, nothing left), Ctrl-C and SIGTERM during finalization
+# (the file is still completed, with every record: 0 lost), probex SIGKILLed at start-up
+# (nothing of the tree left) and during finalization (the spool left behind recovers
+# every record).  Every JSON metadata value of a trace parses.
+source "$(dirname "$0")/lib.sh"
+source "$ROOT/tests/reliability/ledger.sh"
+
+# Background jobs of a script start with SIGINT ignored, which would discard a Ctrl-C
+# that arrives before probex blocks it: start probex as a terminal would.
+bg_probex() { env --default-signal=INT,QUIT "$PROBEX" "$@" & }
+# wait_exit PID SECONDS: its exit status, or fail (after SIGKILL) when it hangs.
+wait_exit() {
+	for _ in $(seq $(($2 * 20))); do
+		kill -0 "$1" 2>/dev/null || { wait "$1"; return; }
+		sleep 0.05
+	done
+	kill -9 "$1"
+	fail "probex (pid $1) still running after $2 s"
+}
+
+# A deterministic workload: the number of read exits is the same on every run.
+N=150000
+dd_cmd=(dd if=/dev/zero of=/dev/null bs=1 count=$N status=none)
+reads() { q "$1" "SELECT count(*) FROM events WHERE event_type = 'syscall_read_exit'"; }
+"$PROBEX" -q --stacks=none -o "$TMP/ref.parquet" --no-viewer -- "${dd_cmd[@]}" || fail "reference run failed"
+ref=$(reads "$TMP/ref.parquet")
+assert_ge "read exits of the reference run" $N "$ref"
+for key in probex.drops probex.command probex.missing_probes probex.hostname; do
+	assert_eq "metadata $key is valid JSON" true \
+		"$(q "$TMP/ref.parquet" "SELECT json_valid(decode(value)) FROM parquet_kv_metadata('$TMP/ref.parquet') WHERE key = '$key'")"
+done
+
+# --- Ctrl-C at start-up -------------------------------------------------------------
+# The command leaves a mark if it ever runs.  probex's set-up (loading and attaching
+# the BPF programs) takes a few hundred ms, so early signals land before the command.
+startup=0
+for delay in 0 0.02 0.05 0.1 0.2; do
+	mark=$TMP/started.$delay
+	out=$TMP/s$delay.parquet
+	bg_probex -q -o "$out" --no-viewer -- sh -c "touch $mark; exec sleep 321" 2>"$TMP/err"
+	pp=$!
+	sleep "$delay"
+	kill -INT $pp
+	wait_exit $pp 20
+	rc=$?
+	sleep 0.2
+	assert_no_leftovers "^sleep 321"
+	if [ -e "$mark" ]; then
+		echo "note: Ctrl-C after ${delay}s came after the command started (rc $rc)"
+		[ $rc -eq 143 ] || [ $rc -eq 130 ] || fail "Ctrl-C just after start: exit status $rc"
+		rm -f "$out"
+		continue
+	fi
+	startup=$((startup + 1))
+	assert_eq "exit status of Ctrl-C after ${delay}s at start-up" 130 "$rc"
+	[ ! -e "$out" ] || fail "an output file was written for a command that never ran"
+	[ ! -e "$out.probex-spool" ] || fail "spool left behind by a Ctrl-C at start-up"
+	[ ! -e "$out.probex-tmp" ] || fail "temporary file left behind"
+	ledger fault "Ctrl-C at start-up (+${delay}s)" 1 0
+done
+assert_ge "Ctrl-Cs that landed before the command started" 1 "$startup"
+
+# --- Ctrl-C / SIGTERM during finalization -----------------------------------------
+# -v prints "drained and detached" when recording ends and finalization begins; the
+# signal counts only if it went out before "wrote" (the end of finalization).
+finalize_signal() { # signal count
+	local sig=$1 n=$2 out=$TMP/f$1.parquet
+	bg_probex -v --stacks=none -o "$out" --no-viewer -- "${dd_cmd[@]}" 2>"$TMP/f.log"
+	local pp=$! hit=0
+	for _ in $(seq 600); do
+		grep -q "drained and detached" "$TMP/f.log" && break
+		sleep 0.01
+	done
+	for _ in $(seq "$n"); do kill "-$sig" $pp; sleep 0.05; done
+	grep -q "^probex: wrote" "$TMP/f.log" || hit=1
+	wait_exit $pp 60
+	local rc=$?
+	[ $hit -eq 1 ] || { echo "note: $sig came after finalization ended"; return 0; }
+	assert_eq "exit status after $n x SIG$sig during finalization" 0 "$rc"
+	[ -s "$out" ] || fail "no trace written"
+	[ ! -e "$out.probex-spool" ] || fail "spool left behind"
+	[ ! -e "$out.probex-tmp" ] || fail "temporary file left behind"
+	local got
+	got=$(reads "$out")
+	assert_eq "read exits after SIG$sig during finalization" "$ref" "$got"
+	assert_eq "the file says it is complete" "" \
+		"$(q "$out" "SELECT decode(value) FROM parquet_kv_metadata('$out') WHERE key = 'probex.incomplete'")"
+	ledger fault "SIG$sig x$n during finalization" 1 $((ref - got))
+	hits=$((hits + 1))
+}
+hits=0
+finalize_signal INT 1
+finalize_signal INT 2
+finalize_signal TERM 1
+assert_ge "signals that landed during finalization" 1 "$hits"
+
+# --- probex SIGKILLed at start-up: the stopped, not-yet-exec'd command is not left ------
+for delay in 0.05 0.2; do
+	out=$TMP/k$delay.parquet
+	bg_probex -q -o "$out" --no-viewer -- sh -c "exec sleep 322" 2>/dev/null
+	pp=$!
+	sleep "$delay"
+	kill -9 $pp
+	wait $pp 2>/dev/null
+	sleep 1
+	assert_no_leftovers "sleep 322"
+	[ ! -e "$out" ] || fail "an output file appeared although probex was killed"
+	if [ -e "$out.probex-spool" ]; then
+		"$PROBEX" recover "$out.probex-spool" 2>"$TMP/err" || fail "recover failed: $(cat "$TMP/err")"
+		assert_ge "rows recovered from a start-up spool" 0 "$(q "$out" "SELECT count(*) FROM events")"
+	fi
+	ledger fault "probex SIGKILLed at start-up (+${delay}s)" 1 0
+done
+
+# --- probex SIGKILLed during finalization: the spool recovers everything -------------
+out=$TMP/kf.parquet
+bg_probex -v --stacks=none -o "$out" --no-viewer -- "${dd_cmd[@]}" 2>"$TMP/kf.log"
+pp=$!
+for _ in $(seq 600); do grep -q "drained and detached" "$TMP/kf.log" && break; sleep 0.01; done
+kill -9 $pp
+wait $pp 2>/dev/null
+if grep -q "^probex: wrote" "$TMP/kf.log"; then
+	echo "note: SIGKILL came after finalization ended"
+else
+	[ ! -e "$out" ] || fail "a file appeared at the output path although finalization was killed"
+	[ -s "$out.probex-spool" ] || fail "no spool left to recover"
+	"$PROBEX" recover "$out.probex-spool" 2>"$TMP/err" || fail "recover failed: $(cat "$TMP/err")"
+	got=$(reads "$out")
+	assert_eq "read exits recovered after SIGKILL during finalization" "$ref" "$got"
+	assert_eq "a complete spool recovers as complete" "" \
+		"$(q "$out" "SELECT decode(value) FROM parquet_kv_metadata('$out') WHERE key = 'probex.incomplete'")"
+	ledger fault "probex SIGKILLed during finalization, recovered" 1 $((ref - got))
+fi
