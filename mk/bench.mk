@@ -9,4 +9,4 @@ $(BUILD)/bench/%: bench/workloads/%.c
 bench-recorder: $(BUILD)/probex $(BENCH_BINS)
 	@BUILD=$(BUILD) bench/run.sh
 
-bench: bench-recorder
+bench: bench-recorder bench-viewer
