@@ -258,8 +258,12 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	if (err)
 		goto cleanup;
 	labeler__stats(l, &ls);
-	log__debug("finalize: %u+%u stacks labelled %.3f s", stackset__count(f.ustacks),
-		   stackset__count(f.kstacks), now_s() - t0);
+	log__debug("finalize: %u+%u stacks labelled %.3f s; user frames %llu, named %llu, in a file "
+		   "but unnamed %llu; kernel frames %llu, named %llu", stackset__count(f.ustacks),
+		   stackset__count(f.kstacks), now_s() - t0, (unsigned long long)ls.user_frames,
+		   (unsigned long long)ls.user_symbolized,
+		   (unsigned long long)(ls.user_mapped - ls.user_symbolized),
+		   (unsigned long long)ls.kernel_frames, (unsigned long long)ls.kernel_symbolized);
 
 	err = pq_writer__open(&w, tmp, trace_columns, trace_ncolumns, &po);
 	if (!err)
