@@ -468,12 +468,29 @@ struct stack_memo {
 	uint32_t val[MEMO_SLOTS];
 	bool used[MEMO_SLOTS];
 };
-static __thread struct stack_memo *memo;
+static pthread_key_t memo_key;
+static pthread_once_t memo_once = PTHREAD_ONCE_INIT;
+
+static void memo_key_init(void)
+{
+	/* DuckDB's worker threads outlive a scan; the memo goes when the thread does. */
+	pthread_key_create(&memo_key, free);
+}
 
 static struct stack_memo *memo_for(unsigned int generation)
 {
-	if (!memo && !(memo = malloc(sizeof(*memo))))
-		return NULL;
+	struct stack_memo *memo;
+
+	pthread_once(&memo_once, memo_key_init);
+	memo = pthread_getspecific(memo_key);
+	if (!memo) {
+		memo = malloc(sizeof(*memo));
+		if (!memo || pthread_setspecific(memo_key, memo)) {
+			free(memo);
+			return NULL;
+		}
+		memo->generation = generation - 1;
+	}
 	if (memo->generation != generation) {
 		memset(memo->used, 0, sizeof(memo->used));
 		memo->generation = generation;
