@@ -5,6 +5,7 @@
  * then sorted into ring-buffer-like order and written as Parquet with the stacks attached. */
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,6 +335,9 @@ int synth__main(int argc, char **argv)
 	int c, ret = 1;
 
 	optind = 1;
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 1 << 30);
+	mallopt(M_TOP_PAD, 64 << 20);
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
