@@ -38,6 +38,23 @@ bool state__wait(struct viewer_state *st, unsigned int need)
 	return ok;
 }
 
+void state__enter(struct viewer_state *st)
+{
+	pthread_mutex_lock(&st->lock);
+	while (st->running >= STATE_MAX_RUNNING)
+		pthread_cond_wait(&st->cond, &st->lock);
+	st->running++;
+	pthread_mutex_unlock(&st->lock);
+}
+
+void state__leave(struct viewer_state *st)
+{
+	pthread_mutex_lock(&st->lock);
+	st->running--;
+	pthread_cond_broadcast(&st->cond);
+	pthread_mutex_unlock(&st->lock);
+}
+
 void state__set_ready(struct viewer_state *st, unsigned int parts)
 {
 	pthread_mutex_lock(&st->lock);

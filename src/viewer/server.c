@@ -89,8 +89,10 @@ static enum MHD_Result serve_api(struct viewer_state *st, struct MHD_Connection 
 				  st->stopping ? "the viewer is shutting down" : st->load_error, NULL);
 	params__init(&rq.p, get_arg, conn);
 	json__init(&rq.out);
+	state__enter(st);
 	status = route->fn(&rq);
 	conn__put(st, rq.conn);
+	state__leave(st);
 	if (status != 200) {
 		json__free(&rq.out);
 		return send_error(conn, (unsigned int)status,
