@@ -38,6 +38,23 @@ bool state__wait(struct viewer_state *st, unsigned int need)
 	return ok;
 }
 
+void state__enter(struct viewer_state *st)
+{
+	pthread_mutex_lock(&st->lock);
+	while (st->running >= STATE_MAX_RUNNING)
+		pthread_cond_wait(&st->cond, &st->lock);
+	st->running++;
+	pthread_mutex_unlock(&st->lock);
+}
+
+void state__leave(struct viewer_state *st)
+{
+	pthread_mutex_lock(&st->lock);
+	st->running--;
+	pthread_cond_broadcast(&st->cond);
+	pthread_mutex_unlock(&st->lock);
+}
+
 void state__set_ready(struct viewer_state *st, unsigned int parts)
 {
 	pthread_mutex_lock(&st->lock);
@@ -58,7 +75,8 @@ void state__set_failed(struct viewer_state *st, const char *error)
 /* A DuckDB table from the model through data chunks, rows in rn = (pid, ts, file row)
  * order, so zone maps prune pid-filtered queries to a row group or two.  ev holds every
  * row (rn, ts, pid, et); fl the rows with labelled stacks (plus sid, w). */
-static int fill_table(duckdb_connection con, const char *name, const struct model *m, bool stacks)
+static int fill_table(duckdb_connection con, const char *name, const struct model *m, bool stacks,
+		      const volatile bool *cancel)
 {
 	static const duckdb_type types[] = { DUCKDB_TYPE_UINTEGER, DUCKDB_TYPE_UBIGINT,
 					     DUCKDB_TYPE_UINTEGER, DUCKDB_TYPE_UTINYINT,
@@ -104,6 +122,8 @@ static int fill_table(duckdb_connection con, const char *name, const struct mode
 		duckdb_data_chunk_set_size(chunk, k);
 		if (duckdb_append_data_chunk(app, chunk) == DuckDBError)
 			err = -EIO;
+		else if (*cancel)
+			err = -ECANCELED;
 		duckdb_data_chunk_reset(chunk);
 		for (int c = 0; c < ncols; c++)
 			d[c] = duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, c));
@@ -116,7 +136,7 @@ static int fill_table(duckdb_connection con, const char *name, const struct mode
 	}
 	if (!err && duckdb_appender_close(app) == DuckDBError)
 		err = -EIO;
-	if (err)
+	if (err == -EIO)
 		log__error("%s: cannot build table %s: %s", m->path, name, duckdb_appender_error(app));
 	duckdb_destroy_data_chunk(&chunk);
 	for (int c = 0; c < ncols; c++)
@@ -150,10 +170,11 @@ static void *ops_main(void *arg)
 {
 	struct viewer_state *st = arg;
 	double t = now();
-	int err = ops__build(&st->ops, &st->m);
+	int err = ops__build(&st->ops, &st->m, &st->stopping);
 
 	if (err) {
-		log__error("%s: out of memory while pairing enter and exit rows", st->tf.path);
+		if (err != -ECANCELED)
+			log__error("%s: out of memory while pairing enter and exit rows", st->tf.path);
 		return (void *)(intptr_t)err;
 	}
 	log__debug("load: operations paired in %.2f s", now() - t);
@@ -183,7 +204,7 @@ static void *loader_main(void *arg)
 	}
 	if (!err) {
 		t = now();
-		err = st->stopping ? -ECANCELED : fill_table(ld->con, "ev", &st->m, false);
+		err = st->stopping ? -ECANCELED : fill_table(ld->con, "ev", &st->m, false, &st->stopping);
 		log__debug("load: ev table built in %.2f s", now() - t);
 	}
 	if (!err) {
@@ -197,7 +218,7 @@ static void *loader_main(void *arg)
 		err = model__attach_stacks(&st->m, &rows);
 	if (!err) {
 		t = now();
-		err = st->stopping ? -ECANCELED : fill_table(ld->con, "fl", &st->m, true);
+		err = st->stopping ? -ECANCELED : fill_table(ld->con, "fl", &st->m, true, &st->stopping);
 		log__debug("load: fl table built in %.2f s", now() - t);
 	}
 	trace_rows__free(&rows);

@@ -353,7 +353,7 @@ static int finish_enters(struct enter_rows *e, struct vec *v)
 	return 0;
 }
 
-int ops__build(struct ops *o, const struct model *m)
+int ops__build(struct ops *o, const struct model *m, const volatile bool *cancel)
 {
 	struct builder b = { .m = m };
 	int err = 0;
@@ -385,7 +385,8 @@ int ops__build(struct ops *o, const struct model *m)
 		o->code_role[m->code_of[EV_IO_URING_COMPLETE]] = ROLE_COMPLETE;
 	}
 	for (uint32_t p = 0; !err && p < m->npids; p++)
-		err = build_pid(&b, o, m->pids[p], m->pid_off[p], m->pid_off[p + 1]);
+		err = cancel && *cancel ? -ECANCELED :
+		      build_pid(&b, o, m->pids[p], m->pid_off[p], m->pid_off[p + 1]);
 	for (int i = 0; !err && i < OP__COUNT; i++)
 		err = finish_index(&o->op[i], m, &b.recs[i], &b.lost[i], &b.poison[i]);
 	if (!err)

@@ -81,7 +81,8 @@ struct ops {
 
 enum op_role { ROLE_NONE, ROLE_ENTER, ROLE_EXIT, ROLE_COMPLETE };
 
-int ops__build(struct ops *o, const struct model *m);
+/* -ECANCELED as soon as *cancel is set (checked per pid). */
+int ops__build(struct ops *o, const struct model *m, const volatile bool *cancel);
 void ops__free(struct ops *o);
 
 #endif

@@ -113,8 +113,10 @@ static enum MHD_Result serve_api(struct viewer_state *st, struct MHD_Connection 
 	}
 	params__init(&rq.p, get_arg, conn);
 	json__init(&rq.out);
+	state__enter(st);
 	status = route->fn(&rq);
 	conn__put(st, rq.conn);
+	state__leave(st);
 	if (status != 200) {
 		json__free(&rq.out);
 		return send_error(conn, (unsigned int)status,
@@ -286,9 +288,10 @@ int viewer__main(const char *file, const struct viewer_opts *opts)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	/* A shell starts background jobs with SIGINT ignored, and an ignored signal is
 	 * discarded even while blocked: restore the default so sigwait() sees it. */
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGPIPE, SIG_IGN);
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, ign = { .sa_handler = SIG_IGN };
+	sigaction(SIGINT, &dfl, NULL);
+	sigaction(SIGTERM, &dfl, NULL);
+	sigaction(SIGPIPE, &ign, NULL);
 
 	if (duck__open_memory(&st.db, &con, 0))
 		goto cleanup;

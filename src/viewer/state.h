@@ -39,7 +39,15 @@ struct viewer_state {
 	volatile bool stopping;
 
 	struct conn_ctx *idle;	/* pooled DuckDB connections (see conn.c) */
+	unsigned int running;	/* handlers computing now (see state__enter) */
 };
+
+/* At most this many requests compute at once; the rest queue.  Two cores gain nothing
+ * from more, and it bounds the working memory many concurrent clients could claim. */
+#define STATE_MAX_RUNNING 4
+
+void state__enter(struct viewer_state *st);
+void state__leave(struct viewer_state *st);
 
 /* Wait until the parts in `need` are ready (or loading failed, or the server stops).
  * Returns true when they are. */
