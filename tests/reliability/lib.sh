@@ -26,6 +26,7 @@ view_start() {
 	local f=$1
 	shift
 	VIEW_LOG=$TMP/view.$RANDOM.log
+	: >"$VIEW_LOG"
 	# Background jobs of scripts start with SIGINT ignored: start as a terminal would.
 	env --default-signal=INT,QUIT "$PROBEX" --view "$f" -p 0 "$@" 2>"$VIEW_LOG" &
 	VIEW_PID=$!
