@@ -9,3 +9,11 @@ $(API_SQLRUN): tests/api/sqlrun.c | $(DEPS_STAMP)
 test-api: $(BUILD)/probex $(API_SQLRUN)
 	PROBEX=$(abspath $(BUILD)/probex) SQLRUN=$(abspath $(API_SQLRUN)) \
 		node --test --test-concurrency=2 $(API_TESTS)
+
+# The same tests against an ASan/UBSan build of probex (leaks fail a viewer's exit status).
+.PHONY: test-api-asan
+test-api-asan:
+	$(MAKE) BUILD=build/asan OPT=-O1 SAN='-fsanitize=address,undefined -fno-sanitize-recover=all' \
+		build/asan/probex build/asan/tests/api/sqlrun
+	PROBEX=$(abspath build/asan/probex) SQLRUN=$(abspath build/asan/tests/api/sqlrun) \
+		node --test --test-concurrency=2 $(API_TESTS)

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bigmem.h"
 #include "common/sort.h"
 
 #define DIGIT_BITS 11
@@ -25,8 +26,8 @@ int sort__radix_perm(const uint64_t *keys, uint32_t *perm, size_t n, unsigned in
 
 	if (n < 2 || passes == 0)
 		return 0;
-	a = malloc(n * sizeof(*a));
-	b = malloc(n * sizeof(*b));
+	a = bigmem__alloc(n * sizeof(*a));
+	b = bigmem__alloc(n * sizeof(*b));
 	count = calloc((size_t)passes * BUCKETS, sizeof(*count));
 	if (!a || !b || !count) {
 		free(a);

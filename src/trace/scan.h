@@ -54,7 +54,7 @@ struct trace_rows {
 	char **name;
 };
 
-/* Pass 1: read every row of tf except its stack.  *cancel is polled between chunks.
+/* Pass 1: read every row of tf except its stack.  *cancel is polled between batches.
  * Logs "path: problem" and returns a negative errno on failure (rows is then empty). */
 int trace_rows__scan(duckdb_connection con, const struct trace_file *tf,
 		     const volatile bool *cancel, struct trace_rows *rows);

@@ -6,18 +6,18 @@
 #include "viewer/api.h"
 
 static const struct api_route routes[] = {
-	{ "summary", ep_summary, STAGE_ROWS },
-	{ "histogram", ep_histogram, STAGE_ROWS },
-	{ "event_type_counts", ep_event_type_counts, STAGE_ROWS },
-	{ "pid_event_type_counts", ep_pid_event_type_counts, STAGE_ROWS },
-	{ "syscall_latency_stats", ep_syscall_latency_stats, STAGE_ROWS },
-	{ "process_lifetimes", ep_process_lifetimes, STAGE_ROWS },
-	{ "process_events", ep_process_events, STAGE_ROWS },
-	/* These show stacks, which the second loading pass provides. */
-	{ "event_flamegraph", ep_event_flamegraph, STAGE_STACKS },
-	{ "io_statistics", ep_io_statistics, STAGE_STACKS },
-	{ "memory_statistics", ep_memory_statistics, STAGE_STACKS },
-	{ "event_list", ep_event_list, STAGE_STACKS },
+	{ "summary", ep_summary, READY_ROWS },
+	{ "process_lifetimes", ep_process_lifetimes, READY_ROWS },
+	{ "process_events", ep_process_events, READY_ROWS },
+	{ "histogram", ep_histogram, READY_ROWS },
+	{ "event_type_counts", ep_event_type_counts, READY_TABLE },
+	{ "pid_event_type_counts", ep_pid_event_type_counts, READY_TABLE },
+	{ "syscall_latency_stats", ep_syscall_latency_stats, READY_OPS },
+	/* These show stacks, which the second pass over the file provides. */
+	{ "event_flamegraph", ep_event_flamegraph, READY_STACKS },
+	{ "io_statistics", ep_io_statistics, READY_OPS | READY_STACKS },
+	{ "memory_statistics", ep_memory_statistics, READY_OPS | READY_STACKS },
+	{ "event_list", ep_event_list, READY_STACKS },
 };
 
 const struct api_route *api__route(const char *name)

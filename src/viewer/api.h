@@ -27,7 +27,7 @@ typedef int (*api_handler)(struct request *rq);
 struct api_route {
 	const char *path;		/* after "/api/" */
 	api_handler fn;
-	enum load_stage need;
+	unsigned int need;		/* enum load_part bits */
 };
 
 /* The route for "/api/<name>", or NULL. */

@@ -5,30 +5,26 @@
 
 #include "viewer/conn.h"
 
-/* ev: every row (rn, ts, pid, et) in rn = (pid, ts, file row) order.
- * fl: rows with a non-empty stack (rn, ts, pid, et, sid, w), same order. */
+/* ev: every row (rn, ts, pid, et = type code), in rn = (pid, ts, file row) order.
+ * fl: rows with a non-empty stack (rn, ts, pid, et, sid = stack id, w = weight). */
 static const char *const sql[Q__COUNT] = {
-	/* Integer division on rows already inside [start, end]: the reference's bucket
-	 * index; clamping into the last bucket happens in C. */
-	[Q_HISTOGRAM] = "SELECT ((ts - $1) // $2)::UBIGINT AS b, et, count(*)::UBIGINT "
-			"FROM ev WHERE ts >= $1 AND ts <= $3 GROUP BY b, et",
 	[Q_TYPE_COUNTS] = "SELECT et, count(*)::UBIGINT FROM ev WHERE ts >= $1 AND ts <= $2 GROUP BY et",
 	[Q_PID_TYPE_COUNTS] = "SELECT et, count(*)::UBIGINT FROM ev "
 			      "WHERE pid = $3 AND ts >= $1 AND ts <= $2 GROUP BY et",
-	/* A uniform sample of at most $5 rows, fixed by the request through the seed $4. */
+	[Q_FLAME_COUNT] = "SELECT count(*)::UBIGINT FROM fl WHERE et = $1 AND ts >= $2 AND ts <= $3",
+	[Q_FLAME_COUNT_PID] = "SELECT count(*)::UBIGINT FROM fl WHERE et = $1 AND ts >= $2 AND ts <= $3 "
+			      "AND pid = $4",
+	/* A uniform sample of at most $5 rows, fixed by the request through the seed $4: the
+	 * rows with the smallest hashes.  $6 is a hash bound that lets most rows be dropped
+	 * before the sort (flame.c picks it so that enough rows pass). */
 	[Q_FLAME] = "SELECT sid, count(*)::UBIGINT, sum(w)::UBIGINT FROM ("
 		    "SELECT sid, w FROM fl WHERE et = $1 AND ts >= $2 AND ts <= $3 "
+		    "AND hash(rn, $4::UBIGINT) <= $6::UBIGINT "
 		    "ORDER BY hash(rn, $4::UBIGINT), rn LIMIT $5) GROUP BY sid",
 	[Q_FLAME_PID] = "SELECT sid, count(*)::UBIGINT, sum(w)::UBIGINT FROM ("
-			"SELECT sid, w FROM fl WHERE et = $1 AND ts >= $2 AND ts <= $3 AND pid = $6 "
+			"SELECT sid, w FROM fl WHERE et = $1 AND ts >= $2 AND ts <= $3 AND pid = $7 "
+			"AND hash(rn, $4::UBIGINT) <= $6::UBIGINT "
 			"ORDER BY hash(rn, $4::UBIGINT), rn LIMIT $5) GROUP BY sid",
-	[Q_LIST_TOTAL] = "SELECT count(*)::UBIGINT FROM ev WHERE pid = $1 AND ts >= $2 AND ts <= $3",
-	[Q_LIST_PAGE] = "SELECT rn FROM ev WHERE pid = $1 AND ts >= $2 AND ts <= $3 "
-			"ORDER BY rn LIMIT $4 OFFSET $5",
-	[Q_LIST_TOTAL_TYPES] = "SELECT count(*)::UBIGINT FROM ev WHERE pid = $1 AND ts >= $2 "
-			       "AND ts <= $3 AND list_contains($4::UTINYINT[], et)",
-	[Q_LIST_PAGE_TYPES] = "SELECT rn FROM ev WHERE pid = $1 AND ts >= $2 AND ts <= $3 "
-			      "AND list_contains($6::UTINYINT[], et) ORDER BY rn LIMIT $4 OFFSET $5",
 };
 
 struct conn_ctx *conn__get(struct viewer_state *st)

@@ -10,15 +10,12 @@
 #include "viewer/state.h"
 
 enum stmt_id {
-	Q_HISTOGRAM,
 	Q_TYPE_COUNTS,
 	Q_PID_TYPE_COUNTS,
+	Q_FLAME_COUNT,
+	Q_FLAME_COUNT_PID,
 	Q_FLAME,
 	Q_FLAME_PID,
-	Q_LIST_TOTAL,
-	Q_LIST_PAGE,
-	Q_LIST_TOTAL_TYPES,
-	Q_LIST_PAGE_TYPES,
 	Q__COUNT,
 };
 

@@ -11,6 +11,7 @@ void dist__values(struct json *j, dist_get_fn get, const void *ctx, uint64_t n, 
 {
 	json__arr_begin(j);
 	if (!max_points || n <= max_points) {
+		json__reserve(j, n * 21);	/* up to 20 digits and a comma each */
 		for (uint64_t k = 0; k < n; k++)
 			json__u64(j, get(ctx, k));
 	} else {

@@ -258,26 +258,23 @@ int ep_process_events(struct request *rq)
 	json__obj_begin(j);
 	for (uint32_t p = 0; cpu >= 0 && p < m->npids; p++) {
 		uint64_t lo, hi, b = 0;
-		bool any = false;
 		char key[16];
 
-		model__pid_window(m, p, start, end, &lo, &hi);
-		for (uint64_t r = lo; r < hi; r++) {
-			if (m->type[r] != cpu)
-				continue;
-			if (!any) {
-				memset(counts, 0, nb * sizeof(*counts));
-				any = true;
-			}
-			/* Rows are in time order: advance the bucket instead of dividing
-			 * ((b + 1) * size stays within the range, so it cannot overflow). */
-			while (b + 1 < nb && m->ts[r] - start >= (b + 1) * size)
+		/* Only this pid's CPU samples, from the by-type index. */
+		model__type_window(m, (unsigned int)cpu, p, start, end, &lo, &hi);
+		if (lo == hi)
+			continue;
+		memset(counts, 0, nb * sizeof(*counts));
+		for (uint64_t i = lo; i < hi; i++) {
+			uint64_t t = m->ts[m->by_type[i]];
+
+			/* In time order: advance the bucket instead of dividing ((b + 1) * size
+			 * stays within the range, so it cannot overflow). */
+			while (b + 1 < nb && t - start >= (b + 1) * size)
 				b++;
 			if (counts[b] < UINT16_MAX)
 				counts[b]++;
 		}
-		if (!any)
-			continue;
 		snprintf(key, sizeof(key), "%u", m->pids[p]);
 		json__key(j, key);
 		json__arr_begin(j);

@@ -1,6 +1,6 @@
-/* Endpoints that show stacks: event_flamegraph (a sampled flame graph of one event type)
- * and event_list (a page of one pid's events).  Rows are chosen in DuckDB (fl and ev
- * tables), labels come from the interned stack table. */
+/* Endpoints that show stacks: event_flamegraph (a sampled flame graph of one event type,
+ * rows chosen in DuckDB over the fl table) and event_list (a page of one pid's events,
+ * straight from the sorted rows).  Labels come from the interned stack table. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,12 +117,66 @@ static int fold(const struct model *m, duckdb_result *res, struct flame_input *i
 	return 0;
 }
 
+/* Rows of the type (and pid) in the window; -1 on a query failure (rq->error set). */
+static int64_t flame_count(struct request *rq, struct conn_ctx *c, int code, const struct window *w)
+{
+	duckdb_prepared_statement s;
+	duckdb_result res;
+	int64_t n;
+
+	if (!(s = conn__stmt(c, w->has_pid ? Q_FLAME_COUNT_PID : Q_FLAME_COUNT, rq->error, sizeof(rq->error))))
+		return -1;
+	duckdb_bind_uint8(s, 1, (uint8_t)code);
+	duckdb_bind_uint64(s, 2, w->start);
+	duckdb_bind_uint64(s, 3, w->end);
+	if (w->has_pid)
+		duckdb_bind_uint32(s, 4, w->pid);
+	if (conn__run(s, &res, rq->error, sizeof(rq->error)))
+		return -1;
+	n = (int64_t)duckdb_value_uint64(&res, 0, 0);
+	duckdb_destroy_result(&res);
+	return n;
+}
+
+/* The sampled rows' stacks (sid, rows, weight sum), bounded by hash <= bound. */
+static int flame_sample(struct request *rq, struct conn_ctx *c, int code, const struct window *w,
+			uint64_t seed, uint64_t max, uint64_t bound, duckdb_result *res)
+{
+	duckdb_prepared_statement s;
+
+	if (!(s = conn__stmt(c, w->has_pid ? Q_FLAME_PID : Q_FLAME, rq->error, sizeof(rq->error))))
+		return -1;
+	duckdb_bind_uint8(s, 1, (uint8_t)code);
+	duckdb_bind_uint64(s, 2, w->start);
+	duckdb_bind_uint64(s, 3, w->end);
+	duckdb_bind_uint64(s, 4, seed);
+	duckdb_bind_uint64(s, 5, max);
+	duckdb_bind_uint64(s, 6, bound);
+	if (w->has_pid)
+		duckdb_bind_uint32(s, 7, w->pid);
+	return conn__run(s, res, rq->error, sizeof(rq->error)) ? -1 : 0;
+}
+
+static uint64_t sampled_rows(duckdb_result *res)
+{
+	uint64_t n = 0;
+	duckdb_data_chunk chunk;
+
+	for (idx_t ci = 0; (chunk = duckdb_result_get_chunk(*res, ci)); ci++) {
+		uint64_t *rows = duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 1));
+
+		for (idx_t i = 0; i < duckdb_data_chunk_get_size(chunk); i++)
+			n += rows[i];
+		duckdb_destroy_data_chunk(&chunk);
+	}
+	return n;
+}
+
 int ep_event_flamegraph(struct request *rq)
 {
 	const struct model *m = &rq->st->m;
 	struct flame_input in = { 0 };
 	uint64_t max_stacks, total = 0;
-	duckdb_prepared_statement s;
 	const char *type;
 	char *svg = NULL, title[256];
 	size_t svg_len = 0;
@@ -140,20 +194,24 @@ int ep_event_flamegraph(struct request *rq)
 	code = api__type_code(m, type, strlen(type));
 	if (code >= 0) {
 		uint64_t seed = synth__mix(synth__mix(w.start) ^ synth__mix(w.end + max_stacks) ^
-					   fnv(type) ^ (w.has_pid ? synth__mix(w.pid + 1) : 0));
+					   fnv(type) ^ (w.has_pid ? synth__mix(w.pid + 1) : 0)), bound;
+		int64_t n;
 
-		if (!(c = api__conn(rq)) ||
-		    !(s = conn__stmt(c, w.has_pid ? Q_FLAME_PID : Q_FLAME, rq->error, sizeof(rq->error))))
+		if (!(c = api__conn(rq)) || (n = flame_count(rq, c, code, &w)) < 0)
 			return 500;
-		duckdb_bind_uint8(s, 1, (uint8_t)code);
-		duckdb_bind_uint64(s, 2, w.start);
-		duckdb_bind_uint64(s, 3, w.end);
-		duckdb_bind_uint64(s, 4, seed);
-		duckdb_bind_uint64(s, 5, max_stacks);
-		if (w.has_pid)
-			duckdb_bind_uint32(s, 6, w.pid);
-		if (conn__run(s, &res, rq->error, sizeof(rq->error)))
+		/* The smallest max_stacks hashes of n uniform ones lie below about
+		 * max_stacks/n of the range: allow twice that, and fall back to no bound in
+		 * the rare case too few rows pass. */
+		bound = (uint64_t)n <= max_stacks ? UINT64_MAX :
+			(double)max_stacks * 2.0 / (double)n >= 1.0 ? UINT64_MAX :
+			(uint64_t)((double)max_stacks * 2.0 / (double)n * 18446744073709551615.0);
+		if (flame_sample(rq, c, code, &w, seed, max_stacks, bound, &res))
 			return 500;
+		if (bound != UINT64_MAX && sampled_rows(&res) < max_stacks) {
+			duckdb_destroy_result(&res);
+			if (flame_sample(rq, c, code, &w, seed, max_stacks, UINT64_MAX, &res))
+				return 500;
+		}
 		status = fold(m, &res, &in, &total);
 		duckdb_destroy_result(&res);
 		if (status) {
@@ -207,104 +265,63 @@ static void add_type(void *ctx, const char *item, unsigned int len)
 	}
 }
 
-static int bind_types(duckdb_prepared_statement s, idx_t param, const struct type_filter *f)
-{
-	duckdb_logical_type t = duckdb_create_logical_type(DUCKDB_TYPE_UTINYINT);
-	duckdb_value vals[256], list;
-	int err = 0;
-
-	for (unsigned int i = 0; i < f->n; i++)
-		vals[i] = duckdb_create_uint8(f->codes[i]);
-	list = duckdb_create_list_value(t, vals, f->n);
-	if (!list || duckdb_bind_value(s, param, list) == DuckDBError)
-		err = -EIO;
-	duckdb_destroy_value(&list);
-	for (unsigned int i = 0; i < f->n; i++)
-		duckdb_destroy_value(&vals[i]);
-	duckdb_destroy_logical_type(&t);
-	return err;
-}
-
-static int list_query(struct request *rq, enum stmt_id id, const struct window *w,
-		      uint64_t limit, uint64_t offset, const struct type_filter *f, duckdb_result *res)
-{
-	duckdb_prepared_statement s;
-	struct conn_ctx *c;
-
-	if (!(c = api__conn(rq)) || !(s = conn__stmt(c, id, rq->error, sizeof(rq->error))))
-		return 500;
-	duckdb_bind_uint32(s, 1, w->pid);
-	duckdb_bind_uint64(s, 2, w->start);
-	duckdb_bind_uint64(s, 3, w->end);
-	if (id == Q_LIST_PAGE || id == Q_LIST_PAGE_TYPES) {
-		duckdb_bind_uint64(s, 4, limit);
-		duckdb_bind_int64(s, 5, offset > INT64_MAX ? INT64_MAX : (int64_t)offset);
-	}
-	if (f && bind_types(s, id == Q_LIST_PAGE_TYPES ? 6 : 4, f))
-		return api__fail(rq, 500, "cannot bind the event type list");
-	return conn__run(s, res, rq->error, sizeof(rq->error)) ? 500 : 0;
-}
-
+/* One pid's rows are contiguous and time-sorted in the model: the window is two binary
+ * searches and a page is a short walk (skipping rows of other types), with no sort. */
 int ep_event_list(struct request *rq)
 {
 	const struct model *m = &rq->st->m;
 	struct type_filter f = { .m = m };
-	uint64_t pid, limit, offset, total = 0;
+	uint64_t pid, limit, offset, total = 0, lo = 0, hi = 0, start, end, skipped = 0, shown = 0;
 	const char *types = rq->p.get(rq->p.ctx, "event_types");
 	bool filter = types && *types;
-	duckdb_data_chunk chunk;
-	duckdb_result res;
-	struct window w;
-	int status;
+	int64_t p;
 
-	if (params__range(&rq->p, &w.start, &w.end) ||
+	if (params__range(&rq->p, &start, &end) ||
 	    params__u64(&rq->p, "pid", true, UINT32_MAX, &pid, NULL) ||
 	    params__count(&rq->p, "limit", true, 10000, 0, &limit) ||
 	    params__u64(&rq->p, "offset", true, UINT64_MAX, &offset, NULL))
 		return api__bad_param(rq);
-	w.has_pid = true;
-	w.pid = (uint32_t)pid;
 	if (filter)
 		params__split(types, add_type, &f);
+	p = model__pid_index(m, (uint32_t)pid);
+	if (p >= 0)
+		model__pid_window(m, (uint32_t)p, start, end, &lo, &hi);
 	json__obj_begin(&rq->out);
 	json__key(&rq->out, "events");
 	json__arr_begin(&rq->out);
-	/* Asked-for types that the trace lacks match nothing. */
-	if (!filter || f.n) {
-		if ((status = list_query(rq, filter ? Q_LIST_TOTAL_TYPES : Q_LIST_TOTAL, &w, 0, 0,
-					 filter ? &f : NULL, &res)))
-			return status;
-		total = duckdb_value_uint64(&res, 0, 0);
-		duckdb_destroy_result(&res);
-		if ((status = list_query(rq, filter ? Q_LIST_PAGE_TYPES : Q_LIST_PAGE, &w, limit, offset,
-					 filter ? &f : NULL, &res)))
-			return status;
-		while ((chunk = duckdb_fetch_chunk(res))) {
-			uint32_t *rn = duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 0));
-
-			for (idx_t i = 0; i < duckdb_data_chunk_get_size(chunk); i++) {
-				uint32_t r = rn[i];
-
-				json__obj_begin(&rq->out);
-				json__key(&rq->out, "ts_ns");
-				json__u64(&rq->out, m->ts[r]);
-				/* The reference has no latency here; probex's own files carry it. */
-				json__key(&rq->out, "latency_ns");
-				if (m->latency && (m->flags[r] & ROW_LAT))
-					json__u64(&rq->out, m->latency[r]);
-				else
-					json__null(&rq->out);
-				json__key(&rq->out, "event_type");
-				json__str(&rq->out, m->type_names[m->type[r]]);
-				json__key(&rq->out, "pid");
-				json__u64(&rq->out, pid);
-				json__key(&rq->out, "stack_trace");
-				api__stack(rq, r);
-				json__obj_end(&rq->out);
-			}
-			duckdb_destroy_data_chunk(&chunk);
+	/* Asked-for types the trace lacks match nothing (f.n == 0 with a filter). */
+	for (uint64_t r = lo; r < hi && (!filter || f.n); r++) {
+		if (filter && !f.seen[m->type[r]])
+			continue;
+		total++;
+		if (skipped < offset) {
+			skipped++;
+			continue;
 		}
-		duckdb_destroy_result(&res);
+		if (shown == limit) {
+			if (!filter) {	/* the rest all count: no need to walk them */
+				total += hi - r - 1;
+				break;
+			}
+			continue;
+		}
+		shown++;
+		json__obj_begin(&rq->out);
+		json__key(&rq->out, "ts_ns");
+		json__u64(&rq->out, m->ts[r]);
+		/* The reference has no latency here; probex's own files carry it. */
+		json__key(&rq->out, "latency_ns");
+		if (m->latency && (m->flags[r] & ROW_LAT))
+			json__u64(&rq->out, m->latency[r]);
+		else
+			json__null(&rq->out);
+		json__key(&rq->out, "event_type");
+		json__str(&rq->out, m->type_names[m->type[r]]);
+		json__key(&rq->out, "pid");
+		json__u64(&rq->out, pid);
+		json__key(&rq->out, "stack_trace");
+		api__stack(rq, r);
+		json__obj_end(&rq->out);
 	}
 	json__arr_end(&rq->out);
 	json__key(&rq->out, "total_in_range");

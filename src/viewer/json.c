@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bigmem.h"
 #include "common/utf8.h"
 #include "viewer/json.h"
 
@@ -44,7 +45,8 @@ static bool reserve(struct json *j, size_t n)
 	cap = j->cap ? j->cap : 4096;
 	while (cap < j->len + n + 1)
 		cap *= 2;
-	b = realloc(j->buf, cap);
+	/* Big responses (every latency of a large trace: tens of MB) grow in huge pages. */
+	b = cap >= BIGMEM_HUGE ? bigmem__grow(j->buf, j->len, cap) : realloc(j->buf, cap);
 	if (!b) {
 		j->oom = true;
 		return false;
@@ -224,6 +226,11 @@ void json__raw(struct json *j, const char *s, size_t n)
 {
 	sep(j);
 	put(j, s, n);
+}
+
+void json__reserve(struct json *j, size_t n)
+{
+	reserve(j, n);
 }
 
 void json__bytes(struct json *j, const char *s, size_t n)

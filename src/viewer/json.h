@@ -38,6 +38,8 @@ void json__null(struct json *j);
 void json__double(struct json *j, double v);
 /* Insert already-valid JSON as one value. */
 void json__raw(struct json *j, const char *s, size_t n);
+/* Make room for n more bytes (a hint for large outputs). */
+void json__reserve(struct json *j, size_t n);
 /* Append bytes as they are, outside the JSON structure (the buffer as a plain writer). */
 void json__bytes(struct json *j, const char *s, size_t n);
 

@@ -59,51 +59,98 @@ cleanup:
 	return err;
 }
 
-/* perm = file rows in (pid, ts, file row) order: one stable radix sort on a composite key
- * when pid rank and time offset fit in 64 bits together, else two stable passes. */
-static int sort_rows(struct model *m, const struct trace_rows *r, const uint32_t *rank,
-		     uint32_t *perm)
-{
-	unsigned int tbits = sort__bits(m->max_ts - m->min_ts), pbits = sort__bits(m->npids);
-	uint64_t *key = bigmem__alloc((r->n ? r->n : 1) * sizeof(*key));
-	int err;
-
-	if (!key)
-		return -ENOMEM;
-	for (uint64_t i = 0; i < r->n; i++)
-		perm[i] = (uint32_t)i;
-	if (tbits + pbits <= 64) {
-		for (uint64_t i = 0; i < r->n; i++)
-			key[i] = ((pbits ? (uint64_t)rank[i] << tbits : 0)) | (r->ts[i] - m->min_ts);
-		err = sort__radix_perm(key, perm, r->n, tbits + pbits);
-	} else {
-		for (uint64_t i = 0; i < r->n; i++)
-			key[i] = r->ts[i] - m->min_ts;
-		err = sort__radix_perm(key, perm, r->n, tbits);
-		for (uint64_t i = 0; !err && i < r->n; i++)
-			key[i] = rank[i];
-		err = err ?: sort__radix_perm(key, perm, r->n, pbits);
-	}
-	free(key);
-	return err;
-}
-
-#define GATHER(dst, src, type)                                                         \
+/* Move src[i] to dst[dest[i]] for every row: a stable counting sort by pid applied to one
+ * column.  Reads are sequential and writes go to one stream per pid, far cheaper than
+ * gathering through a permutation (a cache miss per row and column). */
+#define SCATTER(dst, src, type)                                                        \
 	do {                                                                           \
-		type *g_ = bigmem__alloc((n ? n : 1) * sizeof(type));                  \
-		if (!g_)                                                               \
+		type *s_ = bigmem__alloc((n ? n : 1) * sizeof(type));                  \
+		if (!s_)                                                               \
 			goto nomem;                                                    \
 		for (uint64_t i_ = 0; i_ < n; i_++)                                    \
-			g_[i_] = (src)[perm[i_]];                                      \
+			s_[dest[i_]] = (src)[i_];                                      \
 		free(src);                                                             \
 		(src) = NULL;                                                          \
-		(dst) = g_;                                                            \
+		(dst) = s_;                                                            \
 	} while (0)
+
+/* Reorder base[0..len) by perm through tmp. */
+static void permute(void *base, size_t elem, const uint32_t *perm, size_t len, void *tmp)
+{
+	for (size_t j = 0; j < len; j++)
+		memcpy((char *)tmp + j * elem, (char *)base + (size_t)perm[j] * elem, elem);
+	memcpy(base, tmp, len * elem);
+}
+
+/* Rows of one pid arrive in file order, which is time order but for races between CPUs
+ * (spec 4.5): a segment that is not already sorted gets a stable sort by time. */
+static int sort_segment(struct model *m, uint64_t lo, uint64_t hi, uint64_t *keys, uint32_t *perm,
+			void *tmp)
+{
+	uint64_t len = hi - lo, min = UINT64_MAX, max = 0;
+	bool sorted = true;
+	int err;
+
+	for (uint64_t i = lo; i < hi; i++) {
+		if (i > lo && m->ts[i] < m->ts[i - 1])
+			sorted = false;
+		min = m->ts[i] < min ? m->ts[i] : min;
+		max = m->ts[i] > max ? m->ts[i] : max;
+	}
+	if (sorted)
+		return 0;
+	for (uint64_t j = 0; j < len; j++) {
+		keys[j] = m->ts[lo + j] - min;
+		perm[j] = (uint32_t)j;
+	}
+	if ((err = sort__radix_perm(keys, perm, len, sort__bits(max - min))))
+		return err;
+	permute(m->ts + lo, sizeof(*m->ts), perm, len, tmp);
+	permute(m->type + lo, sizeof(*m->type), perm, len, tmp);
+	permute(m->file_row + lo, sizeof(*m->file_row), perm, len, tmp);
+	permute(m->a + lo, sizeof(*m->a), perm, len, tmp);
+	permute(m->b + lo, sizeof(*m->b), perm, len, tmp);
+	permute(m->flags + lo, sizeof(*m->flags), perm, len, tmp);
+	if (m->latency)
+		permute(m->latency + lo, sizeof(*m->latency), perm, len, tmp);
+	if (m->weight)
+		permute(m->weight + lo, sizeof(*m->weight), perm, len, tmp);
+	return 0;
+}
+
+/* A stable counting sort of row numbers by type: within a type they stay pid-major and in
+ * time order, so one pid's rows of one type form a sorted run. */
+static int build_type_index(struct model *m)
+{
+	uint64_t stride = m->npids + 1, *cur;
+	unsigned int nt = m->ntypes ? m->ntypes : 1;
+
+	m->by_type = bigmem__alloc((m->n ? m->n : 1) * sizeof(*m->by_type));
+	m->type_pid_off = calloc(nt * stride + 1, sizeof(*m->type_pid_off));
+	cur = calloc(nt * stride + 1, sizeof(*cur));
+	if (!m->by_type || !m->type_pid_off || !cur) {
+		free(cur);
+		return -ENOMEM;
+	}
+	for (uint32_t p = 0; p < m->npids; p++)
+		for (uint64_t r = m->pid_off[p]; r < m->pid_off[p + 1]; r++)
+			m->type_pid_off[m->type[r] * stride + p + 1]++;
+	/* Prefix sums over (type, pid) in that order; each type's slot npids is its end. */
+	for (uint64_t i = 1; i < nt * stride; i++)
+		m->type_pid_off[i] += m->type_pid_off[i - 1];
+	memcpy(cur, m->type_pid_off, nt * stride * sizeof(*cur));
+	for (uint32_t p = 0; p < m->npids; p++)
+		for (uint64_t r = m->pid_off[p]; r < m->pid_off[p + 1]; r++)
+			m->by_type[cur[m->type[r] * stride + p]++] = (uint32_t)r;
+	free(cur);
+	return 0;
+}
 
 int model__build(struct model *m, const struct trace_file *tf, struct trace_rows *r)
 {
-	uint32_t *rank = NULL, *perm = NULL;
-	uint64_t n = r->n;
+	uint32_t *rank = NULL, *dest = NULL, *perm = NULL;
+	uint64_t n = r->n, *cursor = NULL, *keys = NULL, biggest = 0;
+	void *tmp = NULL;
 	int err;
 
 	memset(m, 0, sizeof(*m));
@@ -121,31 +168,48 @@ int model__build(struct model *m, const struct trace_file *tf, struct trace_rows
 	}
 	if ((err = rank_pids(m, r, &rank)))
 		goto cleanup;
-	perm = bigmem__alloc((n ? n : 1) * sizeof(*perm));
-	if (!perm || (err = sort_rows(m, r, rank, perm)))
-		goto nomem;
 	m->pid_off = calloc(m->npids + 1, sizeof(*m->pid_off));
-	if (!m->pid_off)
+	cursor = calloc(m->npids + 1, sizeof(*cursor));
+	dest = bigmem__alloc((n ? n : 1) * sizeof(*dest));
+	m->file_row = bigmem__alloc((n ? n : 1) * sizeof(*m->file_row));
+	if (!m->pid_off || !cursor || !dest || !m->file_row)
 		goto nomem;
 	for (uint64_t i = 0; i < n; i++)
 		m->pid_off[rank[i] + 1]++;
-	for (uint32_t p = 0; p < m->npids; p++)
+	for (uint32_t p = 0; p < m->npids; p++) {
 		m->pid_off[p + 1] += m->pid_off[p];
+		cursor[p] = m->pid_off[p];
+		if (m->pid_off[p + 1] - m->pid_off[p] > biggest)
+			biggest = m->pid_off[p + 1] - m->pid_off[p];
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		dest[i] = (uint32_t)cursor[rank[i]]++;
+		m->file_row[dest[i]] = (uint32_t)i;
+	}
 	free(rank);
 	rank = NULL;
-	GATHER(m->ts, r->ts, uint64_t);
-	GATHER(m->type, r->type, uint8_t);
-	GATHER(m->a, r->a, uint64_t);
-	GATHER(m->b, r->b, uint64_t);
-	GATHER(m->flags, r->flags, uint8_t);
+	SCATTER(m->ts, r->ts, uint64_t);
+	SCATTER(m->type, r->type, uint8_t);
+	SCATTER(m->a, r->a, uint64_t);
+	SCATTER(m->b, r->b, uint64_t);
+	SCATTER(m->flags, r->flags, uint8_t);
 	if (r->latency)
-		GATHER(m->latency, r->latency, uint64_t);
+		SCATTER(m->latency, r->latency, uint64_t);
 	if (r->weight)
-		GATHER(m->weight, r->weight, uint32_t);
+		SCATTER(m->weight, r->weight, uint32_t);
 	free(r->pid);
 	r->pid = NULL;
-	m->file_row = perm;
-	perm = NULL;
+	free(dest);
+	dest = NULL;
+
+	keys = bigmem__alloc((biggest + 1) * sizeof(*keys));
+	perm = bigmem__alloc((biggest + 1) * sizeof(*perm));
+	tmp = bigmem__alloc((biggest + 1) * sizeof(uint64_t));
+	if (!keys || !perm || !tmp)
+		goto nomem;
+	for (uint32_t p = 0; p < m->npids; p++)
+		if ((err = sort_segment(m, m->pid_off[p], m->pid_off[p + 1], keys, perm, tmp)))
+			goto cleanup;
 
 	m->ntypes = r->ntypes;
 	m->type_names = calloc(r->ntypes + 1, sizeof(*m->type_names));
@@ -172,6 +236,8 @@ int model__build(struct model *m, const struct trace_file *tf, struct trace_rows
 		}
 		m->by_name[j] = (uint8_t)c;
 	}
+	if ((err = build_type_index(m)))
+		goto cleanup;
 	m->nnames = r->nnames;
 	m->name_pid = r->name_pid;
 	m->name = r->name;
@@ -184,7 +250,11 @@ nomem:
 	err = -ENOMEM;
 cleanup:
 	free(rank);
+	free(dest);
+	free(cursor);
+	free(keys);
 	free(perm);
+	free(tmp);
 	if (err)
 		model__free(m);
 	return err;
@@ -255,6 +325,8 @@ void model__free(struct model *m)
 	free(m->stack);
 	free(m->pids);
 	free(m->pid_off);
+	free(m->by_type);
+	free(m->type_pid_off);
 	for (unsigned int c = 0; m->type_names && c < m->ntypes; c++)
 		free(m->type_names[c]);
 	free(m->type_names);
@@ -336,4 +408,31 @@ const char *model__name(const struct model *m, uint32_t pid)
 			hi = mid;
 	}
 	return lo < m->nnames && m->name_pid[lo] == pid ? m->name[lo] : NULL;
+}
+
+void model__type_window(const struct model *m, unsigned int c, uint32_t p, uint64_t start,
+			uint64_t end, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t a = m->type_pid_off[c * (m->npids + 1) + p], b = m->type_pid_off[c * (m->npids + 1) + p + 1];
+	uint64_t l = a, h = b;
+
+	while (l < h) {		/* first row with ts >= start */
+		uint64_t mid = l + (h - l) / 2;
+
+		if (m->ts[m->by_type[mid]] < start)
+			l = mid + 1;
+		else
+			h = mid;
+	}
+	*lo = l;
+	h = b;
+	while (l < h) {		/* first row with ts > end */
+		uint64_t mid = l + (h - l) / 2;
+
+		if (m->ts[m->by_type[mid]] <= end)
+			l = mid + 1;
+		else
+			h = mid;
+	}
+	*hi = l;
 }

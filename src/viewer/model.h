@@ -41,6 +41,12 @@ struct model {
 	int code_of[EV__COUNT];		/* code of a known type, -1 when absent from the trace */
 	uint8_t by_name[256];		/* codes in byte order of their names (JSON key order) */
 
+	/* Rows by type: by_type[type_off[c] ..] are the rns of type c, pid-major and in time
+	 * order within a pid; rows of type c and pid index p start at
+	 * type_pid_off[c * (npids + 1) + p]. */
+	uint32_t *by_type;
+	uint64_t *type_pid_off;
+
 	/* First non-empty process_name per pid (sorted by pid). */
 	uint32_t nnames;
 	uint32_t *name_pid;
@@ -58,6 +64,10 @@ int model__build(struct model *m, const struct trace_file *tf, struct trace_rows
 /* Attach stacks from the stack pass (rows->stack in file order). */
 int model__attach_stacks(struct model *m, struct trace_rows *rows);
 void model__free(struct model *m);
+
+/* Rows of type code c and pid index p with ts in [start, end]: by_type[*lo .. *hi). */
+void model__type_window(const struct model *m, unsigned int c, uint32_t p, uint64_t start,
+			uint64_t end, uint64_t *lo, uint64_t *hi);
 
 /* Index of pid in pids, or -1. */
 int64_t model__pid_index(const struct model *m, uint32_t pid);

@@ -36,7 +36,7 @@ static void *vec__push(struct vec *v)
 {
 	if (v->n == v->cap) {
 		uint64_t cap = v->cap ? v->cap * 2 : 256;
-		void *p = realloc(v->p, cap * v->elem);
+		void *p = bigmem__grow(v->p, v->n * v->elem, cap * v->elem);
 
 		if (!p)
 			return NULL;
@@ -207,7 +207,8 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 
 #define ALLOC(p, n) ((p) = bigmem__alloc(((n) ? (n) : 1) * sizeof(*(p))))
 
-static int finish_index(struct op_index *ix, struct vec *recs, struct vec *lost, struct vec *poison)
+static int finish_index(struct op_index *ix, const struct model *m, struct vec *recs,
+			struct vec *lost, struct vec *poison)
 {
 	const struct op_rec *r = recs->p;
 	uint64_t n = recs->n, maxlat = 0, maxb = 0, *key = NULL;
@@ -223,8 +224,19 @@ static int finish_index(struct op_index *ix, struct vec *recs, struct vec *lost,
 	    !ALLOC(ix->start, n) || !ALLOC(ix->end, n) || !ALLOC(ix->delta, n) || !ALLOC(ix->pid, n) ||
 	    !ALLOC(ix->rn, n) || !ALLOC(ix->srn, n) || !ALLOC(ix->s_bytes, n) ||
 	    !ALLOC(ix->s_start, n) || !ALLOC(ix->s_end, n) || !ALLOC(ix->s_pid, n) ||
-	    !ALLOC(ix->s_idx, n))
+	    !ALLOC(ix->s_pos, n) || !ALLOC(ix->g_idx, n) || !ALLOC(ix->g_start, n) ||
+	    !ALLOC(ix->g_end, n) || !(ix->g_off = calloc(m->npids + 1, sizeof(*ix->g_off))))
 		goto cleanup;
+	/* Row order: records were made pid by pid (pids ascending), each pid's in time order. */
+	for (uint64_t i = 0, p = 0; i < n; i++) {
+		while (m->pids[p] != r[i].pid)
+			p++;
+		ix->g_off[p + 1]++;
+		ix->g_start[i] = r[i].start;
+		ix->g_end[i] = r[i].end;
+	}
+	for (uint32_t p = 0; p < m->npids; p++)
+		ix->g_off[p + 1] += ix->g_off[p];
 	/* Records come in row order, so a stable sort by latency gives (lat, rn). */
 	for (uint64_t i = 0; i < n; i++) {
 		key[i] = r[i].lat;
@@ -243,6 +255,7 @@ static int finish_index(struct op_index *ix, struct vec *recs, struct vec *lost,
 		ix->pid[i] = x->pid;
 		ix->rn[i] = x->rn;
 		ix->srn[i] = x->srn;
+		ix->g_idx[perm[i]] = (uint32_t)i;
 		key[i] = x->bytes;
 		perm[i] = (uint32_t)i;
 	}
@@ -255,7 +268,7 @@ static int finish_index(struct op_index *ix, struct vec *recs, struct vec *lost,
 		ix->s_start[i] = ix->start[k];
 		ix->s_end[i] = ix->end[k];
 		ix->s_pid[i] = ix->pid[k];
-		ix->s_idx[i] = k;
+		ix->s_pos[k] = (uint32_t)i;
 	}
 	ix->nlost = lost->n;
 	if (!ALLOC(ix->lost_pid, lost->n) || !ALLOC(ix->lost_t1, lost->n) || !ALLOC(ix->lost_t2, lost->n))
@@ -340,7 +353,7 @@ static int finish_enters(struct enter_rows *e, struct vec *v)
 	return 0;
 }
 
-int ops__build(struct ops *o, const struct model *m)
+int ops__build(struct ops *o, const struct model *m, const volatile bool *cancel)
 {
 	struct builder b = { .m = m };
 	int err = 0;
@@ -372,9 +385,10 @@ int ops__build(struct ops *o, const struct model *m)
 		o->code_role[m->code_of[EV_IO_URING_COMPLETE]] = ROLE_COMPLETE;
 	}
 	for (uint32_t p = 0; !err && p < m->npids; p++)
-		err = build_pid(&b, o, m->pids[p], m->pid_off[p], m->pid_off[p + 1]);
+		err = cancel && *cancel ? -ECANCELED :
+		      build_pid(&b, o, m->pids[p], m->pid_off[p], m->pid_off[p + 1]);
 	for (int i = 0; !err && i < OP__COUNT; i++)
-		err = finish_index(&o->op[i], &b.recs[i], &b.lost[i], &b.poison[i]);
+		err = finish_index(&o->op[i], m, &b.recs[i], &b.lost[i], &b.poison[i]);
 	if (!err)
 		err = finish_timeline(&o->mem, &b.mem, m->min_ts);
 	if (!err)
@@ -399,7 +413,8 @@ void ops__free(struct ops *o)
 	for (int i = 0; i < OP__COUNT; i++) {
 		struct op_index *x = &o->op[i];
 		void *ptrs[] = { x->lat, x->bytes, x->start, x->end, x->delta, x->pid, x->rn, x->srn,
-				 x->s_bytes, x->s_start, x->s_end, x->s_pid, x->s_idx, x->lost_pid,
+				 x->s_bytes, x->s_start, x->s_end, x->s_pid, x->s_pos, x->g_idx,
+				 x->g_start, x->g_end, x->g_off, x->lost_pid,
 				 x->lost_t1, x->lost_t2, x->poison_pid, x->poison_rn,
 				 x->poison_start, x->poison_end };
 

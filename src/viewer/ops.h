@@ -31,14 +31,19 @@ struct op_rec {
 	uint32_t srn;	/* the row whose stack is shown (the enter row; io_uring: completion) */
 };
 
-/* Records of one op in (lat, rn) order as columns, plus a copy in size order. */
+/* Records of one op in (lat, rn) order as columns ("latency positions"), a copy in size
+ * order, and the records in row order (pid-major, by end time) for narrow queries. */
 struct op_index {
 	uint64_t n;
 	uint64_t *lat, *bytes, *start, *end;
 	int64_t *delta;
 	uint32_t *pid, *rn, *srn;
 	uint64_t *s_bytes, *s_start, *s_end;	/* by size */
-	uint32_t *s_pid, *s_idx;		/* s_idx: position in the latency order */
+	uint32_t *s_pid;
+	uint32_t *s_pos;			/* latency position → size position */
+	uint32_t *g_idx;			/* row order → latency position */
+	uint64_t *g_start, *g_end;		/* row order */
+	uint64_t *g_off;			/* per model pid index: first record in row order */
 	/* Two enters of one pid in a row (a lost exit): windows holding both are dirty. */
 	uint64_t nlost;
 	uint32_t *lost_pid;
@@ -76,7 +81,8 @@ struct ops {
 
 enum op_role { ROLE_NONE, ROLE_ENTER, ROLE_EXIT, ROLE_COMPLETE };
 
-int ops__build(struct ops *o, const struct model *m);
+/* -ECANCELED as soon as *cancel is set (checked per pid). */
+int ops__build(struct ops *o, const struct model *m, const volatile bool *cancel);
 void ops__free(struct ops *o);
 
 #endif

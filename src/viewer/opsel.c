@@ -156,6 +156,114 @@ static inline bool keep(const struct op_sel *sel, const struct window *w, uint64
 	       (!sel->ndirty_pids || !op_sel__is_dirty(sel, pid));
 }
 
+/* Append clean record k (a latency position) after the recomputed ones that sort before. */
+static void merge_lat(struct op_sel *sel, uint32_t k, uint64_t *d)
+{
+	const struct op_index *ix = sel->ix;
+
+	while (*d < sel->ndirty && (sel->dirty[*d].lat < ix->lat[k] ||
+				    (sel->dirty[*d].lat == ix->lat[k] && sel->dirty[*d].rn < ix->rn[k])))
+		sel->lat_order[sel->n++] = (uint32_t)(ix->n + (*d)++);
+	sel->lat_order[sel->n++] = k;
+}
+
+/* The same in size order (k a size position; ties need no order). */
+static void merge_size(struct op_sel *sel, uint32_t k, uint64_t *d, uint64_t *n)
+{
+	const struct op_index *ix = sel->ix;
+
+	while (*d < sel->ndirty && sel->dirty_by_size[*d]->bytes < ix->s_bytes[k])
+		sel->size_order[(*n)++] = (uint32_t)(ix->n + (*d)++);
+	sel->size_order[(*n)++] = k;
+}
+
+/* First position in [lo, hi) of the row order whose end is >= t. */
+static uint64_t end_bound(const struct op_index *ix, uint64_t lo, uint64_t hi, uint64_t t)
+{
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (ix->g_end[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* One pid, or a window holding few records: the candidates are one run of the row order
+ * per pid (binary search on end times).  Marking their latency and size positions in
+ * bitmaps and reading the bitmaps back yields both orders without sorting.  Returns false
+ * (nothing done) when the window is wide, where a straight scan is cheaper. */
+static bool narrow(struct op_sel *sel, const struct model *m, const struct window *w, int *err)
+{
+	const struct op_index *ix = sel->ix;
+	uint64_t words = (ix->n + 63) / 64, cand = 0, d, n = 0;
+	uint32_t p0 = 0, p1 = m->npids;
+	uint64_t *lat_bits, *size_bits;
+
+	*err = 0;
+	if (w->has_pid) {
+		int64_t pi = model__pid_index(m, w->pid);
+
+		if (pi < 0)
+			p1 = 0;		/* no such pid: nothing */
+		else
+			p0 = (uint32_t)pi, p1 = (uint32_t)pi + 1;
+	}
+	for (uint32_t p = p0; p < p1; p++) {
+		uint64_t lo = end_bound(ix, ix->g_off[p], ix->g_off[p + 1], w->start);
+
+		cand += end_bound(ix, lo, ix->g_off[p + 1], w->end == UINT64_MAX ? UINT64_MAX : w->end + 1) - lo;
+	}
+	if (!w->has_pid && cand * 4 > ix->n)
+		return false;
+	lat_bits = calloc(words + 1, sizeof(*lat_bits));
+	size_bits = calloc(words + 1, sizeof(*size_bits));
+	if (!lat_bits || !size_bits) {
+		free(lat_bits);
+		free(size_bits);
+		*err = -ENOMEM;
+		return true;
+	}
+	for (uint32_t p = p0; p < p1; p++) {
+		uint64_t lo = end_bound(ix, ix->g_off[p], ix->g_off[p + 1], w->start);
+		uint64_t hi = end_bound(ix, lo, ix->g_off[p + 1], w->end == UINT64_MAX ? UINT64_MAX : w->end + 1);
+
+		if (w->end == UINT64_MAX)
+			hi = ix->g_off[p + 1];
+		if (sel->ndirty_pids && op_sel__is_dirty(sel, m->pids[p]))
+			continue;
+		for (uint64_t g = lo; g < hi; g++) {
+			uint32_t k;
+
+			if (ix->g_start[g] < w->start)
+				continue;
+			k = ix->g_idx[g];
+			lat_bits[k >> 6] |= 1ull << (k & 63);
+			if (sel->size_order)
+				size_bits[ix->s_pos[k] >> 6] |= 1ull << (ix->s_pos[k] & 63);
+		}
+	}
+	d = 0;
+	for (uint64_t i = 0; i < words; i++)
+		for (uint64_t bits = lat_bits[i]; bits; bits &= bits - 1)
+			merge_lat(sel, (uint32_t)(i * 64 + (uint64_t)__builtin_ctzll(bits)), &d);
+	while (d < sel->ndirty)
+		sel->lat_order[sel->n++] = (uint32_t)(ix->n + d++);
+	if (sel->size_order) {
+		d = 0;
+		for (uint64_t i = 0; i < words; i++)
+			for (uint64_t bits = size_bits[i]; bits; bits &= bits - 1)
+				merge_size(sel, (uint32_t)(i * 64 + (uint64_t)__builtin_ctzll(bits)), &d, &n);
+		while (d < sel->ndirty)
+			sel->size_order[n++] = (uint32_t)(ix->n + d++);
+	}
+	free(lat_bits);
+	free(size_bits);
+	return true;
+}
+
 int op_sel__build(struct op_sel *sel, const struct model *m, const struct ops *o, enum op op,
 		  const struct window *w, unsigned int flags)
 {
@@ -208,35 +316,34 @@ int op_sel__build(struct op_sel *sel, const struct model *m, const struct ops *o
 	sel->lat_order = malloc((ix->n + sel->ndirty + 1) * sizeof(uint32_t));
 	if (!sel->lat_order)
 		return -ENOMEM;
-	/* Merge the kept precomputed records with the recomputed ones in (lat, rn) order. */
+	if (flags & SEL_SIZES) {
+		sel->size_order = malloc((ix->n + sel->ndirty + 1) * sizeof(uint32_t));
+		sel->dirty_by_size = malloc((sel->ndirty + 1) * sizeof(*sel->dirty_by_size));
+		if (!sel->size_order || !sel->dirty_by_size)
+			return -ENOMEM;
+		for (d = 0; d < sel->ndirty; d++)
+			sel->dirty_by_size[d] = &sel->dirty[d];
+		if (sel->ndirty > 1)
+			qsort(sel->dirty_by_size, sel->ndirty, sizeof(*sel->dirty_by_size), cmp_size);
+	}
+	if (narrow(sel, m, w, &err))
+		return err;
+	/* Wide: keep the records of the latency order that fall in the window, merged with
+	 * the recomputed ones in (lat, rn) order; the same for the size order. */
 	for (k = 0, d = 0; k < ix->n; k++) {
 		if (!keep(sel, w, ix->start[k], ix->end[k], ix->pid[k]))
 			continue;
-		while (d < sel->ndirty && (sel->dirty[d].lat < ix->lat[k] ||
-					   (sel->dirty[d].lat == ix->lat[k] && sel->dirty[d].rn < ix->rn[k])))
-			sel->lat_order[sel->n++] = (uint32_t)(ix->n + d++);
-		sel->lat_order[sel->n++] = (uint32_t)k;
+		merge_lat(sel, (uint32_t)k, &d);
 	}
 	while (d < sel->ndirty)
 		sel->lat_order[sel->n++] = (uint32_t)(ix->n + d++);
 	if (!(flags & SEL_SIZES))
 		return 0;
-
-	sel->size_order = malloc((sel->n + 1) * sizeof(uint32_t));
-	sel->dirty_by_size = malloc((sel->ndirty + 1) * sizeof(*sel->dirty_by_size));
-	if (!sel->size_order || !sel->dirty_by_size)
-		return -ENOMEM;
-	for (d = 0; d < sel->ndirty; d++)
-		sel->dirty_by_size[d] = &sel->dirty[d];
-	if (sel->ndirty > 1)
-		qsort(sel->dirty_by_size, sel->ndirty, sizeof(*sel->dirty_by_size), cmp_size);
 	uint64_t n = 0;
 	for (k = 0, d = 0; k < ix->n; k++) {
 		if (!keep(sel, w, ix->s_start[k], ix->s_end[k], ix->s_pid[k]))
 			continue;
-		while (d < sel->ndirty && sel->dirty_by_size[d]->bytes < ix->s_bytes[k])
-			sel->size_order[n++] = (uint32_t)(ix->n + d++);
-		sel->size_order[n++] = (uint32_t)k;
+		merge_size(sel, (uint32_t)k, &d, &n);
 	}
 	while (d < sel->ndirty)
 		sel->size_order[n++] = (uint32_t)(ix->n + d++);

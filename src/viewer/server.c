@@ -246,10 +246,10 @@ static struct MHD_Daemon *start_http(struct viewer_state *st, const struct viewe
 	/* A thread per connection: the UI fires half a dozen requests at once, and a slow
 	 * one must not hold up the others. */
 	d = MHD_start_daemon(flags, (uint16_t)opts->port, NULL, NULL, on_request, st,
+			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 			     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)256,
 			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
-			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 			     MHD_OPTION_END);
 	if (!d) {
 		log__error("cannot listen on %s port %u: %s", opts->bind, opts->port,
@@ -284,7 +284,12 @@ int viewer__main(const char *file, const struct viewer_opts *opts)
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	/* A shell starts background jobs with SIGINT ignored, and an ignored signal is
+	 * discarded even while blocked: restore the default so sigwait() sees it. */
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, ign = { .sa_handler = SIG_IGN };
+	sigaction(SIGINT, &dfl, NULL);
+	sigaction(SIGTERM, &dfl, NULL);
+	sigaction(SIGPIPE, &ign, NULL);
 
 	if (duck__open_memory(&st.db, &con, 0))
 		goto cleanup;

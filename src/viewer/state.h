@@ -11,12 +11,13 @@
 #include "viewer/model.h"
 #include "viewer/ops.h"
 
-/* Loading stages, in order.  Requests wait for the stage they need. */
-enum load_stage {
-	STAGE_STARTING,
-	STAGE_ROWS,	/* rows, pairs, summary, lifetimes and the ev table: most endpoints */
-	STAGE_STACKS,	/* stacks and the fl table: flame graphs, event lists, IO samples */
-	STAGE_FAILED,
+/* Parts of a loaded trace, ready at different times.  Requests wait for the parts they
+ * need, so the UI's first calls (summary, lifetimes) answer long before stacks are read. */
+enum load_part {
+	READY_ROWS = 1,		/* sorted rows, summary, lifetimes */
+	READY_OPS = 2,		/* enter/exit pairs and their indexes */
+	READY_TABLE = 4,	/* the ev table: counts and histograms in SQL */
+	READY_STACKS = 8,	/* stacks and the fl table */
 };
 
 struct viewer_state {
@@ -32,16 +33,18 @@ struct viewer_state {
 
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	enum load_stage stage;
+	unsigned int ready;	/* enum load_part bits */
+	bool failed;
 	char load_error[512];
 	volatile bool stopping;
 
 	struct conn_ctx *idle;	/* pooled DuckDB connections (see conn.c) */
 };
 
-/* Wait until the load reached `need` (or failed, or the server stops).  Returns true
- * when the stage is reached. */
-bool state__wait(struct viewer_state *st, enum load_stage need);
-void state__set_stage(struct viewer_state *st, enum load_stage stage, const char *error);
+/* Wait until the parts in `need` are ready (or loading failed, or the server stops).
+ * Returns true when they are. */
+bool state__wait(struct viewer_state *st, unsigned int need);
+void state__set_ready(struct viewer_state *st, unsigned int parts);
+void state__set_failed(struct viewer_state *st, const char *error);
 
 #endif

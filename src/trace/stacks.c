@@ -1,0 +1,259 @@
+/* Pass 2 over a trace: stack lists, interned once each.  DuckDB hashes every list on its
+ * own threads; a list's labels are read in C only the first time its hash is seen. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/bigmem.h"
+#include "common/hmap.h"
+#include "common/log.h"
+#include "trace/scan.h"
+#include "trace/sink.h"
+
+struct stacker {
+	const struct trace_file *tf;
+	struct trace_rows *r;
+	uint64_t done;			/* rows seen (atomic: sinks run on DuckDB's threads) */
+	const volatile bool *cancel;
+	pthread_mutex_t lock;		/* the stack tables, shared by the sink threads */
+	unsigned int generation;	/* tells per-thread memos which scan they belong to */
+	struct hmap stack_map;		/* DuckDB list hash → stack id */
+	struct hmap content_map;	/* label-content hash → stack id */
+	uint64_t label_cap, pool_len, pool_cap;
+	uint32_t stack_cap;
+};
+
+static uint64_t fnv(const char *s, size_t n, uint64_t h)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static int grow(void **p, uint64_t *cap, uint64_t need, size_t elem)
+{
+	uint64_t c = *cap ? *cap : 256;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	q = realloc(*p, c * elem);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+static int add_stack_slot(struct stacker *sc, uint32_t first, uint32_t count, uint32_t *id)
+{
+	struct trace_rows *r = sc->r;
+	uint64_t cap = sc->stack_cap;
+
+	if (grow((void **)&r->stack_first, &cap, r->nstacks + 1, sizeof(uint32_t)))
+		return -ENOMEM;
+	cap = sc->stack_cap;
+	if (grow((void **)&r->stack_count, &cap, r->nstacks + 1, sizeof(uint32_t)))
+		return -ENOMEM;
+	sc->stack_cap = (uint32_t)cap;
+	r->stack_first[r->nstacks] = first;
+	r->stack_count[r->nstacks] = count;
+	*id = r->nstacks++;
+	return 0;
+}
+
+/* A list seen for the first time: keep its non-empty labels (the reference drops empty
+ * ones), and share the id with an identical label list met under another hash. */
+static int intern_stack(struct stacker *sc, duckdb_vector list, uint64_t i, uint64_t row,
+			uint64_t hash, uint32_t *id)
+{
+	duckdb_list_entry *e = (duckdb_list_entry *)duckdb_vector_get_data(list) + i;
+	duckdb_vector child = duckdb_list_vector_get_child(list);
+	uint64_t *cvalid = duckdb_vector_get_validity(child);
+	void *cdata = duckdb_vector_get_data(child);
+	struct trace_rows *r = sc->r;
+	uint64_t first = r->nlabels, h = 0xcbf29ce484222325ull, pool0 = sc->pool_len;
+	uint32_t n = 0, other;
+
+	for (uint64_t k = e->offset; k < e->offset + e->length; k++) {
+		uint32_t len;
+		const char *s;
+
+		if (cvalid && !duckdb_validity_row_is_valid(cvalid, k))
+			return -EBADMSG;	/* the caller names the row */
+		s = trace_file__cell(cdata, k, &len);
+		if (!len)
+			continue;
+		if (grow((void **)&r->label_off, &sc->label_cap, r->nlabels + 1, sizeof(uint64_t)))
+			return -ENOMEM;
+		r->label_len = realloc(r->label_len, sc->label_cap * sizeof(uint32_t));
+		if (!r->label_len || grow((void **)&r->pool, &sc->pool_cap, sc->pool_len + len + 1, 1))
+			return -ENOMEM;
+		memcpy(r->pool + sc->pool_len, s, len);
+		r->pool[sc->pool_len + len] = 0;
+		r->label_off[r->nlabels] = sc->pool_len;
+		r->label_len[r->nlabels++] = len;
+		sc->pool_len += len + 1;
+		h = fnv(s, len + 1, h);
+		n++;
+	}
+	if (!n) {
+		*id = STACK_EMPTY;
+	} else if (hmap__get(&sc->content_map, h, &other) && r->stack_count[other] == n &&
+		   !memcmp(r->pool + r->label_off[r->stack_first[other]], r->pool + pool0,
+			   sc->pool_len - pool0)) {
+		*id = other;	/* same labels: drop the copy */
+		r->nlabels = first;
+		sc->pool_len = pool0;
+	} else {
+		if (add_stack_slot(sc, (uint32_t)first, n, id) || hmap__put(&sc->content_map, h, *id))
+			return -ENOMEM;
+	}
+	return hmap__put(&sc->stack_map, hash, *id);
+}
+
+/* Per-thread memo of list hash → stack id, so the sink threads take the lock only for
+ * hashes they have not met (a few thousand in a trace) rather than for every row. */
+#define MEMO_SLOTS 4096
+struct stack_memo {
+	unsigned int generation;
+	uint64_t key[MEMO_SLOTS];
+	uint32_t val[MEMO_SLOTS];
+	bool used[MEMO_SLOTS];
+};
+static pthread_key_t memo_key;
+static pthread_once_t memo_once = PTHREAD_ONCE_INIT;
+
+static void memo_key_init(void)
+{
+	/* DuckDB's worker threads outlive a scan; the memo goes when the thread does. */
+	pthread_key_create(&memo_key, free);
+}
+
+static struct stack_memo *memo_for(unsigned int generation)
+{
+	struct stack_memo *memo;
+
+	pthread_once(&memo_once, memo_key_init);
+	memo = pthread_getspecific(memo_key);
+	if (!memo) {
+		memo = malloc(sizeof(*memo));
+		if (!memo || pthread_setspecific(memo_key, memo)) {
+			free(memo);
+			return NULL;
+		}
+		memo->generation = generation - 1;
+	}
+	if (memo->generation != generation) {
+		memset(memo->used, 0, sizeof(memo->used));
+		memo->generation = generation;
+	}
+	return memo;
+}
+
+static void stacks_sink(duckdb_function_info info, duckdb_data_chunk chunk, duckdb_vector out)
+{
+	struct stacker *sc = duckdb_scalar_function_get_extra_info(info);
+	struct trace_rows *r = sc->r;
+	idx_t n = duckdb_data_chunk_get_size(chunk);
+	uint64_t *rown = duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 0));
+	uint64_t *hash = duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 1));
+	duckdb_vector lists = duckdb_data_chunk_get_vector(chunk, 2);
+	uint64_t *lvalid = duckdb_vector_get_validity(lists);
+	struct stack_memo *m = memo_for(sc->generation);
+	uint32_t *res = duckdb_vector_get_data(out);
+	int err = 0;
+
+	if (!m) {
+		duckdb_scalar_function_set_error(info, "out of memory");
+		return;
+	}
+	if (sc->cancel && *sc->cancel) {
+		duckdb_scalar_function_set_error(info, "cancelled");
+		return;
+	}
+	for (idx_t i = 0; i < n; i++) {
+		uint64_t row = rown[i], h = hash[i], slot = hmap__hash(h) & (MEMO_SLOTS - 1);
+		uint32_t id;
+
+		if (row >= r->n) {
+			duckdb_scalar_function_set_error(info, "row count changed while reading");
+			return;
+		}
+		if (!sink__valid(lvalid, i)) {
+			res[i] = r->stack[row] = STACK_NULL;
+			continue;
+		}
+		if (m->used[slot] && m->key[slot] == h) {
+			res[i] = r->stack[row] = m->val[slot];
+			continue;
+		}
+		pthread_mutex_lock(&sc->lock);
+		if (!hmap__get(&sc->stack_map, h, &id))
+			err = intern_stack(sc, lists, i, row, h, &id);
+		pthread_mutex_unlock(&sc->lock);
+		if (err) {
+			char msg[96];
+
+			snprintf(msg, sizeof(msg), err == -ENOMEM ? "out of memory" :
+				 "the stack_trace of row %llu contains a NULL label", (unsigned long long)row);
+			duckdb_scalar_function_set_error(info, msg);
+			return;
+		}
+		m->used[slot] = true;
+		m->key[slot] = h;
+		m->val[slot] = id;
+		res[i] = r->stack[row] = id;
+	}
+	__atomic_add_fetch(&sc->done, n, __ATOMIC_RELAXED);
+}
+
+int trace_rows__scan_stacks(duckdb_connection con, const struct trace_file *tf,
+			    const volatile bool *cancel, struct trace_rows *rows)
+{
+	static const duckdb_type types[2] = { DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_UBIGINT };
+	struct stacker sc = { .tf = tf, .r = rows, .cancel = cancel,
+			      .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct sink_spec spec = { "probex_stacks", stacks_sink, &sc, types, 2, true, DUCKDB_TYPE_UINTEGER };
+	char name[48], *sql = NULL;
+	uint32_t id;
+	int err;
+
+	sc.generation = sink__generation();
+	rows->stack = bigmem__alloc((rows->n ? rows->n : 1) * sizeof(*rows->stack));
+	if (!rows->stack)
+		return -ENOMEM;
+	/* Stack ids 0 (NULL) and 1 (no labels) are fixed. */
+	if ((err = add_stack_slot(&sc, 0, 0, &id)) || (err = add_stack_slot(&sc, 0, 0, &id)))
+		goto cleanup;
+	if (sink__register(con, &spec, name, sizeof(name))) {
+		log__error("%s: cannot register %s", tf->path, name);
+		err = -EIO;
+		goto cleanup;
+	}
+	/* DuckDB hashes each list on its own threads; a list's labels are read only the
+	 * first time its hash is seen.  A 64-bit collision between two different stacks of
+	 * one trace (odds ~1e-11 for 10^4 stacks) would merge them. */
+	if (asprintf(&sql, "SELECT count(%s(file_row_number, hash(stack_trace), stack_trace)) "
+			   "FROM read_parquet(%s, file_row_number = true)", name, tf->literal) < 0) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	err = sink__run(con, sql, tf->path, cancel);
+	if (!err && sc.done != rows->n) {
+		log__error("%s: expected %llu stacks, read fewer: the file is damaged", tf->path,
+			   (unsigned long long)rows->n);
+		err = -EINVAL;
+	}
+cleanup:
+	free(sql);
+	hmap__free(&sc.stack_map);
+	hmap__free(&sc.content_map);
+	pthread_mutex_destroy(&sc.lock);
+	return err;
+}
+

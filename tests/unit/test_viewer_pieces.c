@@ -1,0 +1,268 @@
+/* Pure pieces of the viewer: the JSON writer, parameter parsing, the bounded
+ * distribution helpers and the radix sort. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/sort.h"
+#include "viewer/dist.h"
+#include "viewer/json.h"
+#include "viewer/params.h"
+
+static char *done(struct json *j)
+{
+	char *s = json__steal(j, NULL);
+
+	assert_non_null(s);
+	return s;
+}
+
+static void test_json_structure(void **state)
+{
+	struct json j;
+	char *s;
+
+	json__init(&j);
+	json__obj_begin(&j);
+	json__key(&j, "a");
+	json__arr_begin(&j);
+	json__u64(&j, 0);
+	json__u64(&j, UINT64_MAX);
+	json__i64(&j, INT64_MIN);
+	json__i64(&j, -5);
+	json__null(&j);
+	json__bool(&j, true);
+	json__obj_begin(&j);
+	json__obj_end(&j);
+	json__arr_end(&j);
+	json__key(&j, "b");
+	json__double(&j, 0.5);
+	json__key(&j, "c");
+	json__raw(&j, "[1,2]", 5);
+	json__obj_end(&j);
+	s = done(&j);
+	assert_string_equal(s, "{\"a\":[0,18446744073709551615,-9223372036854775808,-5,null,true,{}],"
+			       "\"b\":0.5,\"c\":[1,2]}");
+	free(s);
+}
+
+static void test_json_escaping(void **state)
+{
+	struct json j;
+	char *s;
+
+	json__init(&j);
+	json__arr_begin(&j);
+	json__str(&j, "q\"b\\s\n\r\t\x01\x1f");
+	/* Valid multi-byte UTF-8 passes; a lone continuation byte, an overlong '/', a
+	 * surrogate and a truncated sequence become U+FFFD each byte. */
+	json__str(&j, "\xc2\xb5\xe2\x82\xac\xf0\x9f\x98\x80");
+	json__str(&j, "a\x80" "b\xc0\xaf" "c\xed\xa0\x80" "d\xe2\x82");
+	json__strn(&j, "x\0y", 3);
+	json__arr_end(&j);
+	s = done(&j);
+	assert_string_equal(s, "[\"q\\\"b\\\\s\\n\\r\\t\\u0001\\u001f\","
+			       "\"\xc2\xb5\xe2\x82\xac\xf0\x9f\x98\x80\","
+			       "\"a\xef\xbf\xbd" "b\xef\xbf\xbd\xef\xbf\xbd" "c\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+			       "d\xef\xbf\xbd\xef\xbf\xbd\","
+			       "\"x\\u0000y\"]");
+	free(s);
+}
+
+static void test_json_double_not_finite(void **state)
+{
+	struct json j;
+	char *s;
+
+	json__init(&j);
+	json__arr_begin(&j);
+	json__double(&j, 1.0 / 0.0);
+	json__double(&j, 0.0 / 0.0);
+	json__arr_end(&j);
+	s = done(&j);
+	assert_string_equal(s, "[null,null]");
+	free(s);
+}
+
+struct kv {
+	const char *k[4], *v[4];
+};
+
+static const char *lookup(void *ctx, const char *name)
+{
+	struct kv *kv = ctx;
+
+	for (int i = 0; i < 4 && kv->k[i]; i++)
+		if (!strcmp(kv->k[i], name))
+			return kv->v[i];
+	return NULL;
+}
+
+static void test_params_numbers(void **state)
+{
+	uint64_t v = 0;
+
+	assert_int_equal(params__parse_u64("0", UINT64_MAX, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(params__parse_u64("+18446744073709551615", UINT64_MAX, &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(params__parse_u64("18446744073709551616", UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(params__parse_u64("4294967296", UINT32_MAX, &v), -ERANGE);
+	assert_int_equal(params__parse_u64("", UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(params__parse_u64("+", UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(params__parse_u64("-1", UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(params__parse_u64(" 1", UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(params__parse_u64("1e3", UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(params__parse_u64("0x10", UINT64_MAX, &v), -EINVAL);
+}
+
+static void test_params_errors_name_the_parameter(void **state)
+{
+	struct kv kv = { { "start_ns", "end_ns", "num_buckets" }, { "10", "5", "0" } };
+	struct params p;
+	uint64_t a, b, n;
+
+	params__init(&p, lookup, &kv);
+	assert_int_equal(params__range(&p, &a, &b), -EINVAL);
+	assert_string_equal(p.bad, "end_ns");
+	assert_non_null(strstr(p.msg, "end_ns"));
+
+	kv.v[1] = "10";
+	params__init(&p, lookup, &kv);
+	assert_int_equal(params__range(&p, &a, &b), 0);	/* zero width is fine */
+	assert_int_equal(params__count(&p, "num_buckets", true, 100, 0, &n), -EINVAL);
+	assert_string_equal(p.bad, "num_buckets");
+
+	params__init(&p, lookup, &kv);
+	assert_int_equal(params__count(&p, "max_points", false, 100, 7, &n), 0);
+	assert_int_equal(n, 7);
+	assert_int_equal(params__count(&p, "limit", true, 100, 0, &n), -EINVAL);
+	assert_string_equal(p.bad, "limit");
+	assert_non_null(strstr(p.msg, "missing"));
+}
+
+static void collect(void *ctx, const char *item, unsigned int len)
+{
+	char *out = ctx;
+
+	strncat(out, item, len);
+	strcat(out, "|");
+}
+
+static void test_params_split(void **state)
+{
+	char out[64] = "";
+
+	params__split("a,,b',c,", collect, out);
+	assert_string_equal(out, "a|b'|c|");
+}
+
+static uint64_t identity_vals[] = { 0, 1, 1, 3, 8, 9, 1000, 1u << 20 };
+
+static uint64_t get_val(const void *ctx, uint64_t k)
+{
+	return ((const uint64_t *)ctx)[k];
+}
+
+static void test_dist_spacing_keeps_ends(void **state)
+{
+	/* m evenly spaced order statistics of n: first and last always, strictly rising. */
+	for (uint64_t n = 2; n < 50; n++) {
+		for (uint64_t m = 2; m < n; m++) {
+			assert_int_equal(dist__spaced(0, m, n), 0);
+			assert_int_equal(dist__spaced(m - 1, m, n), n - 1);
+			for (uint64_t j = 1; j < m; j++)
+				assert_true(dist__spaced(j, m, n) > dist__spaced(j - 1, m, n));
+		}
+	}
+}
+
+static void test_dist_outputs(void **state)
+{
+	struct json j;
+	char *s;
+
+	json__init(&j);
+	json__arr_begin(&j);
+	dist__values(&j, get_val, identity_vals, 8, 0);
+	dist__values(&j, get_val, identity_vals, 8, 3);	/* indices 0, 3.5 rounded up, 7 */
+	dist__cdf(&j, get_val, identity_vals, 8, 2);
+	dist__histogram(&j, get_val, identity_vals, 8);
+	json__arr_end(&j);
+	s = done(&j);
+	assert_string_equal(s,
+		"[[0,1,1,3,8,9,1000,1048576],[0,8,1048576],[[0,0.125],[1048576,1]],"
+		"[{\"lo\":0,\"hi\":1,\"count\":1},{\"lo\":1,\"hi\":2,\"count\":2},{\"lo\":2,\"hi\":4,\"count\":1},"
+		"{\"lo\":4,\"hi\":8,\"count\":0},{\"lo\":8,\"hi\":16,\"count\":2},{\"lo\":16,\"hi\":32,\"count\":0},"
+		"{\"lo\":32,\"hi\":64,\"count\":0},{\"lo\":64,\"hi\":128,\"count\":0},{\"lo\":128,\"hi\":256,\"count\":0},"
+		"{\"lo\":256,\"hi\":512,\"count\":0},{\"lo\":512,\"hi\":1024,\"count\":1},{\"lo\":1024,\"hi\":2048,\"count\":0},"
+		"{\"lo\":2048,\"hi\":4096,\"count\":0},{\"lo\":4096,\"hi\":8192,\"count\":0},{\"lo\":8192,\"hi\":16384,\"count\":0},"
+		"{\"lo\":16384,\"hi\":32768,\"count\":0},{\"lo\":32768,\"hi\":65536,\"count\":0},{\"lo\":65536,\"hi\":131072,\"count\":0},"
+		"{\"lo\":131072,\"hi\":262144,\"count\":0},{\"lo\":262144,\"hi\":524288,\"count\":0},"
+		"{\"lo\":524288,\"hi\":1048576,\"count\":0},{\"lo\":1048576,\"hi\":2097152,\"count\":1}]]");
+	free(s);
+}
+
+static void test_dist_top_bin(void **state)
+{
+	uint64_t vals[] = { UINT64_MAX - 1, UINT64_MAX };
+	struct json j;
+	char *s;
+
+	json__init(&j);
+	dist__histogram(&j, get_val, vals, 2);
+	s = done(&j);
+	assert_string_equal(s, "[{\"lo\":9223372036854775808,\"hi\":18446744073709551615,\"count\":2}]");
+	free(s);
+}
+
+static void test_radix_sort_is_stable(void **state)
+{
+	enum { N = 100000 };
+	uint64_t *keys = malloc(N * sizeof(*keys));
+	uint32_t *perm = malloc(N * sizeof(*perm));
+	uint64_t x = 12345;
+
+	assert_non_null(keys);
+	assert_non_null(perm);
+	for (uint32_t i = 0; i < N; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		keys[i] = (x >> 20) & 0xffffff;	/* 24 bits: many ties */
+		perm[i] = i;
+	}
+	assert_int_equal(sort__radix_perm(keys, perm, N, 24), 0);
+	for (uint32_t i = 1; i < N; i++) {
+		assert_true(keys[perm[i - 1]] <= keys[perm[i]]);
+		if (keys[perm[i - 1]] == keys[perm[i]])
+			assert_true(perm[i - 1] < perm[i]);
+	}
+	assert_int_equal(sort__bits(0), 0);
+	assert_int_equal(sort__bits(1), 1);
+	assert_int_equal(sort__bits(UINT64_MAX), 64);
+	free(keys);
+	free(perm);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_structure),
+		cmocka_unit_test(test_json_escaping),
+		cmocka_unit_test(test_json_double_not_finite),
+		cmocka_unit_test(test_params_numbers),
+		cmocka_unit_test(test_params_errors_name_the_parameter),
+		cmocka_unit_test(test_params_split),
+		cmocka_unit_test(test_dist_spacing_keeps_ends),
+		cmocka_unit_test(test_dist_outputs),
+		cmocka_unit_test(test_dist_top_bin),
+		cmocka_unit_test(test_radix_sort_is_stable),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
