@@ -1,9 +1,11 @@
 # Reliability and security suite (issue 7): fuzzing, corrupt files, faults, load, security,
 # ending with a summary of inputs tried, faults injected, survived and data lost.
 #
-#   make check-reliability            the CI-sized suite (a few minutes; root parts SKIP otherwise)
+#   make check-reliability            the CI-sized suite, part of `make test` (a few minutes;
+#                                     parts needing root print SKIP otherwise)
 #   make fuzz FUZZ_SECONDS=600        longer fuzzing (seconds in total, split between harnesses)
 #   make load-full                    wrk at the issue's full size: 3 rounds x 30 s, 64 connections
+#   make check-reliability REL_PARTS='corrupt security'   some parts only
 #
 # Fuzz harnesses (tests/fuzz/fuzz_*.c) are built by clang with libFuzzer, ASan and UBSan
 # into $(FUZZ_BUILD) by a recursive make, like `make asan` does for the unit tests.
@@ -32,3 +34,25 @@ fuzz-build: | $(DEPS_STAMP)
 fuzz: fuzz-build $(BUILD)/probex
 	@FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) REL_DIR=$(REL_DIR) PROBEX=$(abspath $(BUILD)/probex) \
 		BUILD=$(BUILD) tests/fuzz/run.sh $(FUZZ_HARNESSES)
+
+# The viewer under ASan/UBSan for the load test: the whole binary, built like `make asan`.
+ASAN_SERVER_BUILD ?= build/asan-server
+ASAN_SERVER := $(ASAN_SERVER_BUILD)/probex
+
+.PHONY: asan-server
+asan-server: | $(DEPS_STAMP)
+	$(MAKE) BUILD=$(ASAN_SERVER_BUILD) OPT=-O1 \
+		SAN='-fsanitize=address,undefined -fno-sanitize-recover=all' $(ASAN_SERVER)
+
+REL_ENV = PROBEX=$(abspath $(BUILD)/probex) BUILD=$(BUILD) REL_DIR=$(abspath $(REL_DIR)) \
+	  FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) ASAN_PROBEX=$(abspath $(ASAN_SERVER))
+
+.PHONY: load-full
+check-reliability: $(BUILD)/probex fuzz-build asan-server
+	@$(REL_ENV) tests/reliability/run.sh
+
+load-full: $(BUILD)/probex asan-server
+	@$(REL_ENV) LOAD_SECONDS=30 LOAD_ROUNDS=3 LOAD_CONNECTIONS=64 bash tests/reliability/load.sh
+
+# CI runs `make test`: the suite is part of it (make merges the prerequisites).
+test: check-reliability

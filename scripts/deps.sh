@@ -14,6 +14,8 @@ apt_pkgs=(
 	libdw-dev libiberty-dev
 	libmicrohttpd-dev libcmocka-dev
 	fio wrk chromium
+	# reliability suite: libFuzzer runtime, network namespaces, an HTTP client
+	libclang-rt-14-dev iproute2 curl
 )
 
 want_browser=${PROBEX_DEPS_BROWSER:-1}

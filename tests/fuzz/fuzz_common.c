@@ -152,6 +152,9 @@ duckdb_database fz__db(void)
 	return shared_db;
 }
 
+/* Every part a load prepares: the server answers everything once these are ready. */
+#define FZ_ALL_PARTS (READY_ROWS | READY_OPS | READY_TABLE | READY_STACKS)
+
 int fz__load(const char *path, struct viewer_state *st, int *stage_failed)
 {
 	duckdb_connection con = NULL;
@@ -175,14 +178,14 @@ int fz__load(const char *path, struct viewer_state *st, int *stage_failed)
 	err = loader__start(st, pthread_self(), &loader);
 	if (err)
 		return err;
-	state__wait(st, STAGE_STACKS);
+	state__wait(st, FZ_ALL_PARTS);
 	pthread_join(loader, NULL);
 	/* The loader signals the server thread when it fails: take that signal here. */
 	sigemptyset(&usr1);
 	sigaddset(&usr1, SIGUSR1);
 	while (sigtimedwait(&usr1, NULL, &zero) == SIGUSR1)
 		;
-	return st->stage == STAGE_STACKS ? 0 : -EINVAL;
+	return (st->ready & FZ_ALL_PARTS) == FZ_ALL_PARTS && !st->failed ? 0 : -EINVAL;
 }
 
 /* The same order as viewer__main's cleanup, then the tables the loader made are dropped

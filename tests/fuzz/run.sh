@@ -55,7 +55,7 @@ for h in "$@"; do
 	if [ $rc -ne 0 ]; then
 		crash=$(ls -t "$art" | head -n1)
 		echo "FAIL fuzz_$h after $runs inputs: exit $rc; input saved as $art/$crash"
-		echo "     reproduce: $bin $art/$crash   (log: $log)"
+		echo "     reproduce: PROBEX_FUZZ_TRACE=$PROBEX_FUZZ_TRACE $bin $art/$crash   (log: $log)"
 		grep -E -A12 'check failed|ERROR:|runtime error|SUMMARY' "$log" | head -40 | sed 's/^/     | /'
 		ledger input "fuzz $h" "$runs" $((runs - 1))
 		status=1

@@ -14,9 +14,9 @@ assert_eq "exec file name" "$TMP/caf"$'\xef\xbf\xbd' \
 # The viewer loads it completely (both passes) and serves it.
 "$PROBEX" --view "$TMP/n.parquet" -p 0 2>"$TMP/view.log" &
 vp=$!
-for _ in $(seq 100); do grep -q "stacks ready\|error" "$TMP/view.log" && break; sleep 0.1; done
+for _ in $(seq 100); do grep -qE "stacks ready|: ready in |error" "$TMP/view.log" && break; sleep 0.1; done
 kill -INT $vp; wait $vp
 assert_eq "viewer exit status" 0 $?
 grep -q "error" "$TMP/view.log" && fail "the viewer refused the trace: $(cat "$TMP/view.log")"
-grep -q "stacks ready" "$TMP/view.log" || fail "the viewer never finished loading: $(cat "$TMP/view.log")"
+grep -qE "stacks ready|: ready in " "$TMP/view.log" || fail "the viewer never finished loading: $(cat "$TMP/view.log")"
 echo "ok: the viewer loaded the trace"

@@ -9,10 +9,10 @@
 # binding, refused while loading (exactly one error line naming the file, exit 1), or —
 # when the flip is benign — served with valid JSON and a clean exit; `probex query`
 # answers or refuses with one line.  Never a crash, a hang or a second error line.
-#   CORRUPT_CUTS / CORRUPT_FLIPS: truncation offsets / bit flips per base trace (12 / 24).
+#   CORRUPT_CUTS / CORRUPT_FLIPS: truncation offsets / bit flips per base trace (10 / 20).
 source "$(dirname "$0")/lib.sh"
-cuts=${CORRUPT_CUTS:-12}
-flips=${CORRUPT_FLIPS:-24}
+cuts=${CORRUPT_CUTS:-10}
+flips=${CORRUPT_FLIPS:-20}
 declare -A seen
 tried=0 okn=0
 

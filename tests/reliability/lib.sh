@@ -26,6 +26,7 @@ view_start() {
 	local f=$1
 	shift
 	VIEW_LOG=$TMP/view.$RANDOM.log
+	: >"$VIEW_LOG"
 	# Background jobs of scripts start with SIGINT ignored: start as a terminal would.
 	env --default-signal=INT,QUIT "$PROBEX" --view "$f" -p 0 "$@" 2>"$VIEW_LOG" &
 	VIEW_PID=$!
@@ -39,10 +40,11 @@ view_start() {
 	return 1
 }
 
-# view_wait_loaded [SECONDS]: until "stacks ready" (0), exit or timeout (1).
+# view_wait_loaded [SECONDS]: until fully loaded ("ready in" or, before, "stacks ready")
+# (0), exit or timeout (1).
 view_wait_loaded() {
 	for _ in $(seq $((${1:-60} * 20))); do
-		grep -q "stacks ready" "$VIEW_LOG" && return 0
+		grep -qE "stacks ready|: ready in " "$VIEW_LOG" && return 0
 		kill -0 "$VIEW_PID" 2>/dev/null || return 1
 		sleep 0.05
 	done
