@@ -230,7 +230,9 @@ static int read_names(struct scanner *sc, duckdb_connection con)
 	idx_t n;
 	int err;
 
-	if (asprintf(&sql, "SELECT pid::UINTEGER AS p, arg_min(process_name, (ts_ns, file_row_number)) "
+	if (asprintf(&sql, "SELECT pid::UINTEGER AS p, arg_min(process_name, (ts_ns, file_row_number)), "
+			   "arg_max(process_name, (ts_ns, file_row_number)), "
+			   "arg_min(tgid, (ts_ns, file_row_number))::UINTEGER "
 			   "FROM read_parquet(%s, file_row_number = true) "
 			   "WHERE process_name IS NOT NULL AND process_name <> '' GROUP BY p ORDER BY p",
 		     tf->literal) < 0)
@@ -242,14 +244,18 @@ static int read_names(struct scanner *sc, duckdb_connection con)
 	n = duckdb_row_count(&res);
 	r->name_pid = malloc((n + 1) * sizeof(*r->name_pid));
 	r->name = calloc(n + 1, sizeof(*r->name));
-	if (!r->name_pid || !r->name)
+	r->last_name = calloc(n + 1, sizeof(*r->last_name));
+	r->name_tgid = calloc(n + 1, sizeof(*r->name_tgid));
+	if (!r->name_pid || !r->name || !r->last_name || !r->name_tgid)
 		err = -ENOMEM;
 	for (idx_t i = 0; !err && i < n; i++) {
 		r->name_pid[i] = duckdb_value_uint32(&res, 0, i);
 		r->name[i] = duckdb_value_varchar(&res, 1, i);
-		if (!r->name[i])
-			err = -ENOMEM;
+		r->last_name[i] = duckdb_value_varchar(&res, 2, i);
+		r->name_tgid[i] = duckdb_value_uint32(&res, 3, i);
 		r->nnames++;
+		if (!r->name[i] || !r->last_name[i])
+			err = -ENOMEM;
 	}
 	duckdb_destroy_result(&res);
 	return err;
@@ -327,9 +333,13 @@ void trace_rows__free(struct trace_rows *r)
 	free(r->label_off);
 	free(r->label_len);
 	free(r->pool);
-	for (uint32_t i = 0; r->name && i < r->nnames; i++)
+	for (uint32_t i = 0; r->name && i < r->nnames; i++) {
 		free(r->name[i]);
+		free(r->last_name[i]);
+	}
 	free(r->name_pid);
 	free(r->name);
+	free(r->last_name);
+	free(r->name_tgid);
 	memset(r, 0, sizeof(*r));
 }

@@ -52,6 +52,8 @@ struct trace_rows {
 	uint32_t nnames;	/* first non-empty process_name per pid, by (ts, file row) */
 	uint32_t *name_pid;
 	char **name;
+	char **last_name;	/* the last one (after an exec or a rename) */
+	uint32_t *name_tgid;	/* tgid of the first named row */
 };
 
 /* Pass 1: read every row of tf except its stack.  *cancel is polled between batches.

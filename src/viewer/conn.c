@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,24 @@ static const char *const sql[Q__COUNT] = {
 			"SELECT sid, w FROM fl WHERE et = $1 AND ts >= $2 AND ts <= $3 AND pid = $7 "
 			"AND hash(rn, $4::UBIGINT) <= $6::UBIGINT "
 			"ORDER BY hash(rn, $4::UBIGINT), rn LIMIT $5) GROUP BY sid",
+	/* Built by payload_sql(): the constant IN list lets DuckDB skip to the rows' pages. */
+	[Q_PAYLOAD] = NULL,
 };
+
+static char payload_text[PAYLOAD_BATCH * 8 + 64];
+static pthread_once_t payload_once = PTHREAD_ONCE_INIT;
+
+/* "SELECT * FROM pl WHERE file_row_number IN ($1, ..., $PAYLOAD_BATCH)" */
+static void payload_sql(void)
+{
+	size_t n = (size_t)snprintf(payload_text, sizeof(payload_text),
+				    "SELECT * FROM pl WHERE file_row_number IN (");
+
+	for (int i = 1; i <= PAYLOAD_BATCH; i++)
+		n += (size_t)snprintf(payload_text + n, sizeof(payload_text) - n, "%s$%d",
+				      i > 1 ? ", " : "", i);
+	snprintf(payload_text + n, sizeof(payload_text) - n, ")");
+}
 
 struct conn_ctx *conn__get(struct viewer_state *st)
 {
@@ -77,7 +95,9 @@ duckdb_prepared_statement conn__stmt(struct conn_ctx *c, enum stmt_id id, char *
 		duckdb_clear_bindings(c->stmt[id]);
 		return c->stmt[id];
 	}
-	if (duckdb_prepare(c->con, sql[id], &c->stmt[id]) == DuckDBError) {
+	if (id == Q_PAYLOAD)
+		pthread_once(&payload_once, payload_sql);
+	if (duckdb_prepare(c->con, id == Q_PAYLOAD ? payload_text : sql[id], &c->stmt[id]) == DuckDBError) {
 		snprintf(err, len, "%s", duckdb_prepare_error(c->stmt[id]));
 		duckdb_destroy_prepare(&c->stmt[id]);
 		return NULL;

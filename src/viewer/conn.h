@@ -16,8 +16,12 @@ enum stmt_id {
 	Q_FLAME_COUNT_PID,
 	Q_FLAME,
 	Q_FLAME_PID,
+	Q_PAYLOAD,	/* PAYLOAD_BATCH file row numbers */
 	Q__COUNT,
 };
+
+/* Rows fetched by one Q_PAYLOAD execution (unused slots repeat a bound row). */
+#define PAYLOAD_BATCH 128
 
 struct conn_ctx {
 	duckdb_connection con;

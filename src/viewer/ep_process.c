@@ -40,6 +40,8 @@ int api__lifetimes_json(const struct model *m, char **json, size_t *len, char **
 	struct fork_info *forks = NULL;
 	uint32_t nforks = 0, capf = 0, idx;
 	struct hmap by_child = { 0 };
+	const char *last;
+	uint32_t tgid;
 	struct json j;
 	int err = -ENOMEM;
 
@@ -117,6 +119,14 @@ int api__lifetimes_json(const struct model *m, char **json, size_t *len, char **
 			json__str(&j, lt[i].name);
 		else
 			json__null(&j);
+		/* Additive: the name after an exec (the reference keeps the first, so a forked
+		 * shell that ran gzip shows as "sh") and the process the thread belongs to. */
+		if (model__name_info(m, lt[i].pid, &last, &tgid)) {
+			json__key(&j, "last_process_name");
+			json__str(&j, last);
+			json__key(&j, "tgid");
+			json__u64(&j, tgid);
+		}
 		json__key(&j, "parent_pid");
 		if (lt[i].forked)
 			json__u64(&j, lt[i].parent);

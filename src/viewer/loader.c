@@ -145,6 +145,21 @@ static int fill_table(duckdb_connection con, const char *name, const struct mode
 	return err;
 }
 
+/* pl: every column but the stack, by file row, for event_list's payload fields.  The
+ * path is the command line's, quoted as a literal; requests only bind row numbers. */
+static int create_payload_view(duckdb_connection con, const struct trace_file *tf)
+{
+	char *sql = NULL;
+	int err;
+
+	if (asprintf(&sql, "CREATE OR REPLACE VIEW pl AS SELECT * EXCLUDE (stack_trace) "
+			   "FROM read_parquet(%s, file_row_number = true)", tf->literal) < 0)
+		return -ENOMEM;
+	err = duck__exec(con, sql);
+	free(sql);
+	return err;
+}
+
 static int load_rows(struct loader *ld, struct trace_rows *rows)
 {
 	struct viewer_state *st = ld->st;
@@ -194,7 +209,9 @@ static void *loader_main(void *arg)
 	int err;
 
 	memset(&rows, 0, sizeof(rows));
-	err = load_rows(ld, &rows);
+	err = create_payload_view(ld->con, &st->tf);
+	if (!err)
+		err = load_rows(ld, &rows);
 	if (!err) {
 		state__set_ready(st, READY_ROWS);
 		log__info("loaded %llu events in %.1f s; indexing and reading stacks",

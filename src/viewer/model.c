@@ -241,9 +241,13 @@ int model__build(struct model *m, const struct trace_file *tf, struct trace_rows
 	m->nnames = r->nnames;
 	m->name_pid = r->name_pid;
 	m->name = r->name;
+	m->last_name = r->last_name;
+	m->name_tgid = r->name_tgid;
 	r->nnames = 0;
 	r->name_pid = NULL;
 	r->name = NULL;
+	r->last_name = NULL;
+	r->name_tgid = NULL;
 	err = 0;
 	goto cleanup;
 nomem:
@@ -331,10 +335,14 @@ void model__free(struct model *m)
 		free(m->type_names[c]);
 	free(m->type_names);
 	free(m->type_event);
-	for (uint32_t i = 0; m->name && i < m->nnames; i++)
+	for (uint32_t i = 0; m->name && i < m->nnames; i++) {
 		free(m->name[i]);
+		free(m->last_name[i]);
+	}
 	free(m->name_pid);
 	free(m->name);
+	free(m->last_name);
+	free(m->name_tgid);
 	for (uint32_t i = 0; m->stack_json && i < m->nstacks; i++)
 		free(m->stack_json[i]);
 	free(m->stack_json);
@@ -395,7 +403,7 @@ uint32_t model__pid_of(const struct model *m, uint64_t rn)
 	return m->pids[lo];
 }
 
-const char *model__name(const struct model *m, uint32_t pid)
+static int64_t name_index(const struct model *m, uint32_t pid)
 {
 	uint32_t lo = 0, hi = m->nnames;
 
@@ -407,7 +415,25 @@ const char *model__name(const struct model *m, uint32_t pid)
 		else
 			hi = mid;
 	}
-	return lo < m->nnames && m->name_pid[lo] == pid ? m->name[lo] : NULL;
+	return lo < m->nnames && m->name_pid[lo] == pid ? (int64_t)lo : -1;
+}
+
+const char *model__name(const struct model *m, uint32_t pid)
+{
+	int64_t i = name_index(m, pid);
+
+	return i >= 0 ? m->name[i] : NULL;
+}
+
+bool model__name_info(const struct model *m, uint32_t pid, const char **last, uint32_t *tgid)
+{
+	int64_t i = name_index(m, pid);
+
+	if (i < 0)
+		return false;
+	*last = m->last_name[i];
+	*tgid = m->name_tgid[i];
+	return true;
 }
 
 void model__type_window(const struct model *m, unsigned int c, uint32_t p, uint64_t start,

@@ -51,6 +51,8 @@ struct model {
 	uint32_t nnames;
 	uint32_t *name_pid;
 	char **name;
+	char **last_name;	/* the last name of each pid (after exec) */
+	uint32_t *name_tgid;
 
 	/* Stacks (after the stack pass): id → JSON array text of its labels. */
 	uint32_t nstacks;
@@ -78,7 +80,9 @@ void model__pid_window(const struct model *m, uint32_t p, uint64_t start, uint64
 		       uint64_t *lo, uint64_t *hi);
 /* pid of row rn (binary search over pid_off). */
 uint32_t model__pid_of(const struct model *m, uint64_t rn);
-/* The process name of pid, or NULL. */
+/* The process name of pid (its first), or NULL. */
 const char *model__name(const struct model *m, uint32_t pid);
+/* Its last name and the tgid of its named rows; false when pid has no named row. */
+bool model__name_info(const struct model *m, uint32_t pid, const char **last, uint32_t *tgid);
 
 #endif

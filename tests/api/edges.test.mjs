@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { getJson, qs, runSql, sqlString, startViewer, stopViewer, tmpdir } from './lib.mjs';
+import { getJson, qs, runSql, sqlString, startViewer, stopViewer, tmpdir, refEvents, refLifetimes } from './lib.mjs';
 import { write } from './traces.mjs';
 
 const zero = { count: 0, avg_ns: 0, p50_ns: 0, p95_ns: 0, max_ns: 0 };
@@ -81,7 +81,7 @@ test('one event, zero-width window on it', async () => {
     ],
     total_in_range: 1,
   });
-  assert.deepEqual(await getJson(one, '/api/process_lifetimes'), {
+  assert.deepEqual(refLifetimes(await getJson(one, '/api/process_lifetimes')), {
     processes: [{ pid: 1, process_name: 'solo', parent_pid: null, start_ns: 5, end_ns: 5, exit: null, was_forked: false }],
   });
   assert.deepEqual(await getJson(one, `/api/process_events?${qs({ ...w, max_events_per_pid: 10 })}`), {
@@ -89,7 +89,7 @@ test('one event, zero-width window on it', async () => {
     cpu_sample_counts_by_pid: { 1: [1] },
     cpu_sample_bucket_count: 1,
   });
-  assert.deepEqual(await getJson(one, `/api/event_list?${qs({ ...w, pid: 1, limit: 1, offset: 0 })}`), {
+  assert.deepEqual(refEvents(await getJson(one, `/api/event_list?${qs({ ...w, pid: 1, limit: 1, offset: 0 })}`)), {
     events: [{ ts_ns: 5, latency_ns: null, event_type: 'cpu_sample', pid: 1, stack_trace: ['[user]', 'a'] }],
     total_in_range: 1,
   });
@@ -107,7 +107,7 @@ test('windows outside the trace are empty', async () => {
   assert.deepEqual(await getJson(one, `/api/event_type_counts?${qs(w)}`), { counts: {} });
   assert.deepEqual(await getJson(one, `/api/process_events?${qs({ ...w, max_events_per_pid: 3 })}`),
     { events_by_pid: {}, cpu_sample_counts_by_pid: {}, cpu_sample_bucket_count: 1 });
-  assert.deepEqual(await getJson(one, `/api/event_list?${qs({ ...w, pid: 1, limit: 1, offset: 0 })}`), { events: [], total_in_range: 0 });
+  assert.deepEqual(refEvents(await getJson(one, `/api/event_list?${qs({ ...w, pid: 1, limit: 1, offset: 0 })}`)), { events: [], total_in_range: 0 });
   assert.deepEqual(await getJson(one, `/api/event_flamegraph?${qs({ ...w, event_type: 'cpu_sample', max_stacks: 5 })}`),
     { event_type: 'cpu_sample', total_samples: 0, svg: null });
   assert.deepEqual(await getJson(one, `/api/io_statistics?${qs({ start_ns: 0, end_ns: 4 })}`),

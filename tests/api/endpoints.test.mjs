@@ -1,7 +1,7 @@
 // Every endpoint on trace A (traces.mjs), compared with values worked out by hand.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { getJson, qs, startViewer, stopViewer, tmpdir } from './lib.mjs';
+import { getJson, qs, startViewer, stopViewer, tmpdir, refEvents, refLifetimes } from './lib.mjs';
 import { S, traceA, write } from './traces.mjs';
 
 let v;
@@ -70,7 +70,7 @@ test('pid_event_type_counts', async () => {
 });
 
 test('process_lifetimes: fork start, exit end and code, first non-empty name', async () => {
-  assert.deepEqual(await getJson(v, '/api/process_lifetimes'), {
+  assert.deepEqual(refLifetimes(await getJson(v, '/api/process_lifetimes')), {
     processes: [
       { pid: 10, process_name: 'main', parent_pid: null, start_ns: 100, end_ns: 600, exit: null, was_forked: false },
       { pid: 20, process_name: 'child', parent_pid: 10, start_ns: 100, end_ns: 300, exit: 3, was_forked: true },
@@ -217,19 +217,42 @@ test('event_flamegraph: stacks of one type and pid, folded root first', async ()
 test('event_list: ordered by time, limit/offset, type filter', async () => {
   const row = (ts, t, stack) => ({ ts_ns: ts, latency_ns: null, event_type: t, pid: 10, stack_trace: stack });
   const base = { ...ALL, pid: 10 };
-  assert.deepEqual(await getJson(v, `/api/event_list?${qs({ ...base, limit: 3, offset: 0 })}`), {
+  assert.deepEqual(refEvents(await getJson(v, `/api/event_list?${qs({ ...base, limit: 3, offset: 0 })}`)), {
     events: [row(100, 'process_fork', S.fork), row(110, 'syscall_read_enter', S.read), row(150, 'syscall_read_exit', S.read)],
     total_in_range: 16,
   });
-  assert.deepEqual(await getJson(v, `/api/event_list?${qs({ ...base, limit: 3, offset: 15 })}`),
+  assert.deepEqual(refEvents(await getJson(v, `/api/event_list?${qs({ ...base, limit: 3, offset: 15 })}`)),
     { events: [row(600, 'sched_switch', null)], total_in_range: 16 });
-  assert.deepEqual(await getJson(v, `/api/event_list?${qs({ ...base, limit: 3, offset: 16 })}`), { events: [], total_in_range: 16 });
-  assert.deepEqual(await getJson(v, `/api/event_list?${qs({ ...base, limit: 3, offset: 1000000 })}`), { events: [], total_in_range: 16 });
-  assert.deepEqual(await getJson(v, `/api/event_list?${qs({ ...base, limit: 10, offset: 0, event_types: 'syscall_brk_exit,syscall_mmap_exit' })}`), {
+  assert.deepEqual(refEvents(await getJson(v, `/api/event_list?${qs({ ...base, limit: 3, offset: 16 })}`)), { events: [], total_in_range: 16 });
+  assert.deepEqual(refEvents(await getJson(v, `/api/event_list?${qs({ ...base, limit: 3, offset: 1000000 })}`)), { events: [], total_in_range: 16 });
+  assert.deepEqual(refEvents(await getJson(v, `/api/event_list?${qs({ ...base, limit: 10, offset: 0, event_types: 'syscall_brk_exit,syscall_mmap_exit' })}`)), {
     events: [row(225, 'syscall_brk_exit', S.brk), row(240, 'syscall_brk_exit', S.brk), row(252, 'syscall_brk_exit', S.brk), row(270, 'syscall_mmap_exit', S.mmap)],
     total_in_range: 4,
   });
   // Unknown names match nothing; known ones next to them still count.
   assert.deepEqual(await getJson(v, `/api/event_list?${qs({ ...base, limit: 10, offset: 0, event_types: "syscall_brk_exit,no'such" })}`).then((r) => r.total_in_range), 3);
-  assert.deepEqual(await getJson(v, `/api/event_list?${qs({ ...base, limit: 10, offset: 0, event_types: "x')%20OR%20('1'%3D'1" })}`), { events: [], total_in_range: 0 });
+  assert.deepEqual(refEvents(await getJson(v, `/api/event_list?${qs({ ...base, limit: 10, offset: 0, event_types: "x')%20OR%20('1'%3D'1" })}`)), { events: [], total_in_range: 0 });
+});
+
+test('event_list: additive payload fields, read from the file for the page', async () => {
+  const l = await getJson(v, `/api/event_list?${qs({ ...ALL, pid: 10, limit: 3, offset: 0 })}`);
+  const payload = (e) => { const { ts_ns, latency_ns, event_type, pid, stack_trace, ...p } = e; return p; };
+  assert.deepEqual(l.events.map(payload), [
+    { tgid: 10, process_name: 'main', cpu: 0, parent_pid: 10, child_pid: 20 },
+    { tgid: 10, process_name: 'main', cpu: 0, fd: 3, count: 100 },
+    { tgid: 10, process_name: 'main', cpu: 0, ret: 60 },
+  ]);
+  const u = await getJson(v, `/api/event_list?${qs({ ...ALL, pid: 11, limit: 2, offset: 1, event_types: 'io_uring_complete,sched_switch' })}`);
+  assert.equal(u.total_in_range, 3);
+  assert.deepEqual(u.events.map(payload), [
+    { tgid: 10, process_name: 'worker', cpu: 0, submit_ts_ns: 0, io_uring_opcode: 22, io_uring_res: 1 },
+    { tgid: 10, process_name: 'worker', cpu: 0, io_uring_opcode: 22, io_uring_res: 2 },
+  ]);
+  const s = await getJson(v, `/api/event_list?${qs({ ...ALL, pid: 10, limit: 1, offset: 15 })}`);
+  assert.deepEqual(payload(s.events[0]), { tgid: 10, process_name: 'main', cpu: 0, prev_pid: 10, next_pid: 11, prev_state: 1 });
+});
+
+test('process_lifetimes: additive last name and tgid', async () => {
+  const p = (await getJson(v, '/api/process_lifetimes')).processes;
+  assert.deepEqual(p.map((x) => [x.pid, x.last_process_name, x.tgid]), [[10, 'main', 10], [20, 'child', 20], [11, 'worker', 10]]);
 });

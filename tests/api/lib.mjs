@@ -119,3 +119,26 @@ export async function getJson(v, p) {
 export function qs(params) {
   return Object.entries(params).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${v}`).join('&');
 }
+
+// The reference's fields only.  probex adds payload fields to event_list rows and
+// last_process_name/tgid to process_lifetimes (src/viewer/API.md, "Additive fields"):
+// tests of the reference's semantics compare these views; the additions have their own.
+const REF_EVENT = ['ts_ns', 'latency_ns', 'event_type', 'pid', 'stack_trace'];
+export function refEvent(e) {
+  return Object.fromEntries(REF_EVENT.filter((k) => k in e).map((k) => [k, e[k]]));
+}
+export function refEvents(r) {
+  return { ...r, events: r.events.map(refEvent) };
+}
+export function refLifetimes(r) {
+  return { ...r, processes: r.processes.map(({ last_process_name, tgid, ...p }) => p) };
+}
+// The payload event_list adds to a row: its non-null columns other than the core ones.
+export function payloadOf(row) {
+  const out = {};
+  for (const [k] of COLUMNS) {
+    if (['event_type', 'ts_ns', 'pid', 'stack_trace'].includes(k)) continue;
+    if (row[k] !== null && row[k] !== undefined) out[k] = row[k];
+  }
+  return out;
+}

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { getJson, qs, runProbex, runSql, sqlString, startViewer, stopViewer, tmpdir } from './lib.mjs';
+import { getJson, qs, runProbex, runSql, sqlString, startViewer, stopViewer, tmpdir, payloadOf, refEvent } from './lib.mjs';
 
 let v, rows, byPid, pids, tmin, tmax, freq;
 
@@ -18,8 +18,7 @@ before(async () => {
   const r = runProbex(['synth', '-o', file, '--events', '30000', '--seed', '11', '--lost-ppm', '20000'], 120000);
   assert.equal(r.code, 0, r.stderr);
   const json = path.join(dir, 'rows.json');
-  runSql(`COPY (SELECT file_row_number AS row, event_type, ts_ns, pid, process_name, count, ret, submit_ts_ns,
-    io_uring_res, parent_pid, child_pid, exit_code, stack_trace FROM read_parquet(${sqlString(file)}, file_row_number = true))
+  runSql(`COPY (SELECT file_row_number AS row, * EXCLUDE (file_row_number) FROM read_parquet(${sqlString(file)}, file_row_number = true))
     TO ${sqlString(json)} (FORMAT json)`);
   rows = fs.readFileSync(json, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   // The tie rule: (pid, ts, file row).
@@ -177,8 +176,11 @@ test('histogram, counts and event lists match the oracle', async () => {
       const l = await getJson(v, `/api/event_list?${qs({ ...w, limit: 20, offset: 3, event_types: 'syscall_read_exit,page_fault,bogus' })}`);
       const f = mine.filter((x) => x.event_type === 'syscall_read_exit' || x.event_type === 'page_fault');
       assert.equal(l.total_in_range, f.length);
-      assert.deepEqual(l.events, f.slice(3, 23).map((x) => ({ ts_ns: x.ts_ns, latency_ns: null, event_type: x.event_type,
+      assert.deepEqual(l.events.map(refEvent), f.slice(3, 23).map((x) => ({ ts_ns: x.ts_ns, latency_ns: null, event_type: x.event_type,
         pid: x.pid, stack_trace: labels(x) })));
+      // Additive: each row's other non-null columns, read back from the file.
+      assert.deepEqual(l.events.map((e) => { const { ts_ns, latency_ns, event_type, pid, stack_trace, ...p } = e; return p; }),
+        f.slice(3, 23).map(payloadOf));
     }
   }
 });
@@ -217,5 +219,10 @@ test('process_lifetimes matches the oracle', async () => {
     return { pid, process_name: name.get(pid) ?? null, parent_pid: f ? f[0] : null, start_ns: f ? f[1] : r[0].ts_ns,
       end_ns: e ? e[1] : r[r.length - 1].ts_ns, exit: e ? e[0] : null, was_forked: !!f };
   }).sort((a, b) => a.start_ns - b.start_ns || a.pid - b.pid);
-  assert.deepEqual((await getJson(v, '/api/process_lifetimes')).processes, want);
+  const got = (await getJson(v, '/api/process_lifetimes')).processes;
+  assert.deepEqual(got.map(({ last_process_name, tgid, ...p }) => p), want);
+  // Additive: the last non-empty name of each pid.
+  const last = new Map();
+  for (const x of byTs) if (x.process_name) last.set(x.pid, x.process_name);
+  assert.deepEqual(got.map((p) => p.last_process_name ?? null), want.map((p) => last.get(p.pid) ?? null));
 });

@@ -195,6 +195,9 @@ test('the event list pages, resets paging on a range change, and shows leaf fram
   assert.match(firstRow, /T\+[\d.]+(ns|µs|ms|s)/);
   const leafCells = await page.locator('[data-testid=event-row] td.leaf').allInnerTexts();
   assert.ok(!leafCells.some((c) => c === '[user]' || c === '[kernel]'), 'leaf frames, not markers');
+  // Payload fields from the file: the synthetic trace's syscalls carry fd, count and ret.
+  const payloadCells = await page.locator('[data-testid=event-row] td.payload').allInnerTexts();
+  assert.ok(payloadCells.some((c) => /\b(fd|bytes|count|ret|address)=/.test(c)), `payload shown: ${payloadCells.slice(0, 5)}`);
   await page.click('[data-testid=page-next]');
   await page.waitForFunction(() => /^2\//.test(document.querySelector('[data-testid=page-label]').innerText));
   await page.waitForFunction((f) => document.querySelector('[data-testid=event-row]').innerText !== f, firstRow);

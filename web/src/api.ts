@@ -19,6 +19,10 @@ export interface ProcessLifetime {
   exit: number | null;
   was_forked: boolean;
   tgid?: number | null;
+  /** probex's viewer: the name of the pid's last named row (after exec). */
+  last_process_name?: string | null;
+  /** Set by the UI when the last name replaced a different first one. */
+  first_process_name?: string | null;
 }
 
 export interface LifetimesResponse {

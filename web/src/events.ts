@@ -11,7 +11,10 @@ import { leafFrame, renderFrames } from './frames';
 import type { EventDetail } from './api';
 import type { View } from './flamegraph';
 
-const CORE = new Set(['ts_ns', 'event_type', 'pid', 'stack_trace', 'cpu']);
+// Shown in their own columns, or the same on every row of the panel's pid, or stack
+// plumbing: the payload cell keeps what tells events apart (fd, bytes, ret, address, ...).
+const CORE = new Set(['ts_ns', 'event_type', 'pid', 'stack_trace', 'cpu', 'tgid', 'process_name',
+  'stack_id', 'kernel_stack_id', 'stack_kind', 'stack_weight']);
 
 export function eventsView(): View {
   const el = h('div', { class: 'card', 'data-testid': 'events-card' });

@@ -337,7 +337,8 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
   function laneTip(p: ProcessLifetime, d: LaneData, v: Range, w: number, x: number): string {
     const t = traceRange()!;
     const ns = v.start + (x / w) * (v.end - v.start);
-    const lines = [`<b>${escapeHtml(p.process_name || 'unknown')}</b> PID ${p.pid} · T+${formatOffsetPrecise(ns - t.start)}`];
+    const was = p.first_process_name ? ` (started as ${escapeHtml(p.first_process_name)})` : '';
+    const lines = [`<b>${escapeHtml(p.process_name || 'unknown')}</b>${was} PID ${p.pid} · T+${formatOffsetPrecise(ns - t.start)}`];
     const near = markersNear(d, v, w, x, 3, state.enabled);
     for (const m of near.slice(0, 6)) {
       lines.push(

@@ -60,6 +60,14 @@ async function boot(): Promise<void> {
       replace(main, errorBox(`Failed to load process lifetimes: ${lifetimesError}`, load));
       return;
     }
+    // A process is known by the name it ended with (a forked shell that ran gzip is
+    // "gzip", not "sh"); the first name stays in first_process_name.
+    for (const p of lifetimes.processes) {
+      if (p.last_process_name && p.last_process_name !== p.process_name) {
+        p.first_process_name = p.process_name;
+        p.process_name = p.last_process_name;
+      }
+    }
     build(main, summary, lifetimes);
   };
   await load();
