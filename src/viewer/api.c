@@ -10,8 +10,8 @@ static const struct api_route routes[] = {
 	{ "process_lifetimes", ep_process_lifetimes, READY_ROWS },
 	{ "process_events", ep_process_events, READY_ROWS },
 	{ "histogram", ep_histogram, READY_ROWS },
-	{ "event_type_counts", ep_event_type_counts, READY_TABLE },
-	{ "pid_event_type_counts", ep_pid_event_type_counts, READY_TABLE },
+	{ "event_type_counts", ep_event_type_counts, READY_ROWS },
+	{ "pid_event_type_counts", ep_pid_event_type_counts, READY_ROWS },
 	{ "syscall_latency_stats", ep_syscall_latency_stats, READY_OPS },
 	/* These show stacks, which the second pass over the file provides. */
 	{ "event_flamegraph", ep_event_flamegraph, READY_STACKS },

@@ -6,30 +6,6 @@
 
 #include "viewer/conn.h"
 
-/* ev: every row (rn, ts, pid, et = type code), in rn = (pid, ts, file row) order.
- * fl: rows with a non-empty stack (rn, ts, pid, et, sid = stack id, w = weight). */
-static const char *const sql[Q__COUNT] = {
-	[Q_TYPE_COUNTS] = "SELECT et, count(*)::UBIGINT FROM ev WHERE ts >= $1 AND ts <= $2 GROUP BY et",
-	[Q_PID_TYPE_COUNTS] = "SELECT et, count(*)::UBIGINT FROM ev "
-			      "WHERE pid = $3 AND ts >= $1 AND ts <= $2 GROUP BY et",
-	[Q_FLAME_COUNT] = "SELECT count(*)::UBIGINT FROM fl WHERE et = $1 AND ts >= $2 AND ts <= $3",
-	[Q_FLAME_COUNT_PID] = "SELECT count(*)::UBIGINT FROM fl WHERE et = $1 AND ts >= $2 AND ts <= $3 "
-			      "AND pid = $4",
-	/* A uniform sample of at most $5 rows, fixed by the request through the seed $4: the
-	 * rows with the smallest hashes.  $6 is a hash bound that lets most rows be dropped
-	 * before the sort (flame.c picks it so that enough rows pass). */
-	[Q_FLAME] = "SELECT sid, count(*)::UBIGINT, sum(w)::UBIGINT FROM ("
-		    "SELECT sid, w FROM fl WHERE et = $1 AND ts >= $2 AND ts <= $3 "
-		    "AND hash(rn, $4::UBIGINT) <= $6::UBIGINT "
-		    "ORDER BY hash(rn, $4::UBIGINT), rn LIMIT $5) GROUP BY sid",
-	[Q_FLAME_PID] = "SELECT sid, count(*)::UBIGINT, sum(w)::UBIGINT FROM ("
-			"SELECT sid, w FROM fl WHERE et = $1 AND ts >= $2 AND ts <= $3 AND pid = $7 "
-			"AND hash(rn, $4::UBIGINT) <= $6::UBIGINT "
-			"ORDER BY hash(rn, $4::UBIGINT), rn LIMIT $5) GROUP BY sid",
-	/* Built by payload_sql(): the constant IN list lets DuckDB skip to the rows' pages. */
-	[Q_PAYLOAD] = NULL,
-};
-
 static char payload_text[PAYLOAD_BATCH * 8 + 64];
 static pthread_once_t payload_once = PTHREAD_ONCE_INIT;
 
@@ -95,9 +71,10 @@ duckdb_prepared_statement conn__stmt(struct conn_ctx *c, enum stmt_id id, char *
 		duckdb_clear_bindings(c->stmt[id]);
 		return c->stmt[id];
 	}
-	if (id == Q_PAYLOAD)
-		pthread_once(&payload_once, payload_sql);
-	if (duckdb_prepare(c->con, id == Q_PAYLOAD ? payload_text : sql[id], &c->stmt[id]) == DuckDBError) {
+	const char *const sql[Q__COUNT] = { [Q_PAYLOAD] = payload_text };
+
+	pthread_once(&payload_once, payload_sql);
+	if (duckdb_prepare(c->con, sql[id], &c->stmt[id]) == DuckDBError) {
 		snprintf(err, len, "%s", duckdb_prepare_error(c->stmt[id]));
 		duckdb_destroy_prepare(&c->stmt[id]);
 		return NULL;

@@ -10,12 +10,6 @@
 #include "viewer/state.h"
 
 enum stmt_id {
-	Q_TYPE_COUNTS,
-	Q_PID_TYPE_COUNTS,
-	Q_FLAME_COUNT,
-	Q_FLAME_COUNT_PID,
-	Q_FLAME,
-	Q_FLAME_PID,
 	Q_PAYLOAD,	/* PAYLOAD_BATCH file row numbers */
 	Q__COUNT,
 };

@@ -1,6 +1,7 @@
 /* Endpoints that show stacks: event_flamegraph (a sampled flame graph of one event type,
- * rows chosen in DuckDB over the fl table) and event_list (a page of one pid's events,
- * straight from the sorted rows).  Labels come from the interned stack table. */
+ * rows taken from the per-type row index) and event_list (a page of one pid's events,
+ * straight from the sorted rows, payload from the file).  Labels come from the interned
+ * stack table. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,124 +54,146 @@ struct flame_input {
 	size_t n;
 };
 
-/* Folded stacks for the sampled stack ids (rows: sid, rows, weight sum). */
-static int fold(const struct model *m, duckdb_result *res, struct flame_input *in, uint64_t *total)
+/* One sampled row: its sampling key and row. */
+struct pick {
+	uint64_t h;
+	uint32_t rn;
+};
+
+static int pick_cmp(const void *x, const void *y)
+{
+	const struct pick *a = x, *b = y;
+
+	if (a->h != b->h)
+		return a->h < b->h ? -1 : 1;
+	return a->rn < b->rn ? -1 : a->rn > b->rn;
+}
+
+/* Visit the rows of type code (and w's pid) in the window that have labels. */
+#define FOR_EACH_FLAME_ROW(m, code, p0, p1, w, rn)                                          \
+	for (uint32_t p_ = (p0); p_ < (p1); p_++)                                             \
+		for (uint64_t lo_, hi_, k_ = (model__type_window((m), (unsigned int)(code), p_,      \
+							(w)->start, (w)->end, &lo_, &hi_), lo_); \
+		     k_ < hi_; k_++)                                                           \
+			if ((rn = (m)->by_type[k_], (m)->stack[rn] > STACK_EMPTY))
+
+/* A uniform sample of at most max rows, fixed by the request through seed: the rows with
+ * the smallest (hash(row, seed), row).  bound lets most rows be skipped without sorting:
+ * the smallest max of n uniform hashes lie below about max/n of the range; twice that is
+ * allowed, and in the rare case too few rows pass, no bound.  Returns the sampled rows in
+ * *picks (*npicks of them) or -ENOMEM. */
+static int flame_pick(const struct model *m, int code, const struct window *w, uint64_t seed,
+		      uint64_t max, struct pick **picks, uint64_t *npicks)
+{
+	uint32_t p0 = 0, p1 = m->npids, rn;
+	uint64_t n = 0, got = 0, bound;
+	struct pick *out;
+
+	*picks = NULL;
+	*npicks = 0;
+	if (w->has_pid) {
+		int64_t p = model__pid_index(m, w->pid);
+
+		if (p < 0)
+			return 0;
+		p0 = (uint32_t)p;
+		p1 = p0 + 1;
+	}
+	FOR_EACH_FLAME_ROW(m, code, p0, p1, w, rn)
+		n++;
+	if (!n)
+		return 0;
+	bound = n <= max || (double)max * 2.0 / (double)n >= 1.0 ? UINT64_MAX :
+		(uint64_t)((double)max * 2.0 / (double)n * 18446744073709551615.0);
+	for (;;) {
+		uint64_t cap = bound == UINT64_MAX ? n : (max * 2 + 1024 < n ? max * 2 + 1024 : n);
+
+		out = malloc(cap * sizeof(*out));
+		if (!out)
+			return -ENOMEM;
+		got = 0;
+		FOR_EACH_FLAME_ROW(m, code, p0, p1, w, rn) {
+			uint64_t h = synth__mix(synth__mix(rn) ^ seed);
+
+			if (h > bound)
+				continue;
+			if (got == cap)
+				break;	/* far more than expected passed: retry unbounded */
+			out[got++] = (struct pick){ h, rn };
+		}
+		if (bound == UINT64_MAX || (got >= max && got < cap))
+			break;
+		free(out);
+		bound = UINT64_MAX;
+	}
+	if (got > max) {
+		qsort(out, got, sizeof(*out), pick_cmp);
+		got = max;
+	}
+	*picks = out;
+	*npicks = got;
+	return 0;
+}
+
+/* Folded stacks for the sampled rows: per stack id, its rows (or their weights). */
+static int fold(const struct model *m, const struct pick *picks, uint64_t npicks,
+		struct flame_input *in, uint64_t *total)
 {
 	const struct trace_rows *l = &m->labels;
-	uint64_t nlabels = 0, bytes = 0, nrows = 0, fi = 0, ti = 0;
-	duckdb_data_chunk chunk;
-	idx_t ci = 0;
+	uint64_t nlabels = 0, bytes = 0, nstacks = 0, fi = 0, ti = 0, *count, *rows;
+	int err = -ENOMEM;
 
 	*total = 0;
-	/* First pass: sizes. */
-	while ((chunk = duckdb_result_get_chunk(*res, ci++))) {
-		uint32_t *sid = duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 0));
+	count = calloc(m->nstacks + 1, sizeof(*count));
+	rows = calloc(m->nstacks + 1, sizeof(*rows));
+	if (!count || !rows)
+		goto cleanup;
+	for (uint64_t i = 0; i < npicks; i++) {
+		uint32_t rn = picks[i].rn, s = m->stack[rn];
 
-		for (idx_t i = 0; i < duckdb_data_chunk_get_size(chunk); i++) {
-			uint32_t s = sid[i];
-
-			if (s >= m->nstacks)
-				continue;
+		if (s >= m->nstacks)
+			continue;
+		if (!rows[s]++) {
+			nstacks++;
 			nlabels += l->stack_count[s];
 			for (uint32_t k = 0; k < l->stack_count[s]; k++)
 				bytes += l->label_len[l->stack_first[s] + k] + 9;
-			nrows++;
 		}
-		duckdb_destroy_data_chunk(&chunk);
+		/* With a stack_weight column each sampled row stands for that many events. */
+		count[s] += m->has_stack_weight && m->weight ? m->weight[rn] : 1;
 	}
-	in->stacks = calloc(nrows + 1, sizeof(*in->stacks));
+	in->stacks = calloc(nstacks + 1, sizeof(*in->stacks));
 	in->frames = malloc((nlabels + 1) * sizeof(*in->frames));
 	in->lens = malloc((nlabels + 1) * sizeof(*in->lens));
 	in->text = malloc(bytes + 1);
 	if (!in->stacks || !in->frames || !in->lens || !in->text)
-		return -ENOMEM;
-	ci = 0;
-	while ((chunk = duckdb_result_get_chunk(*res, ci++))) {
-		uint32_t *sid = duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 0));
-		uint64_t *rows = duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 1));
-		uint64_t *wsum = duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 2));
+		goto cleanup;
+	for (uint32_t s = 0; s < m->nstacks; s++) {
+		struct flame_stack *fs;
 
-		for (idx_t i = 0; i < duckdb_data_chunk_get_size(chunk); i++) {
-			struct flame_stack *fs = &in->stacks[in->n];
-			uint32_t s = sid[i];
+		if (!rows[s])
+			continue;
+		fs = &in->stacks[in->n++];
+		fs->count = count[s];
+		fs->frames = &in->frames[fi];
+		fs->lens = &in->lens[fi];
+		fs->nframes = l->stack_count[s];
+		for (uint32_t k = 0; k < l->stack_count[s]; k++) {
+			uint32_t len;
+			const char *label = trace_rows__label(l, l->stack_first[s] + k, &len);
 
-			if (s >= m->nstacks)
-				continue;
-			/* With a stack_weight column each sampled row stands for that many events. */
-			fs->count = m->has_stack_weight ? wsum[i] : rows[i];
-			fs->frames = &in->frames[fi];
-			fs->lens = &in->lens[fi];
-			fs->nframes = l->stack_count[s];
-			for (uint32_t k = 0; k < l->stack_count[s]; k++) {
-				uint32_t len;
-				const char *label = trace_rows__label(l, l->stack_first[s] + k, &len);
-
-				in->frames[fi] = in->text + ti;
-				in->lens[fi] = (uint32_t)sanitize(label, len, in->text + ti);
-				ti += in->lens[fi];
-				fi++;
-			}
-			*total += fs->count;
-			in->n++;
+			in->frames[fi] = in->text + ti;
+			in->lens[fi] = (uint32_t)sanitize(label, len, in->text + ti);
+			ti += in->lens[fi];
+			fi++;
 		}
-		duckdb_destroy_data_chunk(&chunk);
+		*total += fs->count;
 	}
-	return 0;
-}
-
-/* Rows of the type (and pid) in the window; -1 on a query failure (rq->error set). */
-static int64_t flame_count(struct request *rq, struct conn_ctx *c, int code, const struct window *w)
-{
-	duckdb_prepared_statement s;
-	duckdb_result res;
-	int64_t n;
-
-	if (!(s = conn__stmt(c, w->has_pid ? Q_FLAME_COUNT_PID : Q_FLAME_COUNT, rq->error, sizeof(rq->error))))
-		return -1;
-	duckdb_bind_uint8(s, 1, (uint8_t)code);
-	duckdb_bind_uint64(s, 2, w->start);
-	duckdb_bind_uint64(s, 3, w->end);
-	if (w->has_pid)
-		duckdb_bind_uint32(s, 4, w->pid);
-	if (conn__run(s, &res, rq->error, sizeof(rq->error)))
-		return -1;
-	n = (int64_t)duckdb_value_uint64(&res, 0, 0);
-	duckdb_destroy_result(&res);
-	return n;
-}
-
-/* The sampled rows' stacks (sid, rows, weight sum), bounded by hash <= bound. */
-static int flame_sample(struct request *rq, struct conn_ctx *c, int code, const struct window *w,
-			uint64_t seed, uint64_t max, uint64_t bound, duckdb_result *res)
-{
-	duckdb_prepared_statement s;
-
-	if (!(s = conn__stmt(c, w->has_pid ? Q_FLAME_PID : Q_FLAME, rq->error, sizeof(rq->error))))
-		return -1;
-	duckdb_bind_uint8(s, 1, (uint8_t)code);
-	duckdb_bind_uint64(s, 2, w->start);
-	duckdb_bind_uint64(s, 3, w->end);
-	duckdb_bind_uint64(s, 4, seed);
-	duckdb_bind_uint64(s, 5, max);
-	duckdb_bind_uint64(s, 6, bound);
-	if (w->has_pid)
-		duckdb_bind_uint32(s, 7, w->pid);
-	return conn__run(s, res, rq->error, sizeof(rq->error)) ? -1 : 0;
-}
-
-static uint64_t sampled_rows(duckdb_result *res)
-{
-	uint64_t n = 0;
-	duckdb_data_chunk chunk;
-
-	for (idx_t ci = 0; (chunk = duckdb_result_get_chunk(*res, ci)); ci++) {
-		uint64_t *rows = duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 1));
-
-		for (idx_t i = 0; i < duckdb_data_chunk_get_size(chunk); i++)
-			n += rows[i];
-		duckdb_destroy_data_chunk(&chunk);
-	}
-	return n;
+	err = 0;
+cleanup:
+	free(count);
+	free(rows);
+	return err;
 }
 
 int ep_event_flamegraph(struct request *rq)
@@ -181,8 +204,6 @@ int ep_event_flamegraph(struct request *rq)
 	const char *type;
 	char *svg = NULL, title[256];
 	size_t svg_len = 0;
-	duckdb_result res;
-	struct conn_ctx *c;
 	struct window w;
 	int code, status;
 
@@ -195,26 +216,14 @@ int ep_event_flamegraph(struct request *rq)
 	code = api__type_code(m, type, strlen(type));
 	if (code >= 0) {
 		uint64_t seed = synth__mix(synth__mix(w.start) ^ synth__mix(w.end + max_stacks) ^
-					   fnv(type) ^ (w.has_pid ? synth__mix(w.pid + 1) : 0)), bound;
-		int64_t n;
+					   fnv(type) ^ (w.has_pid ? synth__mix(w.pid + 1) : 0));
+		struct pick *picks = NULL;
+		uint64_t npicks = 0;
 
-		if (!(c = api__conn(rq)) || (n = flame_count(rq, c, code, &w)) < 0)
-			return 500;
-		/* The smallest max_stacks hashes of n uniform ones lie below about
-		 * max_stacks/n of the range: allow twice that, and fall back to no bound in
-		 * the rare case too few rows pass. */
-		bound = (uint64_t)n <= max_stacks ? UINT64_MAX :
-			(double)max_stacks * 2.0 / (double)n >= 1.0 ? UINT64_MAX :
-			(uint64_t)((double)max_stacks * 2.0 / (double)n * 18446744073709551615.0);
-		if (flame_sample(rq, c, code, &w, seed, max_stacks, bound, &res))
-			return 500;
-		if (bound != UINT64_MAX && sampled_rows(&res) < max_stacks) {
-			duckdb_destroy_result(&res);
-			if (flame_sample(rq, c, code, &w, seed, max_stacks, UINT64_MAX, &res))
-				return 500;
-		}
-		status = fold(m, &res, &in, &total);
-		duckdb_destroy_result(&res);
+		status = flame_pick(m, code, &w, seed, max_stacks, &picks, &npicks);
+		if (!status)
+			status = fold(m, picks, npicks, &in, &total);
+		free(picks);
 		if (status) {
 			status = api__fail(rq, 500, "out of memory");
 			goto cleanup;

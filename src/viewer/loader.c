@@ -72,79 +72,6 @@ void state__set_failed(struct viewer_state *st, const char *error)
 	pthread_mutex_unlock(&st->lock);
 }
 
-/* A DuckDB table from the model through data chunks, rows in rn = (pid, ts, file row)
- * order, so zone maps prune pid-filtered queries to a row group or two.  ev holds every
- * row (rn, ts, pid, et); fl the rows with labelled stacks (plus sid, w). */
-static int fill_table(duckdb_connection con, const char *name, const struct model *m, bool stacks,
-		      const volatile bool *cancel)
-{
-	static const duckdb_type types[] = { DUCKDB_TYPE_UINTEGER, DUCKDB_TYPE_UBIGINT,
-					     DUCKDB_TYPE_UINTEGER, DUCKDB_TYPE_UTINYINT,
-					     DUCKDB_TYPE_UINTEGER, DUCKDB_TYPE_UINTEGER };
-	int ncols = stacks ? 6 : 4, err = 0;
-	idx_t cap = duckdb_vector_size(), k = 0;
-	duckdb_logical_type lt[6];
-	duckdb_appender app = NULL;
-	duckdb_data_chunk chunk;
-	uint32_t p = 0;
-	void *d[6];
-	char sql[200];
-
-	snprintf(sql, sizeof(sql), "CREATE TABLE %s (rn UINTEGER, ts UBIGINT, pid UINTEGER, et UTINYINT%s)",
-		 name, stacks ? ", sid UINTEGER, w UINTEGER" : "");
-	if (duck__exec(con, sql))
-		return -EIO;
-	if (duckdb_appender_create(con, NULL, name, &app) == DuckDBError) {
-		log__error("%s: %s", m->path, duckdb_appender_error(app));
-		duckdb_appender_destroy(&app);
-		return -EIO;
-	}
-	for (int c = 0; c < ncols; c++)
-		lt[c] = duckdb_create_logical_type(types[c]);
-	chunk = duckdb_create_data_chunk(lt, (idx_t)ncols);
-	for (int c = 0; c < ncols; c++)
-		d[c] = duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, c));
-	for (uint64_t r = 0; !err && r < m->n; r++) {
-		while (p + 1 < m->npids && m->pid_off[p + 1] <= r)
-			p++;
-		if (stacks && m->stack[r] <= STACK_EMPTY)
-			continue;	/* the flame graph skips rows without labels */
-		((uint32_t *)d[0])[k] = (uint32_t)r;
-		((uint64_t *)d[1])[k] = m->ts[r];
-		((uint32_t *)d[2])[k] = m->pids[p];
-		((uint8_t *)d[3])[k] = m->type[r];
-		if (stacks) {
-			((uint32_t *)d[4])[k] = m->stack[r];
-			((uint32_t *)d[5])[k] = m->weight ? m->weight[r] : 1;
-		}
-		if (++k < cap && r + 1 < m->n)
-			continue;
-		duckdb_data_chunk_set_size(chunk, k);
-		if (duckdb_append_data_chunk(app, chunk) == DuckDBError)
-			err = -EIO;
-		else if (*cancel)
-			err = -ECANCELED;
-		duckdb_data_chunk_reset(chunk);
-		for (int c = 0; c < ncols; c++)
-			d[c] = duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, c));
-		k = 0;
-	}
-	if (!err && k) {	/* fl: the last rows may all have been skipped above */
-		duckdb_data_chunk_set_size(chunk, k);
-		if (duckdb_append_data_chunk(app, chunk) == DuckDBError)
-			err = -EIO;
-	}
-	if (!err && duckdb_appender_close(app) == DuckDBError)
-		err = -EIO;
-	if (err == -EIO)
-		log__error("%s: cannot build table %s: %s", m->path, name, duckdb_appender_error(app));
-	duckdb_destroy_data_chunk(&chunk);
-	for (int c = 0; c < ncols; c++)
-		duckdb_destroy_logical_type(&lt[c]);
-	duckdb_appender_destroy(&app);
-	return err;
-}
-
 /* pl: every column but the stack, by file row, for event_list's payload fields.  The
  * path is the command line's, quoted as a literal; requests only bind row numbers. */
 static int create_payload_view(duckdb_connection con, const struct trace_file *tf)
@@ -221,23 +148,12 @@ static void *loader_main(void *arg)
 	}
 	if (!err) {
 		t = now();
-		err = st->stopping ? -ECANCELED : fill_table(ld->con, "ev", &st->m, false, &st->stopping);
-		log__debug("load: ev table built in %.2f s", now() - t);
-	}
-	if (!err) {
-		state__set_ready(st, READY_TABLE);
-		t = now();
 		err = st->stopping ? -ECANCELED : trace_rows__scan_stacks(ld->con, &st->tf, &st->stopping,
 									 &rows);
 		log__debug("load: stacks read in %.2f s", now() - t);
 	}
 	if (!err)
 		err = model__attach_stacks(&st->m, &rows);
-	if (!err) {
-		t = now();
-		err = st->stopping ? -ECANCELED : fill_table(ld->con, "fl", &st->m, true, &st->stopping);
-		log__debug("load: fl table built in %.2f s", now() - t);
-	}
 	trace_rows__free(&rows);
 	if (ops_started)
 		pthread_join(ops, &ops_err);

@@ -16,8 +16,7 @@
 enum load_part {
 	READY_ROWS = 1,		/* sorted rows, summary, lifetimes */
 	READY_OPS = 2,		/* enter/exit pairs and their indexes */
-	READY_TABLE = 4,	/* the ev table: counts and histograms in SQL */
-	READY_STACKS = 8,	/* stacks and the fl table */
+	READY_STACKS = 8,	/* stacks (the second pass over the file) */
 };
 
 struct viewer_state {

@@ -153,7 +153,7 @@ duckdb_database fz__db(void)
 }
 
 /* Every part a load prepares: the server answers everything once these are ready. */
-#define FZ_ALL_PARTS (READY_ROWS | READY_OPS | READY_TABLE | READY_STACKS)
+#define FZ_ALL_PARTS (READY_ROWS | READY_OPS | READY_STACKS)
 
 int fz__load(const char *path, struct viewer_state *st, int *stage_failed)
 {
