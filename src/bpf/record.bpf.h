@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The record path shared by every probex program: settings, maps, per-thread state,
+ * drop counters, stack sampling and capture, and building and submitting a record.
+ * Included once, by probex.bpf.c (one BPF object, one skeleton). */
+#ifndef PROBEX_BPF_RECORD_BPF_H
+#define PROBEX_BPF_RECORD_BPF_H
+
+#define STACKS_SAMPLED	0
+#define STACKS_ALL	1
+#define STACKS_NONE	2
+
+const volatile __u32 stack_mode = STACKS_SAMPLED;
+const volatile __u64 stack_interval_ns = 1000000;
+const volatile __u64 wakeup_bytes = 256 * 1024;	/* 0: wake up on every record */
+
+/* The command's process, set by user space while it is stopped before exec: tracing it
+ * starts at its exec, so none of probex's own code (the tail of the fork) is recorded. */
+__u32 root_tgid;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 * 1024 * 1024);	/* resized by user space before load */
+} rb SEC(".maps");
+
+/* Processes (tgids) being traced: the root command and everything it forks. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u8);
+} traced SEC(".maps");
+
+/* Per-thread state, present exactly for traced threads: the hot-path "is this traced?"
+ * test is a task-storage lookup (a pointer walk) instead of hash lookups. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct tstate);
+} tstates SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, struct iou_inflight);
+} iou_inflight SEC(".maps");
+
+struct counters {
+	__u64 v[CNT__COUNT];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct counters);
+} counters SEC(".maps");
+
+#define SCRATCH_DEPTH 4
+
+/* Records with stacks are built here and copied out with bpf_ringbuf_output, because
+ * their size is only known after the stacks are taken.  Programs nest on a CPU (the
+ * CPU sampler interrupts a syscall program, io_uring completions arrive in interrupts),
+ * so each nesting level gets its own slot. */
+struct scratch {
+	__u32 depth;
+	__u32 _pad;
+	__u8 buf[SCRATCH_DEPTH][REC_MAX_SIZE];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+/* Per-CPU perf buffers for mmap side-band records (opened by user space). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} sideband SEC(".maps");
+
+static __always_inline void cnt_add(__u32 idx, __u64 n)
+{
+	__u32 zero = 0;
+	struct counters *c = bpf_map_lookup_elem(&counters, &zero);
+
+	/* Atomic even though per-CPU: a program interrupting us on this CPU would
+	 * otherwise lose its increment. */
+	if (c && idx < CNT__COUNT)
+		__sync_fetch_and_add(&c->v[idx], n);
+}
+
+
+static __always_inline __u64 rb_flags(void)
+{
+	if (!wakeup_bytes)
+		return 0;
+	return bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
+									 : BPF_RB_NO_WAKEUP;
+}
+
+/* State of a task if it is traced, else NULL. */
+static __always_inline struct tstate *task_state(struct task_struct *task)
+{
+	return bpf_task_storage_get(&tstates, task, 0, 0);
+}
+
+static __always_inline struct tstate *cur_state(void)
+{
+	return task_state(bpf_get_current_task_btf());
+}
+
+/* Returns the weight a stack taken now carries, or 0 when no stack should be taken. */
+static __always_inline __u32 stack_take(struct tstate *t, __u32 cls, __u64 now)
+{
+	__u32 w;
+
+	if (stack_mode == STACKS_NONE)
+		return 0;
+	if (stack_mode == STACKS_ALL || !t)
+		return 1;
+	if (cls >= SC__COUNT)
+		return 0;
+	w = ++t->since_stack[cls];
+	if (now - t->last_stack_ts[cls] < stack_interval_ns)
+		return 0;
+	t->since_stack[cls] = 0;
+	t->last_stack_ts[cls] = now;
+	return w;
+}
+
+static __always_inline void hdr_fill(struct rec_hdr *h, __u8 kind, __u64 ts, __u64 pid_tgid)
+{
+	h->ts = ts;
+	h->tid = (__u32)pid_tgid;
+	h->tgid = pid_tgid >> 32;
+	h->cpu = bpf_get_smp_processor_id();
+	h->kind = kind;
+	h->sub = 0;
+	h->ustack_n = 0;
+	h->kstack_n = 0;
+	h->flags = 0;
+	h->_pad = 0;
+	h->weight = 1;
+	bpf_get_current_comm(h->comm, sizeof(h->comm));
+}
+
+/* Claim this CPU's scratch slot for the current nesting level; scratch_put() releases
+ * it.  A nested program finishes before the one it interrupted resumes, so a plain
+ * per-CPU counter is enough. */
+static __always_inline void *scratch_get(void)
+{
+	__u32 zero = 0, d;
+	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+
+	if (!s)
+		return NULL;
+	d = s->depth;
+	if (d >= SCRATCH_DEPTH)
+		return NULL;
+	s->depth = d + 1;
+	return s->buf[d];
+}
+
+static __always_inline void scratch_put(void)
+{
+	__u32 zero = 0;
+	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+
+	if (s && s->depth)
+		s->depth--;
+}
+
+/* Either a ring-buffer slot of exactly `size` bytes (no stack) or a per-CPU scratch
+ * area (stack wanted).  `*stacked` tells which, for rec_finish(). */
+static __always_inline void *rec_begin(__u32 size, bool want_stack, bool *stacked)
+{
+	*stacked = want_stack;
+	if (want_stack)
+		return scratch_get();
+	return bpf_ringbuf_reserve(&rb, size, 0);
+}
+
+static __always_inline void rec_drop(__u8 kind)
+{
+	if (kind < REC__COUNT)
+		cnt_add(CNT_RB_DROP0 + kind, 1);
+}
+
+/* Walk the user stack through frame pointers, leaf first, into buf.  Unlike the
+ * kernel's perf walker (bpf_get_stack), stop as soon as a frame pointer does not move
+ * up the stack: code built without frame pointers (libc, ld.so) otherwise sends the
+ * walk round a loop to the depth limit, costing ~25 us and 127 bogus frames. */
+static __always_inline long user_stack(__u64 *buf, __u64 ip, __u64 fp, __u16 *flags)
+{
+	long n = 1;
+
+	if (ip < 0x1000 || ip >= (1ull << 63))
+		return 0;
+	buf[0] = ip;
+#pragma clang loop unroll(disable)
+	for (int i = 1; i < PROBEX_MAX_FRAMES; i++) {
+		__u64 fr[2];
+
+		if (fp < 0x1000 || fp >= (1ull << 63) || (fp & 7))
+			return n;
+		if (bpf_probe_read_user(fr, sizeof(fr), (void *)fp))
+			return n;
+		if (fr[1] < 0x1000 || fr[1] >= (1ull << 63))
+			return n;
+		buf[i] = fr[1];
+		n = i + 1;
+		if (fr[0] <= fp || fr[0] - fp > (8u << 20))
+			return n;
+		fp = fr[0];
+	}
+	*flags |= REC_F_USTACK_TRUNC;
+	cnt_add(CNT_STACK_TRUNC, 1);
+	return n;
+}
+
+/* Append user and/or kernel stacks after the fixed part and send the record.  The user
+ * walk starts from (uip, ufp) when have_uregs, else from the task's saved user registers. */
+static __always_inline void rec_finish_regs(void *ctx, void *rec, __u32 fixed, bool stacked,
+					    bool want_user, bool want_kernel, bool have_uregs,
+					    __u64 uip, __u64 ufp)
+{
+	struct rec_hdr *h = rec;
+	long un = 0, kn = 0;
+	__u64 size;
+
+	if (!stacked) {
+		bpf_ringbuf_submit(rec, rb_flags());
+		cnt_add(CNT_EVENTS, 1);
+		return;
+	}
+	if (fixed > REC_MAX_FIXED) {
+		scratch_put();
+		return;
+	}
+	if (want_user) {
+		if (!have_uregs) {
+			struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+
+			uip = BPF_CORE_READ(regs, ip);
+			ufp = BPF_CORE_READ(regs, bp);
+		}
+		un = user_stack(rec + fixed, uip, ufp, &h->flags);
+		if (un > PROBEX_MAX_FRAMES)
+			un = PROBEX_MAX_FRAMES;
+	}
+	if (want_kernel) {
+		kn = bpf_get_stack(ctx, rec + fixed + un * 8, PROBEX_MAX_FRAMES * 8, 0);
+		if (kn < 0) {
+			cnt_add(CNT_KSTACK_ERR, 1);
+			kn = 0;
+		}
+		kn /= 8;
+		if (kn >= PROBEX_MAX_FRAMES) {
+			kn = PROBEX_MAX_FRAMES;
+			h->flags |= REC_F_KSTACK_TRUNC;
+			cnt_add(CNT_STACK_TRUNC, 1);
+		}
+	}
+	h->ustack_n = un;
+	h->kstack_n = kn;
+	size = fixed + (un + kn) * 8;
+	if (size <= REC_MAX_SIZE && bpf_ringbuf_output(&rb, rec, size, rb_flags()) == 0)
+		cnt_add(CNT_EVENTS, 1);
+	else
+		rec_drop(h->kind);
+	scratch_put();
+}
+
+static __always_inline void rec_finish(void *ctx, void *rec, __u32 fixed, bool stacked,
+				       bool want_user, bool want_kernel)
+{
+	rec_finish_regs(ctx, rec, fixed, stacked, want_user, want_kernel, false, 0, 0);
+}
+
+#endif
