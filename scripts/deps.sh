@@ -12,6 +12,9 @@ apt_pkgs=(
 	build-essential pkg-config clang llvm lld
 	libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev
 	libdw-dev libiberty-dev
+	# names for frames in libc and ld.so (Debian strips them; libdw finds the debug
+	# files under /usr/lib/debug/.build-id): most frames of a short-lived process are there
+	libc6-dbg
 	libmicrohttpd-dev libcmocka-dev
 	fio wrk chromium
 	# reliability suite: libFuzzer runtime, network namespaces, an HTTP client
