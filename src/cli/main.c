@@ -39,6 +39,9 @@ int main(int argc, char **argv)
 	 * freed memory in the heap for reuse instead of returning it to the kernel. */
 	mallopt(M_MMAP_THRESHOLD, 256 << 20);
 	mallopt(M_TRIM_THRESHOLD, 512 << 20);
+	/* The viewer serves from many libmicrohttpd threads, computing four at a time: a few
+	 * arenas are enough, and each extra one would keep its own peak of freed memory. */
+	mallopt(M_ARENA_MAX, 4);
 
 	/* Subcommands are only recognised as the very first word; `probex -- query`
 	 * always runs a program called query. */

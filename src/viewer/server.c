@@ -295,6 +295,12 @@ int viewer__main(const char *file, const struct viewer_opts *opts)
 
 	if (duck__open_memory(&st.db, &con, 0))
 		goto cleanup;
+	/* A long-running server: DuckDB hands memory back after each task instead of keeping
+	 * up to 128 MB per thread, and does not cache the file's blocks (event_list reads a
+	 * few pages per request; the kernel's page cache already holds them). */
+	if (duck__exec(con, "SET allocator_flush_threshold = '8MB'") ||
+	    duck__exec(con, "SET enable_external_file_cache = false"))
+		goto cleanup;
 	/* Everything checkable about the file is checked before binding. */
 	if (trace_file__open(file, con, &st.tf))
 		goto cleanup;
