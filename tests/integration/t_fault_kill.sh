@@ -23,14 +23,14 @@ assert_ge "dd's read exits in the reference run" $N "$ref"
 
 # The root process: dd's work is done, then the shell becomes `sleep`, which is killed.
 "$PROBEX" -q --stacks=none -o "$TMP/a.parquet" --no-viewer -- \
-	sh -c "dd if=/dev/zero of=/dev/null bs=1 count=$N status=none; touch $TMP/a.mark; exec sleep 331" &
+	sh -c "dd if=/dev/zero of=/dev/null bs=1 count=$N status=none; touch $TMP/a.mark; exec sleep 8331" &
 pp=$!
 wait_for "$TMP/a.mark"
 sleep 0.2
-pkill -KILL -f "^sleep 331"
+pkill -KILL -f "^sleep 8331"
 wait_exit $pp 30
 assert_eq "exit status when the command is SIGKILLed" 137 $?
-assert_no_leftovers "sleep 331"
+assert_no_leftovers "sleep 8331"
 [ ! -e "$TMP/a.parquet.probex-spool" ] || fail "spool left behind"
 got=$(reads "$TMP/a.parquet")
 assert_eq "dd's read exits before the kill" "$ref" "$got"
@@ -39,21 +39,21 @@ assert_eq "the root's exit row says SIGKILL" "137 9" \
 ledger fault "traced command SIGKILLed from outside" 1 $((ref - got))
 
 # The whole tree at once: a shell with three children (one stopped).
-script="dd if=/dev/zero of=/dev/null bs=1 count=$N status=none; sleep 332 & sleep 333 & sleep 334 & \
+script="dd if=/dev/zero of=/dev/null bs=1 count=$N status=none; sleep 8332 & sleep 8333 & sleep 8334 & \
 sleep 0.2; kill -STOP \$!; touch $TMP/b.mark; wait"
 "$PROBEX" -q --stacks=none -o "$TMP/b.parquet" --no-viewer -- sh -c "$script" &
 pp=$!
 wait_for "$TMP/b.mark"
 sleep 0.2
-tree=$(pgrep -f "^sleep 33[234]|^sh -c dd if=/dev/zero of=/dev/null bs=1 count=$N " | tr '\n' ' ')
+tree=$(pgrep -f "^sleep 833[234]|^sh -c dd if=/dev/zero of=/dev/null bs=1 count=$N " | tr '\n' ' ')
 assert_eq "processes in the tree" 4 "$(echo $tree | wc -w)"
-assert_eq "one of them stopped" T "$(ps -o stat= -p "$(pgrep -f '^sleep 334')" | cut -c1)"
+assert_eq "one of them stopped" T "$(ps -o stat= -p "$(pgrep -f '^sleep 8334')" | cut -c1)"
 kill -KILL $tree
 wait_exit $pp 30
 rc=$?
 assert_eq "exit status when the whole tree is SIGKILLed" 137 $rc
 sleep 0.2
-assert_no_leftovers "sleep 33[234]"
+assert_no_leftovers "sleep 833[234]"
 got=$(reads "$TMP/b.parquet")
 assert_eq "dd's read exits before the kill" "$ref" "$got"
 assert_ge "exit rows with SIGKILL" 4 \

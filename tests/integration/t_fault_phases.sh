@@ -48,14 +48,14 @@ done
 startup=0
 for delay in 0 0.02 0.05 0.1 0.2 0.4; do
 	out=$TMP/s$delay.parquet
-	bg_probex -o "$out" --no-viewer -- sh -c "exec sleep 321" 2>"$TMP/err"
+	bg_probex -o "$out" --no-viewer -- sh -c "exec sleep 8321" 2>"$TMP/err"
 	pp=$!
 	sleep "$delay"
 	kill -INT $pp
 	wait_exit $pp 20
 	rc=$?
 	sleep 0.2
-	assert_no_leftovers "^sleep 321"
+	assert_no_leftovers "^sleep 8321"
 	if grep -q "received .* before the command started" "$TMP/err" ||
 		{ [ $rc -eq 130 ] && ! grep -q "received" "$TMP/err"; }; then
 		startup=$((startup + 1))
@@ -111,13 +111,13 @@ assert_ge "signals that landed during finalization" 1 "$hits"
 # --- probex SIGKILLed at start-up: the stopped, not-yet-exec'd command is not left ------
 for delay in 0.05 0.2; do
 	out=$TMP/k$delay.parquet
-	bg_probex -q -o "$out" --no-viewer -- sh -c "exec sleep 322" 2>/dev/null
+	bg_probex -q -o "$out" --no-viewer -- sh -c "exec sleep 8322" 2>/dev/null
 	pp=$!
 	sleep "$delay"
 	kill -9 $pp
 	wait $pp 2>/dev/null
 	sleep 1
-	assert_no_leftovers "sleep 322"
+	assert_no_leftovers "sleep 8322"
 	[ ! -e "$out" ] || fail "an output file appeared although probex was killed"
 	if [ -e "$out.probex-spool" ]; then
 		"$PROBEX" recover "$out.probex-spool" 2>"$TMP/err" || fail "recover failed: $(cat "$TMP/err")"

@@ -21,13 +21,13 @@ assert_eq "daemon's exit recorded" 1 \
 	"$(q "$TMP/daemon.parquet" "SELECT count(*) FROM events WHERE event_type='process_exit' AND exit_code=7 AND NOT is_thread")"
 
 # probex SIGKILLed mid-run: the tree is stopped by the guardian, the spool is recoverable.
-"$PROBEX" -q -o "$TMP/k.parquet" --no-viewer -- sh -c 'sleep 311 & dd if=/dev/zero of=/dev/null bs=1 count=50000 status=none; sleep 312' &
+"$PROBEX" -q -o "$TMP/k.parquet" --no-viewer -- sh -c 'sleep 8311 & dd if=/dev/zero of=/dev/null bs=1 count=50000 status=none; sleep 8312' &
 pp=$!
-wait_for "^sleep 312"
+wait_for "^sleep 8312"
 kill -9 $pp
 wait $pp 2>/dev/null
 sleep 0.5
-assert_no_leftovers "^sleep 31[12]"
+assert_no_leftovers "^sleep 831[12]"
 [ ! -e "$TMP/k.parquet" ] || fail "an output file appeared although probex was killed"
 [ -s "$TMP/k.parquet.probex-spool" ] || fail "no spool left to recover"
 "$PROBEX" recover "$TMP/k.parquet.probex-spool" 2>"$TMP/err" || fail "recover failed: $(cat "$TMP/err")"
