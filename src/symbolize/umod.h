@@ -25,6 +25,9 @@ int umod__build_id(struct umod *m, const unsigned char **id);
 
 /* Names for the code at file_offset, pointing into m's data (valid until umod__close).
  * -ENOENT when no loadable segment covers the offset or no symbol names it. */
-int umod__symbolize(struct umod *m, unsigned long long file_offset, struct umod_sym *out);
+/* lines: also look up the source file and line (decodes the CU's line table: in
+ * distribution debug files a compressed section, the costliest part of a lookup). */
+int umod__symbolize(struct umod *m, unsigned long long file_offset, bool lines,
+		    struct umod_sym *out);
 
 #endif

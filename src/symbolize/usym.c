@@ -41,6 +41,7 @@ struct usym {
 	size_t nfiles, capfiles;
 	struct arena arena;	/* struct ufile, struct ures and name arrays */
 	struct usym_stats stats;
+	bool no_lines;		/* skip source file and line lookups */
 };
 
 struct usym *usym__new(void)
@@ -55,6 +56,11 @@ struct usym *usym__new(void)
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	return calloc(1, sizeof(struct usym));
+}
+
+void usym__set_lines(struct usym *u, bool on)
+{
+	u->no_lines = !on;
 }
 
 void usym__free(struct usym *u)
@@ -193,7 +199,7 @@ static struct ures *usym__resolve(struct usym *u, struct ufile *f, unsigned long
 	if (!r)
 		return NULL;
 	memset(r, 0, sizeof(*r));
-	r->err = umod__symbolize(f->mod, off, &s);
+	r->err = umod__symbolize(f->mod, off, !u->no_lines, &s);
 	if (r->err)
 		return r;
 

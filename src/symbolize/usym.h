@@ -9,6 +9,9 @@
 struct usym;	/* caches: one Dwfl/module per file (by path and by inode), results per (file, offset) */
 
 struct usym *usym__new(void);
+/* Whether results carry file and line (default on).  Off saves decoding line tables;
+ * probex's labels do not show them.  Set before the first lookup. */
+void usym__set_lines(struct usym *u, bool on);
 void usym__free(struct usym *u);
 
 struct usym_result {
