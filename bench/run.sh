@@ -88,13 +88,17 @@ for k in $ORDER; do
 	samples="-"
 	if [[ $k == b_* ]]; then
 		# Expected samples = frequency x the tree's CPU time, measured in the traced run
-		# itself from its sched_switch on/off-CPU intervals (wall-clock bounded loops get
-		# less CPU on a busy machine).
-		cpu=$(q "$out" "WITH t AS (SELECT DISTINCT pid FROM events WHERE event_type <> 'sched_switch'),
+		# itself (wall-clock bounded loops get less CPU on a busy machine): per thread, its
+		# first to last event less the off-CPU intervals of its sched_switch rows (a thread
+		# that is never switched out has none: it was on a CPU the whole time).
+		cpu=$(q "$out" "WITH t AS (SELECT pid, min(ts_ns) AS t0, max(ts_ns) AS t1 FROM events
+			      WHERE event_type NOT IN ('sched_switch', 'cpu_sample') GROUP BY pid),
 			s AS (SELECT ts_ns, prev_pid, next_pid FROM events WHERE event_type='sched_switch'),
 			e AS (SELECT ts_ns, next_pid AS tid, 1 AS oncpu FROM s WHERE next_pid IN (SELECT pid FROM t)
-			      UNION ALL SELECT ts_ns, prev_pid, 0 FROM s WHERE prev_pid IN (SELECT pid FROM t))
-			SELECT sum(d) / 1e9 FROM (SELECT oncpu, lead(ts_ns) OVER (PARTITION BY tid ORDER BY ts_ns) - ts_ns AS d FROM e) WHERE oncpu = 1")
+			      UNION ALL SELECT ts_ns, prev_pid, 0 FROM s WHERE prev_pid IN (SELECT pid FROM t)),
+			o AS (SELECT tid, sum(d) AS off FROM (SELECT tid, oncpu, lead(ts_ns) OVER (PARTITION BY tid ORDER BY ts_ns) - ts_ns AS d FROM e)
+			      WHERE oncpu = 0 AND d IS NOT NULL GROUP BY tid)
+			SELECT sum(t1 - t0 - coalesce(off, 0)) / 1e9 FROM t LEFT JOIN o ON o.tid = t.pid")
 		got=$(q "$out" "SELECT count(*) FROM events WHERE event_type='cpu_sample'")
 		freq=$(q "$out" "SELECT decode(value) FROM parquet_kv_metadata('$out') WHERE key='probex.sample_freq_hz'")
 		samples=$(awk -v g="$got" -v c="$cpu" -v f="$freq" 'BEGIN { printf "%d/%d = %.1f%%", g, f * c, 100 * g / (f * c) }')
