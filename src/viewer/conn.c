@@ -6,19 +6,23 @@
 
 #include "viewer/conn.h"
 
-static char payload_text[PAYLOAD_BATCH * 8 + 64];
+static char payload_text[PAYLOAD_BATCH * 8 + 64], payload_big_text[PAYLOAD_BATCH_BIG * 8 + 64];
 static pthread_once_t payload_once = PTHREAD_ONCE_INIT;
 
-/* "SELECT * FROM pl WHERE file_row_number IN ($1, ..., $PAYLOAD_BATCH)" */
+/* "SELECT * FROM pl WHERE file_row_number IN ($1, ..., $count)" */
+static void payload_in_list(char *buf, size_t size, int count)
+{
+	size_t n = (size_t)snprintf(buf, size, "SELECT * FROM pl WHERE file_row_number IN (");
+
+	for (int i = 1; i <= count; i++)
+		n += (size_t)snprintf(buf + n, size - n, "%s$%d", i > 1 ? ", " : "", i);
+	snprintf(buf + n, size - n, ")");
+}
+
 static void payload_sql(void)
 {
-	size_t n = (size_t)snprintf(payload_text, sizeof(payload_text),
-				    "SELECT * FROM pl WHERE file_row_number IN (");
-
-	for (int i = 1; i <= PAYLOAD_BATCH; i++)
-		n += (size_t)snprintf(payload_text + n, sizeof(payload_text) - n, "%s$%d",
-				      i > 1 ? ", " : "", i);
-	snprintf(payload_text + n, sizeof(payload_text) - n, ")");
+	payload_in_list(payload_text, sizeof(payload_text), PAYLOAD_BATCH);
+	payload_in_list(payload_big_text, sizeof(payload_big_text), PAYLOAD_BATCH_BIG);
 }
 
 struct conn_ctx *conn__get(struct viewer_state *st)
@@ -71,7 +75,8 @@ duckdb_prepared_statement conn__stmt(struct conn_ctx *c, enum stmt_id id, char *
 		duckdb_clear_bindings(c->stmt[id]);
 		return c->stmt[id];
 	}
-	const char *const sql[Q__COUNT] = { [Q_PAYLOAD] = payload_text };
+	const char *const sql[Q__COUNT] = { [Q_PAYLOAD] = payload_text,
+					    [Q_PAYLOAD_BIG] = payload_big_text };
 
 	pthread_once(&payload_once, payload_sql);
 	if (duckdb_prepare(c->con, sql[id], &c->stmt[id]) == DuckDBError) {

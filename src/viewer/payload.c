@@ -98,7 +98,8 @@ static int fill_hits(struct payload *pl, duckdb_result *res, uint32_t batch)
 int payload__fetch(struct request *rq, const uint32_t *rows, uint32_t n, struct payload **out)
 {
 	struct payload *pl = calloc(1, sizeof(*pl));
-	uint32_t nb = (n + PAYLOAD_BATCH - 1) / PAYLOAD_BATCH;
+	bool big = n > PAYLOAD_BATCH;
+	uint32_t batch = big ? PAYLOAD_BATCH_BIG : PAYLOAD_BATCH, nb = (n + batch - 1) / batch;
 	struct conn_ctx *c;
 	int status = 500;
 
@@ -117,12 +118,13 @@ int payload__fetch(struct request *rq, const uint32_t *rows, uint32_t n, struct 
 		goto fail;
 	}
 	for (uint32_t b = 0; b < nb; b++) {
-		duckdb_prepared_statement s = conn__stmt(c, Q_PAYLOAD, rq->error, sizeof(rq->error));
-		uint32_t first = b * PAYLOAD_BATCH, cnt = n - first < PAYLOAD_BATCH ? n - first : PAYLOAD_BATCH;
+		duckdb_prepared_statement s = conn__stmt(c, big ? Q_PAYLOAD_BIG : Q_PAYLOAD, rq->error,
+							 sizeof(rq->error));
+		uint32_t first = b * batch, cnt = n - first < batch ? n - first : batch;
 
 		if (!s)
 			goto fail;
-		for (uint32_t i = 0; i < PAYLOAD_BATCH; i++)
+		for (uint32_t i = 0; i < batch; i++)
 			duckdb_bind_int64(s, i + 1, rows[first + (i < cnt ? i : cnt - 1)]);
 		if (conn__run(s, &pl->res[b], rq->error, sizeof(rq->error)))
 			goto fail;
