@@ -156,6 +156,7 @@ test('memory_statistics matches the oracle on every window', async () => {
 });
 
 test('histogram, counts and event lists match the oracle', async () => {
+  let sawBigPage = false;
   for (const w of windows()) {
     const sel = rows.filter((x) => inWin(x, { ...w, pid: undefined }));
     const nb = 37, size = Math.max(1, Math.ceil((w.end_ns - w.start_ns) / nb));
@@ -181,8 +182,16 @@ test('histogram, counts and event lists match the oracle', async () => {
       // Additive: each row's other non-null columns, read back from the file.
       assert.deepEqual(l.events.map((e) => { const { ts_ns, latency_ns, event_type, pid, stack_trace, ...p } = e; return p; }),
         f.slice(3, 23).map(payloadOf));
+      // A page longer than one payload batch (128 rows) takes the 2048-row statement.
+      const big = await getJson(v, `/api/event_list?${qs({ ...w, limit: 300, offset: 0 })}`);
+      assert.equal(big.total_in_range, mine.length);
+      assert.equal(big.payload_error, undefined);
+      assert.deepEqual(big.events.map((e) => { const { ts_ns, latency_ns, event_type, pid, stack_trace, ...p } = e; return p; }),
+        mine.slice(0, 300).map(payloadOf));
+      if (big.events.length > 128) sawBigPage = true;
     }
   }
+  assert.ok(sawBigPage, 'some window has a page of more than 128 rows');
 });
 
 test('process_events densities and unsampled markers match the oracle', async () => {
