@@ -69,13 +69,43 @@ static int pick_cmp(const void *x, const void *y)
 	return a->rn < b->rn ? -1 : a->rn > b->rn;
 }
 
-/* Visit the rows of type code (and w's pid) in the window that have labels. */
-#define FOR_EACH_FLAME_ROW(m, code, p0, p1, w, rn)                                          \
-	for (uint32_t p_ = (p0); p_ < (p1); p_++)                                             \
-		for (uint64_t lo_, hi_, k_ = (model__type_window((m), (unsigned int)(code), p_,      \
-							(w)->start, (w)->end, &lo_, &hi_), lo_); \
-		     k_ < hi_; k_++)                                                           \
-			if ((rn = (m)->by_type[k_], (m)->stack[rn] > STACK_EMPTY))
+/* The rows of one type in a window (all pids, or w's) that have labels, pid by pid. */
+struct flame_rows {
+	const struct model *m;
+	const struct window *w;
+	unsigned int code;
+	uint32_t p, p1;		/* next pid index, end */
+	uint64_t k, hi;		/* by_type positions left in the current pid */
+};
+
+static void flame_rows__init(struct flame_rows *it, const struct model *m, unsigned int code,
+			     const struct window *w)
+{
+	*it = (struct flame_rows){ .m = m, .w = w, .code = code, .p1 = m->npids };
+	if (w->has_pid) {
+		int64_t p = model__pid_index(m, w->pid);
+
+		it->p = p < 0 ? 0 : (uint32_t)p;
+		it->p1 = p < 0 ? 0 : it->p + 1;
+	}
+}
+
+static bool flame_rows__next(struct flame_rows *it, uint32_t *rn)
+{
+	for (;;) {
+		while (it->k < it->hi) {
+			uint32_t r = it->m->by_type[it->k++];
+
+			if (it->m->stack[r] > STACK_EMPTY) {
+				*rn = r;
+				return true;
+			}
+		}
+		if (it->p >= it->p1)
+			return false;
+		model__type_window(it->m, it->code, it->p++, it->w->start, it->w->end, &it->k, &it->hi);
+	}
+}
 
 /* A uniform sample of at most max rows, fixed by the request through seed: the rows with
  * the smallest (hash(row, seed), row).  bound lets most rows be skipped without sorting:
@@ -85,21 +115,15 @@ static int pick_cmp(const void *x, const void *y)
 static int flame_pick(const struct model *m, int code, const struct window *w, uint64_t seed,
 		      uint64_t max, struct pick **picks, uint64_t *npicks)
 {
-	uint32_t p0 = 0, p1 = m->npids, rn;
+	struct flame_rows it;
 	uint64_t n = 0, got = 0, bound;
 	struct pick *out;
+	uint32_t rn;
 
 	*picks = NULL;
 	*npicks = 0;
-	if (w->has_pid) {
-		int64_t p = model__pid_index(m, w->pid);
-
-		if (p < 0)
-			return 0;
-		p0 = (uint32_t)p;
-		p1 = p0 + 1;
-	}
-	FOR_EACH_FLAME_ROW(m, code, p0, p1, w, rn)
+	flame_rows__init(&it, m, (unsigned int)code, w);
+	while (flame_rows__next(&it, &rn))
 		n++;
 	if (!n)
 		return 0;
@@ -112,15 +136,15 @@ static int flame_pick(const struct model *m, int code, const struct window *w, u
 		if (!out)
 			return -ENOMEM;
 		got = 0;
-		FOR_EACH_FLAME_ROW(m, code, p0, p1, w, rn) {
+		flame_rows__init(&it, m, (unsigned int)code, w);
+		while (got < cap && flame_rows__next(&it, &rn)) {
 			uint64_t h = synth__mix(synth__mix(rn) ^ seed);
 
-			if (h > bound)
-				continue;
-			if (got == cap)
-				break;	/* far more than expected passed: retry unbounded */
-			out[got++] = (struct pick){ h, rn };
+			if (h <= bound)
+				out[got++] = (struct pick){ h, rn };
 		}
+		/* Unbounded, or enough rows passed without filling cap (far more than expected
+		 * passing means the bound did not hold: retry unbounded). */
 		if (bound == UINT64_MAX || (got >= max && got < cap))
 			break;
 		free(out);
