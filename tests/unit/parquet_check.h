@@ -14,6 +14,25 @@
 
 #define PQT_UNUSED __attribute__((unused))
 
+/* A scratch directory for the test binary and the one file its tests write there, made
+ * and removed by the cmocka group setup and teardown below. */
+static PQT_UNUSED char pqt_dir[] = "/tmp/probex-pq.XXXXXX";
+static PQT_UNUSED char pqt_path[256];
+
+static PQT_UNUSED int pqt_group_setup(void **state)
+{
+	if (!mkdtemp(pqt_dir))
+		return -1;
+	snprintf(pqt_path, sizeof(pqt_path), "%s/t.parquet", pqt_dir);
+	return 0;
+}
+
+static PQT_UNUSED int pqt_group_teardown(void **state)
+{
+	unlink(pqt_path);
+	return rmdir(pqt_dir);
+}
+
 struct tcol {
 	struct pq_column_def def;
 	const void *values;		/* nrows values */

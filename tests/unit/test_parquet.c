@@ -10,23 +10,6 @@
 
 #include "parquet_check.h"
 
-static char dir[] = "/tmp/probex-pq.XXXXXX";
-static char path[256];
-
-static int setup(void **state)
-{
-	if (!mkdtemp(dir))
-		return -1;
-	snprintf(path, sizeof(path), "%s/t.parquet", dir);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	unlink(path);
-	return rmdir(dir);
-}
-
 /* ---- a small fixture table with every type, nullable and required ---- */
 
 #define N 1000
@@ -109,33 +92,33 @@ static void test_all_types_roundtrip(void **state)
 	const struct pq_kv kv[] = { { "probex.version", "0.2.0" }, { "empty", "" },
 				    { "unicode", "ü → ✓" } };
 
-	assert_int_equal(pqt_write(path, &fixture, rg, 4, NULL, kv, 3), 0);
-	pqt_verify(path, &fixture);
-	pqt_expect(path, "SELECT count(*) FROM parquet_metadata(%P) WHERE column_id = 0", "4");
-	pqt_expect(path, "SELECT decode(value) FROM parquet_kv_metadata(%P) WHERE key = 'unicode'",
+	assert_int_equal(pqt_write(pqt_path, &fixture, rg, 4, NULL, kv, 3), 0);
+	pqt_verify(pqt_path, &fixture);
+	pqt_expect(pqt_path, "SELECT count(*) FROM parquet_metadata(%P) WHERE column_id = 0", "4");
+	pqt_expect(pqt_path, "SELECT decode(value) FROM parquet_kv_metadata(%P) WHERE key = 'unicode'",
 		   "ü → ✓");
-	pqt_expect(path, "SELECT count(*) FROM parquet_kv_metadata(%P)", "3");
-	pqt_expect(path, "SELECT created_by FROM parquet_file_metadata(%P)",
+	pqt_expect(pqt_path, "SELECT count(*) FROM parquet_kv_metadata(%P)", "3");
+	pqt_expect(pqt_path, "SELECT created_by FROM parquet_file_metadata(%P)",
 		   "probex " PROBEX_VERSION);
 	/* null list, empty list and items stay distinct */
-	pqt_expect(path, "SELECT count(*) FROM read_parquet(%P) WHERE l IS NULL", "286");
-	pqt_expect(path, "SELECT count(*) FROM read_parquet(%P) WHERE len(l) = 0", "143");
-	pqt_expect(path, "SELECT sum(len(l)) FROM read_parquet(%P)", "4127");
-	pqt_expect(path, "SELECT max(strlen(s)) FROM read_parquet(%P)", "69999");
+	pqt_expect(pqt_path, "SELECT count(*) FROM read_parquet(%P) WHERE l IS NULL", "286");
+	pqt_expect(pqt_path, "SELECT count(*) FROM read_parquet(%P) WHERE len(l) = 0", "143");
+	pqt_expect(pqt_path, "SELECT sum(len(l)) FROM read_parquet(%P)", "4127");
+	pqt_expect(pqt_path, "SELECT max(strlen(s)) FROM read_parquet(%P)", "69999");
 }
 
 static void test_schema_types(void **state)
 {
 	static const uint32_t rg[] = { N };
 
-	assert_int_equal(pqt_write(path, &fixture, rg, 1, NULL, NULL, 0), 0);
-	pqt_expect(path,
+	assert_int_equal(pqt_write(pqt_path, &fixture, rg, 1, NULL, NULL, 0), 0);
+	pqt_expect(pqt_path,
 		   "SELECT string_agg(column_type, ',') FROM (DESCRIBE SELECT * FROM "
 		   "read_parquet(%P))",
 		   "UTINYINT,UTINYINT,UINTEGER,UINTEGER,INTEGER,INTEGER,UBIGINT,UBIGINT,BIGINT,"
 		   "BIGINT,BOOLEAN,BOOLEAN,BOOLEAN,VARCHAR,VARCHAR,VARCHAR,VARCHAR[],VARCHAR[],"
 		   "VARCHAR[],VARCHAR[]");
-	pqt_expect(path,
+	pqt_expect(pqt_path,
 		   "SELECT string_agg(name || ':' || coalesce(repetition_type, '-') || ':' || "
 		   "coalesce(converted_type, '-'), ',') FROM parquet_schema(%P) "
 		   "WHERE name IN ('u8', 'u32n', 'i64', 'sn', 'l', 'lreq', 'list', 'element')",
@@ -143,11 +126,11 @@ static void test_schema_types(void **state)
 		   "sn:OPTIONAL:UTF8,l:OPTIONAL:LIST,list:REPEATED:-,element:OPTIONAL:UTF8,"
 		   "list:REPEATED:-,element:OPTIONAL:UTF8,list:REPEATED:-,element:OPTIONAL:UTF8,"
 		   "lreq:REQUIRED:LIST,list:REPEATED:-,element:OPTIONAL:UTF8");
-	pqt_expect(path, "SELECT logical_type FROM parquet_schema(%P) WHERE name = 'u64'",
+	pqt_expect(pqt_path, "SELECT logical_type FROM parquet_schema(%P) WHERE name = 'u64'",
 		   "IntType(bitWidth=@, isSigned=0)");
-	pqt_expect(path, "SELECT string_agg(DISTINCT compression, ',') FROM parquet_metadata(%P)",
+	pqt_expect(pqt_path, "SELECT string_agg(DISTINCT compression, ',') FROM parquet_metadata(%P)",
 		   "ZSTD");
-	pqt_expect(path, "SELECT format_version FROM parquet_file_metadata(%P)", "2");
+	pqt_expect(pqt_path, "SELECT format_version FROM parquet_file_metadata(%P)", "2");
 }
 
 /* Chunk statistics agree with what DuckDB computes from the values themselves. */
@@ -159,7 +142,7 @@ static void test_statistics(void **state)
 	char sql[1024], want[64];
 	int n = 0;
 
-	assert_int_equal(pqt_write(path, &fixture, rg, 1, NULL, NULL, 0), 0);
+	assert_int_equal(pqt_write(pqt_path, &fixture, rg, 1, NULL, NULL, 0), 0);
 	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
 		snprintf(sql, sizeof(sql),
 			 "SELECT (SELECT stats_min_value || '|' || stats_max_value || '|' || "
@@ -167,29 +150,29 @@ static void test_statistics(void **state)
 			 "= (SELECT min(%s)::VARCHAR || '|' || max(%s)::VARCHAR || '|' || "
 			 "count(*) FILTER (WHERE %s IS NULL) FROM read_parquet(%%P))",
 			 cols[i], cols[i], cols[i], cols[i]);
-		pqt_expect(path, sql, "true");
+		pqt_expect(pqt_path, sql, "true");
 	}
-	pqt_expect(path, "SELECT (SELECT stats_min_value || '|' || stats_max_value || '|' || "
+	pqt_expect(pqt_path, "SELECT (SELECT stats_min_value || '|' || stats_max_value || '|' || "
 			 "stats_null_count FROM parquet_metadata(%P) WHERE path_in_schema = "
 			 "'l, list, element') = (SELECT min(x) || '|' || max(x) || '|429' FROM "
 			 "(SELECT unnest(l) AS x FROM read_parquet(%P)))", "true");
-	pqt_expect(path, "SELECT stats_max_value FROM parquet_metadata(%P) "
+	pqt_expect(pqt_path, "SELECT stats_max_value FROM parquet_metadata(%P) "
 			 "WHERE path_in_schema = 'u32'", "4294967295");
-	pqt_expect(path, "SELECT stats_max_value FROM parquet_metadata(%P) "
+	pqt_expect(pqt_path, "SELECT stats_max_value FROM parquet_metadata(%P) "
 			 "WHERE path_in_schema = 'u64'", "18446744073709551614");
 	/* no min/max without values, but a null count */
-	pqt_expect(path, "SELECT coalesce(stats_min_value, 'none') || stats_null_count FROM "
+	pqt_expect(pqt_path, "SELECT coalesce(stats_min_value, 'none') || stats_null_count FROM "
 			 "parquet_metadata(%P) WHERE path_in_schema = 'i32n'", "none1000");
 	/* filters on unsigned columns above 2^31 / 2^63 are answered right, so pruning
 	 * on these statistics is safe */
 	for (int i = 0; i < N; i++)
 		n += u32[i] > 4294967290u;
 	snprintf(want, sizeof(want), "%d", n);
-	pqt_expect(path, "SELECT count(*) FROM read_parquet(%P) WHERE u32 > 4294967290", want);
-	pqt_expect(path, "SELECT count(*) FROM read_parquet(%P) WHERE u64 > 9223372036854775808",
+	pqt_expect(pqt_path, "SELECT count(*) FROM read_parquet(%P) WHERE u32 > 4294967290", want);
+	pqt_expect(pqt_path, "SELECT count(*) FROM read_parquet(%P) WHERE u64 > 9223372036854775808",
 		   "800");
-	pqt_expect(path, "SELECT count(*) FROM read_parquet(%P) WHERE s = 'zz'", "111");
-	pqt_expect(path, "SELECT count(*) FROM read_parquet(%P) WHERE len(lreq) = 0", "200");
+	pqt_expect(pqt_path, "SELECT count(*) FROM read_parquet(%P) WHERE s = 'zz'", "111");
+	pqt_expect(pqt_path, "SELECT count(*) FROM read_parquet(%P) WHERE len(lreq) = 0", "200");
 }
 
 /* Strings longer than 256 bytes leave min/max out rather than bloat the footer. */
@@ -199,11 +182,11 @@ static void test_long_string_statistics(void **state)
 	const struct tcol col = COL("s", PQ_STRING, true, ids, NULL, &dict);
 	const struct ttable t = { 1, &col, 3 };
 
-	assert_int_equal(pqt_write(path, &t, rg, 1, NULL, NULL, 0), 0);
-	pqt_verify(path, &t);
-	pqt_expect(path, "SELECT coalesce(stats_min_value, 'none') || stats_null_count FROM "
+	assert_int_equal(pqt_write(pqt_path, &t, rg, 1, NULL, NULL, 0), 0);
+	pqt_verify(pqt_path, &t);
+	pqt_expect(pqt_path, "SELECT coalesce(stats_min_value, 'none') || stats_null_count FROM "
 			 "parquet_metadata(%P)", "none0");
-	pqt_expect(path, "SELECT count(*) FROM read_parquet(%P) WHERE s = 'a'", "1");
+	pqt_expect(pqt_path, "SELECT count(*) FROM read_parquet(%P) WHERE s = 'a'", "1");
 }
 
 static void test_zero_rows(void **state)
@@ -211,12 +194,12 @@ static void test_zero_rows(void **state)
 	struct pq_column_def defs[] = { { "a", PQ_U64, true, false }, { "l", PQ_STRING_LIST, false, false } };
 	struct pq_writer *w;
 
-	assert_int_equal(pq_writer__open(&w, path, defs, 2, NULL), 0);
+	assert_int_equal(pq_writer__open(&w, pqt_path, defs, 2, NULL), 0);
 	assert_int_equal(pq_writer__write_row_group(w, 0, NULL), 0);
 	assert_int_equal(pq_writer__close(w, NULL, 0), 0);
-	pqt_expect(path, "SELECT count(*) FROM read_parquet(%P)", "0");
-	pqt_expect(path, "SELECT num_row_groups FROM parquet_file_metadata(%P)", "0");
-	pqt_expect(path,
+	pqt_expect(pqt_path, "SELECT count(*) FROM read_parquet(%P)", "0");
+	pqt_expect(pqt_path, "SELECT num_row_groups FROM parquet_file_metadata(%P)", "0");
+	pqt_expect(pqt_path,
 		   "SELECT string_agg(column_type, ',') FROM (DESCRIBE SELECT * FROM "
 		   "read_parquet(%P))",
 		   "UBIGINT,VARCHAR[]");
@@ -228,17 +211,17 @@ static void test_one_row(void **state)
 	struct ttable one = fixture;
 
 	one.nrows = 1;
-	assert_int_equal(pqt_write(path, &one, rg, 1, NULL, NULL, 0), 0);
-	pqt_verify(path, &one);
+	assert_int_equal(pqt_write(pqt_path, &one, rg, 1, NULL, NULL, 0), 0);
+	pqt_verify(pqt_path, &one);
 }
 
 static void test_many_row_groups(void **state)
 {
 	static const uint32_t rg[] = { 3, 1, 2 };
 
-	assert_int_equal(pqt_write(path, &fixture, rg, 3, NULL, NULL, 0), 0);
-	pqt_verify(path, &fixture);
-	pqt_expect(path, "SELECT num_row_groups FROM parquet_file_metadata(%P)", "500");
+	assert_int_equal(pqt_write(pqt_path, &fixture, rg, 3, NULL, NULL, 0), 0);
+	pqt_verify(pqt_path, &fixture);
+	pqt_expect(pqt_path, "SELECT num_row_groups FROM parquet_file_metadata(%P)", "500");
 }
 
 /* Tiny pages: every column chunk spans many pages, lists break at row boundaries. */
@@ -247,8 +230,8 @@ static void test_multi_page(void **state)
 	static const uint32_t rg[] = { 600, 400 };
 	struct pq_options o = { .page_bytes = 64, .zstd_level = 3 };
 
-	assert_int_equal(pqt_write(path, &fixture, rg, 2, &o, NULL, 0), 0);
-	pqt_verify(path, &fixture);
+	assert_int_equal(pqt_write(pqt_path, &fixture, rg, 2, &o, NULL, 0), 0);
+	pqt_verify(pqt_path, &fixture);
 }
 
 /* Default 1 MiB pages over 700k rows: several pages per column chunk. */
@@ -273,8 +256,8 @@ static void test_large_chunk(void **state)
 		valid[i] = i % 5 != 0;
 		lst[i] = i % 10 == 3 ? 4 : i % 10 == 4 ? 0 : -1;
 	}
-	assert_int_equal(pqt_write(path, &t, rg, 1, NULL, NULL, 0), 0);
-	pqt_verify(path, &t);
+	assert_int_equal(pqt_write(pqt_path, &t, rg, 1, NULL, NULL, 0), 0);
+	pqt_verify(pqt_path, &t);
 	free(ts);
 	free(pid);
 	free(valid);
@@ -298,5 +281,5 @@ int main(void)
 	fixture_init();
 	if (getenv("PQ_TEST"))
 		cmocka_set_test_filter(getenv("PQ_TEST"));
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, pqt_group_setup, pqt_group_teardown);
 }

@@ -13,23 +13,6 @@
 
 #include "parquet_check.h"
 
-static char dir[] = "/tmp/probex-pqio.XXXXXX";
-static char path[256];
-
-static int setup(void **state)
-{
-	if (!mkdtemp(dir))
-		return -1;
-	snprintf(path, sizeof(path), "%s/t.parquet", dir);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	unlink(path);
-	return rmdir(dir);
-}
-
 static bool exists(const char *p)
 {
 	return access(p, F_OK) == 0;
@@ -51,13 +34,13 @@ static int write_one(struct pq_column_def def, const void *values, const uint8_t
 	struct pq_writer *w;
 	int err, err2;
 
-	assert_int_equal(pq_writer__open(&w, path, &def, 1, NULL), 0);
+	assert_int_equal(pq_writer__open(&w, pqt_path, &def, 1, NULL), 0);
 	err = pq_writer__write_row_group(w, 4, &cd);
 	if (err)
 		assert_int_equal(pq_writer__write_row_group(w, 4, &cd), err);
 	err2 = pq_writer__close(w, NULL, 0);
 	assert_int_equal(err2, err);
-	assert_int_equal(exists(path), !err);
+	assert_int_equal(exists(pqt_path), !err);
 	return err;
 }
 
@@ -76,12 +59,12 @@ static void test_invalid_arguments(void **state)
 	struct pq_writer *w;
 	char missing[300];
 
-	assert_int_equal(pq_writer__open(&w, path, &bad_type, 1, NULL), -EINVAL);
-	assert_int_equal(pq_writer__open(&w, path, &no_name, 1, NULL), -EINVAL);
-	assert_int_equal(pq_writer__open(&w, path, &u, 0, NULL), -EINVAL);
-	snprintf(missing, sizeof(missing), "%s/no/such/dir.parquet", dir);
+	assert_int_equal(pq_writer__open(&w, pqt_path, &bad_type, 1, NULL), -EINVAL);
+	assert_int_equal(pq_writer__open(&w, pqt_path, &no_name, 1, NULL), -EINVAL);
+	assert_int_equal(pq_writer__open(&w, pqt_path, &u, 0, NULL), -EINVAL);
+	snprintf(missing, sizeof(missing), "%s/no/such/dir.parquet", pqt_dir);
 	assert_int_equal(pq_writer__open(&w, missing, &u, 1, NULL), -ENOENT);
-	assert_false(exists(path));
+	assert_false(exists(pqt_path));
 
 	assert_int_equal(write_one(s, ids_ok, valid, &few, NULL), 0);
 	assert_int_equal(write_one(s, ids_bad, valid, &few, NULL), -EINVAL);
@@ -95,18 +78,18 @@ static void test_invalid_arguments(void **state)
 
 	assert_int_equal(pq_writer__write_row_group(NULL, 1, NULL), -EINVAL);
 	assert_int_equal(pq_writer__close(NULL, NULL, 0), -EINVAL);
-	assert_int_equal(pq_writer__open(&w, path, &u, 1, NULL), 0);
+	assert_int_equal(pq_writer__open(&w, pqt_path, &u, 1, NULL), 0);
 	assert_int_equal(pq_writer__write_row_group(w, 1, NULL), -EINVAL);
 	assert_int_equal(pq_writer__close(w, NULL, 0), -EINVAL);
-	assert_false(exists(path));
-	assert_int_equal(pq_writer__open(&w, path, &u, 1, NULL), 0);
+	assert_false(exists(pqt_path));
+	assert_int_equal(pq_writer__open(&w, pqt_path, &u, 1, NULL), 0);
 	assert_int_equal(pq_writer__close(w, &nokey, 1), -EINVAL);
-	assert_false(exists(path));
+	assert_false(exists(pqt_path));
 
-	assert_int_equal(pq_writer__open(&w, path, &u, 1, NULL), 0);
-	assert_true(exists(path));
+	assert_int_equal(pq_writer__open(&w, pqt_path, &u, 1, NULL), 0);
+	assert_true(exists(pqt_path));
 	pq_writer__abort(w);
-	assert_false(exists(path));
+	assert_false(exists(pqt_path));
 	pq_writer__abort(NULL);
 }
 
@@ -135,7 +118,7 @@ static void test_disk_full(void **state)
 	off_t size = 0;
 	int fd, err;
 
-	snprintf(mnt, sizeof(mnt), "%s/mnt", dir);
+	snprintf(mnt, sizeof(mnt), "%s/mnt", pqt_dir);
 	snprintf(file, sizeof(file), "%s/full.parquet", mnt);
 	snprintf(filler, sizeof(filler), "%s/filler", mnt);
 	assert_int_equal(mkdir(mnt, 0700), 0);
@@ -347,8 +330,8 @@ static void test_random_roundtrip(void **state)
 		for (int i = 0; i < 5; i++)
 			rg[i] = 1 + (uint32_t)(rnd() % (i == 4 ? 50 : 70000));
 		rt_build(&rt, runs[r].nrows);
-		assert_int_equal(pqt_write(path, &t, rg, 5, &runs[r].o, NULL, 0), 0);
-		pqt_verify(path, &t);
+		assert_int_equal(pqt_write(pqt_path, &t, rg, 5, &runs[r].o, NULL, 0), 0);
+		pqt_verify(pqt_path, &t);
 		rt_free(&rt);
 	}
 }
@@ -363,5 +346,5 @@ int main(void)
 
 	if (getenv("PQ_TEST"))
 		cmocka_set_test_filter(getenv("PQ_TEST"));
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, pqt_group_setup, pqt_group_teardown);
 }
