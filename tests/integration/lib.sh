@@ -33,3 +33,12 @@ assert_no_leftovers() { # pattern
 	fi
 	echo "ok: nothing left matching '$1'"
 }
+# wait_exit PID SECONDS: its exit status, or fail (after SIGKILL) when it hangs.
+wait_exit() {
+	for _ in $(seq $(($2 * 20))); do
+		kill -0 "$1" 2>/dev/null || { wait "$1"; return; }
+		sleep 0.05
+	done
+	kill -9 "$1"
+	fail "probex (pid $1) still running after $2 s"
+}

@@ -6,14 +6,6 @@
 source "$(dirname "$0")/lib.sh"
 source "$ROOT/tests/reliability/ledger.sh"
 wait_for() { for _ in $(seq 200); do [ -e "$1" ] && return 0; sleep 0.05; done; fail "'$1' never appeared"; }
-wait_exit() {
-	for _ in $(seq $(($2 * 20))); do
-		kill -0 "$1" 2>/dev/null || { wait "$1"; return; }
-		sleep 0.05
-	done
-	kill -9 "$1"
-	fail "probex (pid $1) still running after $2 s"
-}
 N=20000
 reads() { q "$1" "SELECT count(*) FROM events WHERE event_type = 'syscall_read_exit' AND process_name = 'dd'"; }
 "$PROBEX" -q --stacks=none -o "$TMP/ref.parquet" --no-viewer -- dd if=/dev/zero of=/dev/null bs=1 count=$N status=none ||

@@ -18,15 +18,6 @@ bg_probex() {
 		sleep 0.005
 	done
 }
-# wait_exit PID SECONDS: its exit status, or fail (after SIGKILL) when it hangs.
-wait_exit() {
-	for _ in $(seq $(($2 * 20))); do
-		kill -0 "$1" 2>/dev/null || { wait "$1"; return; }
-		sleep 0.05
-	done
-	kill -9 "$1"
-	fail "probex (pid $1) still running after $2 s"
-}
 
 # A deterministic workload: the number of read exits is the same on every run.
 N=150000
