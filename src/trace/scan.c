@@ -220,7 +220,8 @@ static int read_types(struct scanner *sc, duckdb_connection con)
 	return err;
 }
 
-/* First non-empty process_name per pid in (ts, file row) order, the reference's rule. */
+/* Per pid: the first non-empty process_name in (ts, file row) order (the reference's rule),
+ * the last one (the name after an exec) and the tgid of its first named row. */
 static int read_names(struct scanner *sc, duckdb_connection con)
 {
 	const struct trace_file *tf = sc->tf;
