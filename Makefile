@@ -27,8 +27,11 @@ LDLIBS    += -lbpf -lelf -lz -lzstd -ldw -liberty -lmicrohttpd -lduckdb -lpthrea
 
 # Sources are discovered, so a new file in a stage folder needs no Makefile edit.
 SRCS      := $(sort $(filter-out src/bpf/%,$(wildcard src/*/*.c)))
-MAIN_SRC  := src/cli/main.c
-LIB_SRCS  := $(filter-out $(MAIN_SRC),$(SRCS))
+# The subcommands (src/cli/main.c, cmd*.c) join the stages; everything else is the library
+# that unit tests and fuzzers link.
+MAIN_SRCS := src/cli/main.c $(wildcard src/cli/cmd*.c)
+MAIN_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(MAIN_SRCS))
+LIB_SRCS  := $(filter-out $(MAIN_SRCS),$(SRCS))
 LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS)) $(BUILD)/obj/gen/web_assets.o
 BPF_SRCS  := $(wildcard src/bpf/*.bpf.c)
 SKELS     := $(patsubst src/bpf/%.bpf.c,$(BUILD)/gen/%.skel.h,$(BPF_SRCS))
@@ -69,7 +72,7 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/probex: $(BUILD)/obj/cli/main.o $(LIB_OBJS)
+$(BUILD)/probex: $(MAIN_OBJS) $(LIB_OBJS)
 	$(CC) $^ $(LDFLAGS) $(LDLIBS) -o $@
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "trace/duck.h"
-#include "trace/parquet.h"
+#include "parquet/parquet.h"
 #include "trace/schema.h"
 
 enum { NLABELS = 2000, NSTACKS = 600, MAXCOLS = 40 };

@@ -5,10 +5,6 @@
 #ifndef PROBEX_BPF_RECORD_BPF_H
 #define PROBEX_BPF_RECORD_BPF_H
 
-#define STACKS_SAMPLED	0
-#define STACKS_ALL	1
-#define STACKS_NONE	2
-
 const volatile __u32 stack_mode = STACKS_SAMPLED;
 const volatile __u64 stack_interval_ns = 1000000;
 const volatile __u64 wakeup_bytes = 256 * 1024;	/* 0: wake up on every record */

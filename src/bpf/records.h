@@ -14,6 +14,15 @@
 #define PROBEX_MAX_FRAMES	127	/* per stack; what bpf_get_stack can return by default */
 #define PROBEX_FILENAME_LEN	256
 
+/* Settings user space writes into the programs' read-only data before load. */
+
+/* --stacks: which syscall, fault and scheduler events carry stacks (CPU samples always do). */
+enum stack_mode {
+	STACKS_SAMPLED,	/* default: at most one stack per thread and class per interval */
+	STACKS_ALL,	/* a stack on every event (the reference's behaviour) */
+	STACKS_NONE,	/* no stacks on syscall/fault/scheduler events */
+};
+
 enum rec_kind {
 	REC_SYSCALL = 1,	/* one enter/exit pair, paired in the kernel */
 	REC_SCHED_SWITCH,

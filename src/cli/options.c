@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/args.h"
 #include "cli/options.h"
+#include "trace/schema.h"
 
 enum {
 	OPT_NO_VIEWER = 0x100,
@@ -41,8 +43,7 @@ void opts__print_help(void)
 	       "\n"
 	       "Usage: probex [OPTIONS] [--] COMMAND [ARGS...]\n"
 	       "       probex --view FILE [-p PORT] [--bind ADDR]\n"
-	       "       probex query FILE SQL       run SQL on a trace (table: events)\n"
-	       "       probex synth -o FILE [--events N] [--seed S]   write a synthetic trace\n"
+	       "       probex SUBCOMMAND ...       (listed below)\n"
 	       "\n"
 	       "Runs COMMAND, records through eBPF what it and all its descendants do in the\n"
 	       "kernel (syscalls, scheduling, forks, exits, page faults, io_uring, CPU samples\n"
@@ -80,23 +81,6 @@ void opts__defaults(struct probex_opts *o)
 	o->ringbuf_kib = 16384;
 }
 
-static int parse_ulong(const char *opt, const char *s, unsigned long min, unsigned long max,
-		       unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || v < min || v > max) {
-		fprintf(stderr, "probex: error: invalid value '%s' for '%s' (expected %lu..%lu)\n",
-			s, opt, min, max);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
-
 static enum opts_result usage_error(const char *msg, const char *arg)
 {
 	fprintf(stderr, "probex: error: %s%s%s\n", msg, arg ? " " : "", arg ? arg : "");
@@ -122,7 +106,7 @@ enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv)
 			o->output = optarg;
 			break;
 		case 'p':
-			if (parse_ulong("--port", optarg, 0, 65535, &v))
+			if (args__ulong("--port", optarg, 0, 65535, &v))
 				return OPTS_USAGE;
 			o->port = (unsigned int)v;
 			o->port_set = true;
@@ -139,25 +123,22 @@ enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv)
 			o->view_file = optarg;
 			break;
 		case OPT_SAMPLE_FREQ:
-			if (parse_ulong("--sample-freq", optarg, 1, 1000000, &o->sample_freq))
+			if (args__ulong("--sample-freq", optarg, 1, 1000000, &o->sample_freq))
 				return OPTS_USAGE;
 			break;
 		case OPT_STACKS:
-			if (!strcmp(optarg, "sampled"))
-				o->stacks = STACKS_SAMPLED;
-			else if (!strcmp(optarg, "all"))
-				o->stacks = STACKS_ALL;
-			else if (!strcmp(optarg, "none"))
-				o->stacks = STACKS_NONE;
-			else
+			for (v = 0; v < 3 && strcmp(optarg, stack_mode_names[v]); v++)
+				;
+			if (v == 3)
 				return usage_error("--stacks must be sampled, all or none, not", optarg);
+			o->stacks = (enum stack_mode)v;
 			break;
 		case OPT_STACK_INTERVAL:
-			if (parse_ulong("--stack-interval", optarg, 1, 60000000, &o->stack_interval_us))
+			if (args__ulong("--stack-interval", optarg, 1, 60000000, &o->stack_interval_us))
 				return OPTS_USAGE;
 			break;
 		case OPT_RINGBUF:
-			if (parse_ulong("--ringbuf-size", optarg, 4, 4194304, &v))
+			if (args__ulong("--ringbuf-size", optarg, 4, 4194304, &v))
 				return OPTS_USAGE;
 			if (v & (v - 1))
 				return usage_error("--ringbuf-size must be a power of two (KiB)", NULL);
@@ -170,8 +151,7 @@ enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv)
 			o->verbose++;
 			break;
 		case 'h':
-			opts__print_help();
-			return OPTS_EXIT_OK;
+			return OPTS_HELP;
 		case 'V':
 			printf("probex " PROBEX_VERSION "\n");
 			return OPTS_EXIT_OK;

@@ -4,11 +4,8 @@
 
 #include <stdbool.h>
 
-enum stack_mode {
-	STACKS_SAMPLED,	/* default: at most one stack per thread per event type per interval */
-	STACKS_ALL,	/* a stack on every event (the reference's behaviour) */
-	STACKS_NONE,	/* no stacks on syscall/fault/scheduler events (CPU samples keep theirs) */
-};
+#include "bpf/records.h"
+
 
 struct probex_opts {
 	const char *output;		/* -o; NULL → probex-YYYYMMDD-HHMMSS.parquet */
@@ -29,7 +26,8 @@ struct probex_opts {
 
 enum opts_result {
 	OPTS_RUN = 0,	/* proceed */
-	OPTS_EXIT_OK,	/* --help / --version printed */
+	OPTS_EXIT_OK,	/* --version printed */
+	OPTS_HELP,	/* --help: print opts__print_help() and the subcommands */
 	OPTS_USAGE,	/* usage error printed; exit 2 */
 };
 

@@ -232,10 +232,8 @@ static int load(struct probes *p, bool select)
 		log__error("cannot open the BPF object: %s", strerror(-err));
 		return err;
 	}
-	p->skel->rodata->stack_mode = opts->stacks == STACKS_ALL    ? 1
-				      : opts->stacks == STACKS_NONE ? 2
-								    : 0;
-	p->skel->rodata->stack_interval_ns = opts->stack_interval_us * 1000ull;
+	p->skel->rodata->stack_mode = opts->stacks;
+	p->skel->rodata->stack_interval_ns = opts->stack_interval_ns;
 	/* Wake the consumer when 1/16 of the buffer is used (at most 1 MiB): rare enough
 	 * to be cheap, early enough never to fill the buffer between polls.  The buffer
 	 * itself is kept modest: every page of it is a page fault for the consumer. */

@@ -7,7 +7,6 @@
 #include <stdint.h>
 
 #include "bpf/records.h"
-#include "cli/options.h"
 
 struct perf_event_header;
 struct probes;
@@ -17,7 +16,7 @@ typedef void (*probes_sideband_fn)(void *ctx, const struct perf_event_header *ev
 
 struct probes_opts {
 	enum stack_mode stacks;
-	unsigned long stack_interval_us;
+	uint64_t stack_interval_ns;
 	unsigned long sample_freq;
 	unsigned long ringbuf_bytes;
 	probes_record_fn on_record;	/* called from probes__poll for each ring-buffer record */

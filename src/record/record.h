@@ -1,12 +1,45 @@
-/* The recording session: spawn, attach, consume, finalize, then hand over to the viewer. */
+/* The recording session: run a command under the BPF probes and spool what they see.
+ * What becomes of the spool (a trace, a viewer) is the caller's business. */
 #ifndef PROBEX_RECORD_RECORD_H
 #define PROBEX_RECORD_RECORD_H
 
-#include "cli/options.h"
+#include <signal.h>
+#include <stdint.h>
+
+#include "bpf/records.h"
 #include "common/priv.h"
 
-/* Returns the process exit status (the traced command's, 128+N for signal N, 127 when
- * it cannot be run, 1 for probex's own failures). */
-int record__main(const struct probex_opts *opts, const struct priv_target *priv);
+struct ksyms;
+
+struct record_opts {
+	char *const *cmd;		/* NULL-terminated argv of the command */
+	int cmd_argc;
+	const char *spool_path;		/* created here, exclusively */
+	unsigned long sample_freq;	/* CPU samples per second and CPU */
+	enum stack_mode stacks;
+	uint64_t stack_interval_ns;	/* STACKS_SAMPLED: one stack per thread and class per interval */
+	unsigned long ringbuf_bytes;	/* power of two */
+	/* The command's signal mask; NULL: the caller's.  Lets a caller that keeps stop
+	 * requests blocked after recording (to finish the trace) start the command unmasked. */
+	const sigset_t *child_mask;
+};
+
+struct record_result {
+	int status;			/* the command's exit status (128+N for signal N, 127 not run) */
+	uint64_t counters[CNT__COUNT];	/* the kernel side's drop and event counters */
+	uint64_t sideband_lost;		/* mmap side-band records the kernel could not deliver */
+	struct ksyms *ksyms;		/* read while privileged; the caller frees it (ksyms__free) */
+};
+
+/* What can be checked before anything is set up: the command exists and the sample rate
+ * is allowed.  Returns 0, or the exit status to leave with (message printed). */
+int record__check(const struct record_opts *o);
+
+/* Record the command to o->spool_path.  Returns 0 with res filled (res->status is the
+ * command's), or a negative errno when recording failed; res->status is then the exit
+ * status to use when the command's own is known (e.g. stopped during set-up), else 1.
+ * On failure no spool is left behind unless it holds everything recorded so far. */
+int record__run(const struct record_opts *o, const struct priv_target *priv,
+		struct record_result *res);
 
 #endif

@@ -1,5 +1,5 @@
-/* The recording session: validate, arm the kernel side, run the command tree, drain,
- * finalize the trace, then hand over to the viewer.
+/* The recording session: arm the kernel side, run the command tree, drain it into the
+ * spool, detach.
  *
  * Threads: the main thread controls processes (signalfd for SIGCHLD and stop requests);
  * a consumer thread drains the ring buffer into the spool and does nothing else. */
@@ -27,17 +27,14 @@
 #include "record/probes.h"
 #include "record/record.h"
 #include "record/session_info.h"
-#include "record/spool.h"
 #include "record/tree.h"
-#include "trace/finalize.h"
-#include "viewer/viewer.h"
+#include "spool/spool.h"
 
 #define STOP_GRACE_NS (2ull * 1000000000ull)
 
 struct session {
-	const struct probex_opts *opts;
-	char output[PATH_MAX];
-	char spool_path[PATH_MAX + 32];
+	const struct record_opts *opts;
+	struct session_info info;
 	struct spool_writer *spool;
 	struct probes *probes;
 	pthread_t consumer;
@@ -45,6 +42,8 @@ struct session {
 	atomic_bool stop_consumer;
 	atomic_int consumer_err;
 	int wake_fd;			/* eventfd: the consumer failed */
+	int sfd;			/* signalfd: SIGCHLD and stop requests */
+	int guard_fd;			/* the guardian's pipe */
 	uint64_t records;		/* written by the consumer only */
 };
 
@@ -106,22 +105,9 @@ fail:
 	return NULL;
 }
 
-static int default_output(char *buf, size_t size)
+int record__check(const struct record_opts *o)
 {
-	time_t t = time(NULL);
-	struct tm tm;
-
-	localtime_r(&t, &tm);
-	return strftime(buf, size, "probex-%Y%m%d-%H%M%S.parquet", &tm) ? 0 : -ENAMETOOLONG;
-}
-
-/* Everything that can be checked before the command starts is checked here. */
-static int validate(struct session *s)
-{
-	const struct probex_opts *o = s->opts;
-	char dir[PATH_MAX], *slash;
 	unsigned long max_rate;
-	struct stat st;
 	FILE *f;
 	int err;
 
@@ -139,47 +125,7 @@ static int validate(struct session *s)
 	}
 	if (f)
 		fclose(f);
-	if (o->output)
-		snprintf(s->output, sizeof(s->output), "%s", o->output);
-	else if (default_output(s->output, sizeof(s->output)))
-		return 1;
-	snprintf(dir, sizeof(dir), "%s", s->output);
-	slash = strrchr(dir, '/');
-	if (slash)
-		*(slash == dir ? slash + 1 : slash) = 0;
-	else
-		strcpy(dir, ".");
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK)) {
-		log__error("cannot write the output %s: directory %s is not writable", s->output, dir);
-		return 1;
-	}
-	if (stat(s->output, &st) == 0 && S_ISDIR(st.st_mode)) {
-		log__error("output %s is a directory", s->output);
-		return 1;
-	}
-	snprintf(s->spool_path, sizeof(s->spool_path), "%s.probex-spool", s->output);
-	if (access(s->spool_path, F_OK) == 0) {
-		log__error("%s exists: an earlier probex run was interrupted. Turn it into a trace with "
-			   "`probex recover %s`, or delete it", s->spool_path, s->spool_path);
-		return 1;
-	}
 	return 0;
-}
-
-static void print_summary(const uint64_t c[CNT__COUNT], uint64_t sb_lost, uint64_t rows)
-{
-	uint64_t rb = 0;
-
-	for (int k = 0; k < REC__COUNT; k++)
-		rb += c[CNT_RB_DROP0 + k];
-	log__info("%llu events; dropped: %llu records (ring buffer full), %llu mmap records; "
-		  "stack failures: %llu user, %llu kernel, %llu truncated; map full: %llu; unpaired: %llu; "
-		  "cpu samples: %llu",
-		  (unsigned long long)rows, (unsigned long long)rb, (unsigned long long)sb_lost,
-		  (unsigned long long)c[CNT_USTACK_ERR], (unsigned long long)c[CNT_KSTACK_ERR],
-		  (unsigned long long)c[CNT_STACK_TRUNC],
-		  (unsigned long long)(c[CNT_TRACED_FULL] + c[CNT_TSTATE_FULL] + c[CNT_IOU_FULL]),
-		  (unsigned long long)c[CNT_UNPAIRED_EXIT], (unsigned long long)c[CNT_SAMPLES_TRACED]);
 }
 
 /* Run the command tree to its end (or until stopped); returns 0 or a fatal -errno. */
@@ -203,7 +149,7 @@ static int run_tree(struct session *s, struct tree *t, int sfd)
 			eventfd_read(s->wake_fd, &v);
 			err = atomic_load(&s->consumer_err);
 			log__error("cannot write the spool %s: %s; stopping the traced processes",
-				   s->spool_path, strerror(-err));
+				   s->opts->spool_path, strerror(-err));
 			tree__stop(t, s->probes, now_ns(CLOCK_MONOTONIC), STOP_GRACE_NS);
 			tree__stop(t, s->probes, now_ns(CLOCK_MONOTONIC), STOP_GRACE_NS);
 		}
@@ -217,204 +163,194 @@ static int run_tree(struct session *s, struct tree *t, int sfd)
 	}
 }
 
-static int record_and_finalize(struct session *s, const struct priv_target *priv, int *status)
+
+/* Signals are taken through a signalfd from here on, so a Ctrl-C at any moment is
+ * handled in order instead of killing probex half-way. */
+static void block_signals(sigset_t *mask, sigset_t *orig)
 {
-	const struct probex_opts *o = s->opts;
+	sigemptyset(mask);
+	sigaddset(mask, SIGCHLD);
+	sigaddset(mask, SIGINT);
+	sigaddset(mask, SIGTERM);
+	sigaddset(mask, SIGHUP);
+	sigaddset(mask, SIGQUIT);
+	pthread_sigmask(SIG_BLOCK, mask, orig);
+}
+
+/* Spool, probes, kernel symbols (while still root), the signal and wake-up fds. */
+static int session__arm(struct session *s, const sigset_t *mask)
+{
+	const struct record_opts *o = s->opts;
 	struct probes_opts po = {
 		.stacks = o->stacks,
-		.stack_interval_us = o->stack_interval_us,
+		.stack_interval_ns = o->stack_interval_ns,
 		.sample_freq = o->sample_freq,
-		.ringbuf_bytes = o->ringbuf_kib * 1024,
+		.ringbuf_bytes = o->ringbuf_bytes,
 		.on_record = on_record,
 		.on_sideband = on_sideband,
 		.ctx = s,
 	};
-	struct finalize_result fres = { 0 };
-	struct finalize_opts fo = { 0 };
-	struct session_info info = { 0 };
-	sigset_t mask, orig;
-	uint64_t counters[CNT__COUNT] = { 0 };
-	struct child child = { .pid = -1, .report_fd = -1 };
-	struct tree tree;
-	struct signalfd_siginfo si;
-	uint64_t sb_lost = 0, t_start;
-	int sfd = -1, guard_fd = -1, err, run_err = 0, rc;
+	uint64_t t0;
+	int err;
 
-	/* Signals are taken through a signalfd from here on, so a Ctrl-C at any moment
-	 * is handled in order instead of killing probex half-way. */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGCHLD);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGQUIT);
-	pthread_sigmask(SIG_BLOCK, &mask, &orig);
-	err = spool_writer__open(&s->spool, s->spool_path);
+	err = spool_writer__open(&s->spool, o->spool_path);
 	if (err) {
-		log__error("cannot create %s: %s", s->spool_path, strerror(-err));
+		log__error("cannot create %s: %s", o->spool_path, strerror(-err));
 		return err;
 	}
-	t_start = now_ns(CLOCK_MONOTONIC);
+	t0 = now_ns(CLOCK_MONOTONIC);
 	err = probes__open(&s->probes, &po);
 	if (err)
-		goto cleanup;
-	log__debug("probes attached in %.3f s", (now_ns(CLOCK_MONOTONIC) - t_start) / 1e9);
-	err = session_info__load_ksyms(&info);	/* while still root */
+		return err;
+	log__debug("probes attached in %.3f s", (now_ns(CLOCK_MONOTONIC) - t0) / 1e9);
+	err = session_info__load_ksyms(&s->info);
 	if (err)
-		goto cleanup;
-
-	sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+		return err;
+	s->sfd = signalfd(-1, mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	s->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (sfd < 0 || s->wake_fd < 0) {
-		err = -errno;
-		goto cleanup;
-	}
-	guard_fd = guardian__start(probes__traced_map_fd(s->probes));
-	if (guard_fd < 0)
+	if (s->sfd < 0 || s->wake_fd < 0)
+		return -errno;
+	s->guard_fd = guardian__start(probes__traced_map_fd(s->probes));
+	if (s->guard_fd < 0)
 		log__warn("no guardian process (%s): if probex is killed, the traced processes keep running",
-			  strerror(-guard_fd));
-	err = tree__init(&tree);
+			  strerror(-s->guard_fd));
+	return 0;
+}
+
+/* Fork the command stopped, start the consumer, trace it, resume it.  Returns 0 when the
+ * command runs, a positive exit status when it could not (exec failed), else -errno. */
+static int session__start_command(struct session *s, struct child *child, const struct priv_target *priv,
+				  const sigset_t *orig, struct record_result *res)
+{
+	const struct record_opts *o = s->opts;
+	struct signalfd_siginfo si;
+	int err, rc;
+
+	err = child__spawn(child, o->cmd, priv, orig);
 	if (err)
-		goto cleanup;
-	err = child__spawn(&child, o->cmd, priv, &orig);
-	if (err)
-		goto cleanup;
-	tree.root = child.pid;
-	session_info__start(&info, o, child.pid, probes__missing(s->probes));
+		return err;
+	session_info__start(&s->info, o, child->pid, probes__missing(s->probes));
 	/* The spool has one writer at a time: this thread until the consumer starts.
 	 * Nothing is traced before probes__trace_pid, so the ring buffer is empty. */
-	err = spool_writer__append(s->spool, SPOOL_SESSION, info.text.s, (uint32_t)info.text.len);
+	err = spool_writer__append(s->spool, SPOOL_SESSION, s->info.text.s, (uint32_t)s->info.text.len);
 	if (!err) {
 		err = -pthread_create(&s->consumer, NULL, consumer_main, s);
 		s->consumer_started = !err;
 	}
 	if (!err)
-		err = probes__trace_pid(s->probes, (uint32_t)child.pid);
+		err = probes__trace_pid(s->probes, (uint32_t)child->pid);
 	if (err) {
-		log__error("cannot arm tracing for pid %d: %s", child.pid, strerror(-err));
-		child__kill(&child);
-		goto cleanup;
+		log__error("cannot arm tracing for pid %d: %s", child->pid, strerror(-err));
+		child__kill(child);
+		return err;
 	}
 	/* A stop request during set-up: the command never runs. */
-	if (read(sfd, &si, sizeof(si)) == sizeof(si) && si.ssi_signo != SIGCHLD) {
+	if (read(s->sfd, &si, sizeof(si)) == sizeof(si) && si.ssi_signo != SIGCHLD) {
 		log__info("received %s before the command started", strsignal((int)si.ssi_signo));
-		child__kill(&child);
-		*status = 128 + (int)si.ssi_signo;
-		err = -EINTR;
-		goto cleanup;
+		child__kill(child);
+		res->status = 128 + (int)si.ssi_signo;
+		return -EINTR;
 	}
-	rc = child__resume(&child, o->cmd[0]);
-	if (rc < 0) {
-		err = rc;
-		child__kill(&child);
-		goto cleanup;
-	}
-	t_start = now_ns(CLOCK_MONOTONIC);
-	run_err = run_tree(s, &tree, sfd);
-	log__debug("command tree ran %.3f s", (now_ns(CLOCK_MONOTONIC) - t_start) / 1e9);
-	t_start = now_ns(CLOCK_MONOTONIC);
-	*status = rc > 0 ? rc : tree__exit_status(&tree);
+	rc = child__resume(child, o->cmd[0]);
+	if (rc < 0)
+		child__kill(child);
+	return rc;
+}
+
+/* The tree has ended: drain the ring buffer, write the end facts, close the spool and
+ * detach.  Returns the first error of the recording. */
+static int session__drain(struct session *s, int run_err, struct record_result *res)
+{
+	int err;
 
 	atomic_store(&s->stop_consumer, true);
 	pthread_join(s->consumer, NULL);
 	s->consumer_started = false;
 	if (!run_err)
 		run_err = atomic_load(&s->consumer_err);
-	probes__counters(s->probes, counters);
-	session_info__end(&info, *status, counters, probes__sideband_lost(s->probes));
+	probes__counters(s->probes, res->counters);
+	res->sideband_lost = probes__sideband_lost(s->probes);
+	session_info__end(&s->info, res->status, res->counters, res->sideband_lost);
 	if (!run_err)
-		run_err = spool_writer__append(s->spool, SPOOL_END, info.text.s, (uint32_t)info.text.len);
-	sb_lost = probes__sideband_lost(s->probes);
+		run_err = spool_writer__append(s->spool, SPOOL_END, s->info.text.s, (uint32_t)s->info.text.len);
 	err = spool_writer__close(s->spool);
 	s->spool = NULL;
-	if (!err)
-		err = run_err;
 	/* Detach before the (long) finalization: nothing more to record, and the hooks
 	 * cost every process on the machine. */
-	guardian__release(guard_fd);
-	guard_fd = -1;
+	guardian__release(s->guard_fd);
+	s->guard_fd = -1;
 	probes__close(s->probes);
 	s->probes = NULL;
-	log__debug("drained and detached in %.3f s", (now_ns(CLOCK_MONOTONIC) - t_start) / 1e9);
-	if (err) {
-		/* The spool is incomplete in ways recover cannot fix (a write failed). */
-		log__error("recording failed: %s", strerror(-err));
-		unlink(s->spool_path);
-		goto cleanup;
-	}
+	return err ? err : run_err;
+}
 
-	fo.spool = s->spool_path;
-	fo.output = s->output;
-	fo.ksyms = info.ksyms;
-	fo.progress = isatty(STDERR_FILENO);
-	err = finalize__run(&fo, &fres);
-	if (err) {
-		log__error("could not write %s; the recorded data is kept in %s (`probex recover %s` retries)",
-			   s->output, s->spool_path, s->spool_path);
-		goto cleanup;
-	}
-	err = priv__chown(priv, s->output);
-	if (err)
-		log__warn("cannot give %s to uid %u: %s", s->output, priv->uid, strerror(-err));
-	err = 0;
-	print_summary(counters, sb_lost, fres.rows);
-	{
-		struct rusage ru;
+static void session__cleanup(struct session *s, const sigset_t *orig)
+{
+	struct signalfd_siginfo si;
 
-		getrusage(RUSAGE_SELF, &ru);
-		log__info("wrote %s (%llu events, finalized in %.2f s, probex peak RSS %ld MiB)", s->output,
-			  (unsigned long long)fres.rows, fres.seconds, ru.ru_maxrss / 1024);
-	}
-	if (!getenv("PROBEX_KEEP_SPOOL"))
-		unlink(s->spool_path);
-cleanup:
-	guardian__release(guard_fd);
+	guardian__release(s->guard_fd);
 	if (s->consumer_started) {
 		atomic_store(&s->stop_consumer, true);
 		pthread_join(s->consumer, NULL);
 	}
 	if (s->spool) {
 		spool_writer__close(s->spool);
-		unlink(s->spool_path);
+		unlink(s->opts->spool_path);
 	}
 	probes__close(s->probes);
-	if (s->wake_fd > 0)
+	if (s->wake_fd >= 0)
 		close(s->wake_fd);
-	session_info__free(&info);
-	/* Stop requests that arrived during finalization were answered by finishing the
-	 * file; do not let them kill us now that they would be unblocked. */
-	if (sfd >= 0) {
-		while (read(sfd, &si, sizeof(si)) == sizeof(si))
+	/* Stop requests that arrived while draining were answered by keeping the data; do
+	 * not let them kill us now that they would be unblocked. */
+	if (s->sfd >= 0) {
+		while (read(s->sfd, &si, sizeof(si)) == sizeof(si))
 			;
-		close(sfd);
+		close(s->sfd);
 	}
-	pthread_sigmask(SIG_SETMASK, &orig, NULL);
-	return err;
+	pthread_sigmask(SIG_SETMASK, orig, NULL);
 }
 
-int record__main(const struct probex_opts *opts, const struct priv_target *priv)
+int record__run(const struct record_opts *o, const struct priv_target *priv, struct record_result *res)
 {
-	struct session s = { .opts = opts, .wake_fd = -1 };
-	int status = 1, err;
+	struct session s = { .opts = o, .wake_fd = -1, .sfd = -1, .guard_fd = -1 };
+	struct child child = { .pid = -1, .report_fd = -1 };
+	struct tree tree;
+	sigset_t mask, orig;
+	uint64_t t0;
+	int err, rc, run_err;
 
-	err = validate(&s);
+	memset(res, 0, sizeof(*res));
+	res->status = 1;
+	block_signals(&mask, &orig);
+	err = session__arm(&s, &mask);
+	if (!err)
+		err = tree__init(&tree);
 	if (err)
-		return err;
-	err = record_and_finalize(&s, priv, &status);
-	if (err)
-		return status > 1 ? status : 1;
-	if (opts->no_viewer)
-		return status;
-	{
-		struct viewer_opts vo = { .bind = opts->bind, .port = opts->port };
-		int verr;
-
-		verr = priv__drop(priv);
-		if (verr) {
-			log__error("not starting the viewer: cannot drop privileges: %s", strerror(-verr));
-			return status ? status : 1;
-		}
-		verr = viewer__main(s.output, &vo);
-		return status ? status : verr;
+		goto cleanup;
+	rc = session__start_command(&s, &child, priv, o->child_mask ? o->child_mask : &orig, res);
+	if (rc < 0) {
+		err = rc;
+		goto cleanup;
 	}
+	tree.root = child.pid;
+	t0 = now_ns(CLOCK_MONOTONIC);
+	run_err = run_tree(&s, &tree, s.sfd);
+	log__debug("command tree ran %.3f s", (now_ns(CLOCK_MONOTONIC) - t0) / 1e9);
+	res->status = rc > 0 ? rc : tree__exit_status(&tree);
+	t0 = now_ns(CLOCK_MONOTONIC);
+	err = session__drain(&s, run_err, res);
+	log__debug("drained and detached in %.3f s", (now_ns(CLOCK_MONOTONIC) - t0) / 1e9);
+	if (err) {
+		/* The spool is incomplete in ways recover cannot fix (a write failed). */
+		log__error("recording failed: %s", strerror(-err));
+		unlink(o->spool_path);
+	}
+cleanup:
+	session__cleanup(&s, &orig);
+	if (!err) {
+		res->ksyms = s.info.ksyms;
+		s.info.ksyms = NULL;
+	}
+	session_info__free(&s.info);
+	return err;
 }

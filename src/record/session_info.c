@@ -54,13 +54,12 @@ static uint64_t clock_ns(clockid_t c)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-void session_info__start(struct session_info *si, const struct probex_opts *o, pid_t root,
+void session_info__start(struct session_info *si, const struct record_opts *o, pid_t root,
 			 const char *missing)
 {
 	uint64_t mono = clock_ns(CLOCK_MONOTONIC), real = clock_ns(CLOCK_REALTIME);
 	struct utsname u;
 	char host[256] = "";
-	const char *mode = o->stacks == STACKS_ALL ? "all" : o->stacks == STACKS_NONE ? "none" : "sampled";
 
 	gethostname(host, sizeof(host) - 1);
 	uname(&u);
@@ -82,9 +81,9 @@ void session_info__start(struct session_info *si, const struct probex_opts *o, p
 	kv(si, META_HOSTNAME);
 	strbuf__add_json_str(&si->text, host);
 	strbuf__addf(&si->text, "\n%s\t%s %s %s\n", META_KERNEL, u.sysname, u.release, u.machine);
-	strbuf__addf(&si->text, "%s\t%s\n", META_STACK_MODE, mode);
+	strbuf__addf(&si->text, "%s\t%s\n", META_STACK_MODE, stack_mode_names[o->stacks]);
 	strbuf__addf(&si->text, "%s\t%llu\n", META_STACK_INTERVAL_NS,
-		     o->stacks == STACKS_SAMPLED ? (unsigned long long)o->stack_interval_us * 1000 : 0ull);
+		     o->stacks == STACKS_SAMPLED ? (unsigned long long)o->stack_interval_ns : 0ull);
 	kv(si, META_MISSING_PROBES);
 	strbuf__add(&si->text, "[", 1);
 	for (const char *p = missing; *p;) {

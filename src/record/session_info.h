@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 #include "bpf/records.h"
-#include "cli/options.h"
+#include "record/record.h"
 #include "common/strbuf.h"
 
 struct ksyms;
@@ -20,7 +20,7 @@ struct session_info {
 
 /* Kernel symbols must be read while privileged (kptr_restrict hides them otherwise). */
 int session_info__load_ksyms(struct session_info *si);
-void session_info__start(struct session_info *si, const struct probex_opts *o, pid_t root,
+void session_info__start(struct session_info *si, const struct record_opts *o, pid_t root,
 			 const char *missing_probes);
 void session_info__end(struct session_info *si, int exit_status, const uint64_t c[CNT__COUNT],
 		       uint64_t sideband_lost);

@@ -1,5 +1,6 @@
 #include <string.h>
 
+#include "bpf/records.h"
 #include "trace/schema.h"
 
 const char *const event_type_names[EV__COUNT] = {
@@ -39,3 +40,9 @@ int event_type__from_name(const char *name)
 			return i;
 	return -1;
 }
+
+const char *const stack_mode_names[3] = {
+	[STACKS_SAMPLED] = "sampled",
+	[STACKS_ALL] = "all",
+	[STACKS_NONE] = "none",
+};

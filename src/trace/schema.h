@@ -57,9 +57,12 @@ int event_type__from_name(const char *name);
 #define META_EXIT_STATUS	"probex.exit_status"		/* probex's own exit status */
 #define META_HOSTNAME		"probex.hostname"
 #define META_KERNEL		"probex.kernel"
-#define META_STACK_MODE		"probex.stack_mode"		/* sampled | all | none */
+#define META_STACK_MODE		"probex.stack_mode"		/* one of stack_mode_names */
 #define META_STACK_INTERVAL_NS	"probex.stack_interval_ns"
 #define META_DROPS		"probex.drops"			/* JSON object: counter → n */
 #define META_MISSING_PROBES	"probex.missing_probes"		/* JSON array */
+
+/* probex.stack_mode values and --stacks names, indexed by enum stack_mode (bpf/records.h). */
+extern const char *const stack_mode_names[3];
 
 #endif

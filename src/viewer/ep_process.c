@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "common/hmap.h"
-#include "trace/synth_rand.h"
+#include "common/rng.h"
 #include "viewer/api.h"
 
 struct lifetime {
@@ -177,12 +177,12 @@ static int cmp_u64(const void *x, const void *y)
 static int sample_positions(uint64_t n, uint64_t k, uint64_t seed, uint64_t *out)
 {
 	struct hmap seen = { 0 };
-	struct synth_rng rng = { seed };
+	struct rng rng = { seed };
 	uint64_t got = 0;
 	uint32_t dummy;
 
 	for (uint64_t j = n - k; j < n; j++) {
-		uint64_t t = synth_rng__below(&rng, j + 1);
+		uint64_t t = rng__below(&rng, j + 1);
 
 		if (hmap__get(&seen, t, &dummy))
 			t = j;
@@ -237,7 +237,7 @@ int ep_process_events(struct request *rq)
 			continue;
 		k = n < max ? n : max;
 		if (n > max) {
-			uint64_t seed = synth__mix(synth__mix(start ^ synth__mix(end)) ^ (max * 31 + m->pids[p]));
+			uint64_t seed = rng__mix(rng__mix(start ^ rng__mix(end)) ^ (max * 31 + m->pids[p]));
 
 			if (sample_positions(n, max, seed, pos)) {
 				status = api__fail(rq, 500, "out of memory");

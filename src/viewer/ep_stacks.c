@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace/synth_rand.h"
+#include "common/rng.h"
 #include "viewer/api.h"
 #include "viewer/flame_svg.h"
 #include "viewer/payload.h"
@@ -138,7 +138,7 @@ static int flame_pick(const struct model *m, int code, const struct window *w, u
 		got = 0;
 		flame_rows__init(&it, m, (unsigned int)code, w);
 		while (got < cap && flame_rows__next(&it, &rn)) {
-			uint64_t h = synth__mix(synth__mix(rn) ^ seed);
+			uint64_t h = rng__mix(rng__mix(rn) ^ seed);
 
 			if (h <= bound)
 				out[got++] = (struct pick){ h, rn };
@@ -239,8 +239,8 @@ int ep_event_flamegraph(struct request *rq)
 	/* A type the trace does not have is simply empty. */
 	code = api__type_code(m, type, strlen(type));
 	if (code >= 0) {
-		uint64_t seed = synth__mix(synth__mix(w.start) ^ synth__mix(w.end + max_stacks) ^
-					   fnv(type) ^ (w.has_pid ? synth__mix(w.pid + 1) : 0));
+		uint64_t seed = rng__mix(rng__mix(w.start) ^ rng__mix(w.end + max_stacks) ^
+					   fnv(type) ^ (w.has_pid ? rng__mix(w.pid + 1) : 0));
 		struct pick *picks = NULL;
 		uint64_t npicks = 0;
 

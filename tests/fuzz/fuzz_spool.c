@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
-#include "trace/finalize.h"
+#include "finalize/finalize.h"
 #include "fuzz_common.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

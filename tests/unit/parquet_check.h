@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "trace/duck.h"
-#include "trace/parquet.h"
+#include "parquet/parquet.h"
 
 #define PQT_UNUSED __attribute__((unused))
 

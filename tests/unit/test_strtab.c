@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "common/utf8.h"
-#include "trace/strtab.h"
+#include "parquet/strtab.h"
 
 static bool valid_utf8(const char *s, uint32_t n)
 {

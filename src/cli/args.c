@@ -1,0 +1,51 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli/args.h"
+#include "common/log.h"
+
+int args__u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v < min || v > max) {
+		fprintf(stderr, "probex: error: invalid value '%s' for '%s' (expected %llu..%llu)\n", s, opt,
+			(unsigned long long)min, (unsigned long long)max);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+int args__ulong(const char *opt, const char *s, unsigned long min, unsigned long max,
+		unsigned long *out)
+{
+	uint64_t v;
+
+	if (args__u64(opt, s, min, max, &v))
+		return -EINVAL;
+	*out = (unsigned long)v;
+	return 0;
+}
+
+int args__usage_error(const char *cmd, const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "probex%s%s: error: ", cmd ? " " : "", cmd ? cmd : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nUsage: %s\nFor more information, try '--help'.\n", usage);
+	return EXIT_USAGE;
+}
+
+void args__verbosity(int verbose, int quiet)
+{
+	log_verbosity = quiet ? 0 : 1 + verbose;
+}

@@ -1,0 +1,22 @@
+/* Argument helpers shared by every subcommand: numbers, usage errors, the common flags. */
+#ifndef PROBEX_CLI_ARGS_H
+#define PROBEX_CLI_ARGS_H
+
+#include <stdint.h>
+
+/* probex's own exit statuses (a traced command's status is passed through). */
+#define EXIT_USAGE 2
+
+/* Parse a decimal in [min, max] for option opt; prints the error.  0 or -EINVAL. */
+int args__u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out);
+int args__ulong(const char *opt, const char *s, unsigned long min, unsigned long max,
+		unsigned long *out);
+
+/* Print "probex[ CMD]: error: MSG" and the usage line; returns EXIT_USAGE. */
+int args__usage_error(const char *cmd, const char *usage, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* -v / -q, as every subcommand takes them. */
+void args__verbosity(int verbose, int quiet);
+
+#endif

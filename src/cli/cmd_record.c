@@ -1,0 +1,200 @@
+/* The default command: record COMMAND into a spool, turn the spool into a trace, print
+ * what was recorded, then serve the viewer on it.  The stages meet only here. */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cmd.h"
+#include "cli/options.h"
+#include "common/log.h"
+#include "common/priv.h"
+#include "finalize/finalize.h"
+#include "record/record.h"
+#include "spool/spool.h"
+#include "symbolize/ksym.h"
+#include "viewer/viewer.h"
+
+struct paths {
+	char output[PATH_MAX];
+	char spool[PATH_MAX + sizeof(SPOOL_SUFFIX)];
+};
+
+static int default_output(char *buf, size_t size)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	return strftime(buf, size, "probex-%Y%m%d-%H%M%S.parquet", &tm) ? 0 : -ENAMETOOLONG;
+}
+
+/* The output and spool paths, checked before anything starts. */
+static int paths__resolve(struct paths *p, const char *output)
+{
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+
+	if (output)
+		snprintf(p->output, sizeof(p->output), "%s", output);
+	else if (default_output(p->output, sizeof(p->output)))
+		return 1;
+	snprintf(dir, sizeof(dir), "%s", p->output);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = 0;
+	else
+		strcpy(dir, ".");
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK)) {
+		log__error("cannot write the output %s: directory %s is not writable", p->output, dir);
+		return 1;
+	}
+	if (stat(p->output, &st) == 0 && S_ISDIR(st.st_mode)) {
+		log__error("output %s is a directory", p->output);
+		return 1;
+	}
+	snprintf(p->spool, sizeof(p->spool), "%s%s", p->output, SPOOL_SUFFIX);
+	if (access(p->spool, F_OK) == 0) {
+		log__error("%s exists: an earlier probex run was interrupted. Turn it into a trace with "
+			   "`probex recover %s`, or delete it", p->spool, p->spool);
+		return 1;
+	}
+	return 0;
+}
+
+static void print_summary(const struct record_result *r, uint64_t rows)
+{
+	const uint64_t *c = r->counters;
+	uint64_t rb = 0;
+
+	for (int k = 0; k < REC__COUNT; k++)
+		rb += c[CNT_RB_DROP0 + k];
+	log__info("%llu events; dropped: %llu records (ring buffer full), %llu mmap records; "
+		  "stack failures: %llu user, %llu kernel, %llu truncated; map full: %llu; unpaired: %llu; "
+		  "cpu samples: %llu",
+		  (unsigned long long)rows, (unsigned long long)rb, (unsigned long long)r->sideband_lost,
+		  (unsigned long long)c[CNT_USTACK_ERR], (unsigned long long)c[CNT_KSTACK_ERR],
+		  (unsigned long long)c[CNT_STACK_TRUNC],
+		  (unsigned long long)(c[CNT_TRACED_FULL] + c[CNT_TSTATE_FULL] + c[CNT_IOU_FULL]),
+		  (unsigned long long)c[CNT_UNPAIRED_EXIT], (unsigned long long)c[CNT_SAMPLES_TRACED]);
+}
+
+/* Spool → trace.  The spool is removed once the trace is complete. */
+static int finalize(const struct paths *p, const struct record_result *r, const struct priv_target *priv)
+{
+	struct finalize_result fres = { 0 };
+	struct finalize_opts fo = {
+		.spool = p->spool, .output = p->output, .ksyms = r->ksyms, .progress = isatty(STDERR_FILENO),
+	};
+	struct rusage ru;
+	int err;
+
+	err = finalize__run(&fo, &fres);
+	if (err) {
+		log__error("could not write %s; the recorded data is kept in %s (`probex recover %s` retries)",
+			   p->output, p->spool, p->spool);
+		return err;
+	}
+	err = priv__chown(priv, p->output);
+	if (err)
+		log__warn("cannot give %s to uid %u: %s", p->output, priv->uid, strerror(-err));
+	print_summary(r, fres.rows);
+	getrusage(RUSAGE_SELF, &ru);
+	log__info("wrote %s (%llu events, finalized in %.2f s, probex peak RSS %ld MiB)", p->output,
+		  (unsigned long long)fres.rows, fres.seconds, ru.ru_maxrss / 1024);
+	if (!getenv("PROBEX_KEEP_SPOOL"))
+		unlink(p->spool);
+	return 0;
+}
+
+static void stop_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGQUIT);
+}
+
+/* Stop requests that arrived while finishing were answered by finishing. */
+static void discard_pending(const sigset_t *set)
+{
+	const struct timespec zero = { 0 };
+
+	while (sigtimedwait(set, NULL, &zero) > 0)
+		;
+}
+
+static int view(const char *file, const struct probex_opts *o, const struct priv_target *priv)
+{
+	struct viewer_opts vo = { .bind = o->bind, .port = o->port };
+	int err;
+
+	/* The viewer never needs root: become the invoking user before touching the file. */
+	err = priv__drop(priv);
+	if (err) {
+		log__error("not starting the viewer: cannot drop privileges to uid %u: %s", priv->uid,
+			   strerror(-err));
+		return 1;
+	}
+	return viewer__main(file, &vo);
+}
+
+int cmd_view(const struct probex_opts *o)
+{
+	struct priv_target priv;
+
+	if (priv__resolve(&priv))
+		return 1;
+	return view(o->view_file, o, &priv);
+}
+
+int cmd_record(const struct probex_opts *o)
+{
+	struct record_opts ro = {
+		.cmd = o->cmd,
+		.cmd_argc = o->cmd_argc,
+		.sample_freq = o->sample_freq,
+		.stacks = o->stacks,
+		.stack_interval_ns = (uint64_t)o->stack_interval_us * 1000,
+		.ringbuf_bytes = o->ringbuf_kib * 1024,
+	};
+	struct record_result res;
+	struct priv_target priv;
+	sigset_t stops, caller;
+	struct paths p;
+	int err, vstatus;
+
+	if (priv__resolve(&priv))
+		return 1;
+	err = record__check(&ro);
+	if (!err)
+		err = paths__resolve(&p, o->output);
+	if (err)
+		return err;
+	ro.spool_path = p.spool;
+	/* Stop requests stay blocked from the start of recording to the end of the trace: a
+	 * Ctrl-C after the command ended is answered by finishing the file, not by losing it. */
+	stop_signals(&stops);
+	pthread_sigmask(SIG_BLOCK, &stops, &caller);
+	ro.child_mask = &caller;
+	err = record__run(&ro, &priv, &res);
+	if (!err)
+		err = finalize(&p, &res, &priv);
+	ksyms__free(res.ksyms);
+	discard_pending(&stops);
+	pthread_sigmask(SIG_SETMASK, &caller, NULL);
+	if (err)
+		return res.status > 1 ? res.status : 1;
+	if (o->no_viewer)
+		return res.status;
+	vstatus = view(p.output, o, &priv);
+	return res.status ? res.status : vstatus;
+}

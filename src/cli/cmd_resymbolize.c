@@ -1,0 +1,26 @@
+/* `probex resymbolize FILE [-o OUTPUT]`: redo a trace's user-space stack labels. */
+#include <getopt.h>
+#include <stddef.h>
+
+#include "cli/args.h"
+#include "cli/cmd.h"
+#include "finalize/resymbolize.h"
+
+int cmd_resymbolize(int argc, char **argv)
+{
+	static const struct option longopts[] = { { "output", required_argument, NULL, 'o' }, { 0 } };
+	const char *out = NULL;
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+		if (c != 'o')
+			return args__usage_error("resymbolize", cmd__usage("resymbolize"), "bad option %s",
+						 argv[optind - 1]);
+		out = optarg;
+	}
+	if (argc - optind != 1)
+		return args__usage_error("resymbolize", cmd__usage("resymbolize"), "expected one FILE");
+	return resymbolize__run(argv[optind], out ? out : argv[optind]) ? 1 : 0;
+}

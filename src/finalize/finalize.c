@@ -1,0 +1,317 @@
+/* Spool → Parquet.
+ *
+ * Pass 1 rebuilds the processes' address spaces (mmap side-band, exec, fork); pass 2
+ * expands records into rows in DuckDB, interning stacks; then each unique stack is
+ * labelled once and DuckDB joins, sorts and writes the file. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bpf/records.h"
+#include "common/log.h"
+#include "common/strbuf.h"
+#include "spool/spool.h"
+#include "symbolize/addrspace.h"
+#include "finalize/finalize.h"
+#include "finalize/labels.h"
+#include "parquet/parquet.h"
+#include "finalize/rows.h"
+#include "finalize/stacklists.h"
+#include "finalize/symdata.h"
+#include "trace/schema.h"
+#include "finalize/stackset.h"
+
+#ifndef PERF_RECORD_MISC_MMAP_BUILD_ID
+#define PERF_RECORD_MISC_MMAP_BUILD_ID (1 << 14)
+#endif
+
+#define ROW_GROUP_ROWS (64u * 1024)
+
+struct finalizer {
+	const struct finalize_opts *o;
+	struct finalize_result *res;
+	struct spool_map map;
+	struct strbuf meta;		/* "key\tvalue\n" lines from the spool */
+	struct addrspace *as;
+	struct stackset *ustacks, *kstacks;
+	struct rows *rows;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* perf side-band records carry {pid, tid, time} at their end (sample_id_all). */
+static uint64_t sb_time(const struct perf_event_header *h)
+{
+	uint64_t t;
+
+	memcpy(&t, (const char *)h + h->size - 8, 8);
+	return t;
+}
+
+static int sideband_add(struct finalizer *f, const struct perf_event_header *h, uint32_t len)
+{
+	const char *p = (const char *)h;
+
+	if (len < sizeof(*h) || h->size > len || h->size < sizeof(*h) + 16)
+		return 0;
+	if (h->type == PERF_RECORD_MMAP2) {
+		/* pid tid addr len pgoff {maj min ino gen | bid_size res res bid[20]} prot flags name */
+		const size_t name_off = 8 + 8 + 24 + 24 + 8;
+		uint32_t pid;
+		uint64_t addr, mlen, pgoff;
+		const unsigned char *bid = NULL;
+		uint8_t bid_len = 0;
+		char name[4096];
+		size_t max;
+
+		if (h->size < name_off + 16)
+			return 0;
+		memcpy(&pid, p + 8, 4);
+		memcpy(&addr, p + 16, 8);
+		memcpy(&mlen, p + 24, 8);
+		memcpy(&pgoff, p + 32, 8);
+		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			bid_len = (uint8_t)p[40];
+			if (bid_len > 20)
+				bid_len = 20;
+			bid = (const unsigned char *)p + 44;
+		}
+		max = h->size - 16 - name_off;
+		if (max >= sizeof(name))
+			max = sizeof(name) - 1;
+		memcpy(name, p + name_off, max);
+		name[max] = 0;
+		return addrspace__add_mmap(f->as, sb_time(h), pid, addr, mlen, pgoff, name, bid, bid_len);
+	}
+	if (h->type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC)) {
+		uint32_t pid;
+
+		memcpy(&pid, p + 8, 4);
+		return addrspace__add_exec(f->as, sb_time(h), pid);
+	}
+	return 0;
+}
+
+/* Pass 1: session facts, and the address spaces (mmap side-band, exec, fork). */
+static int pass1(struct finalizer *f)
+{
+	struct spool_item it;
+	int n, err = 0;
+
+	while ((n = spool_map__next(&f->map, &it)) > 0) {
+		if (it.tag == SPOOL_SESSION || it.tag == SPOOL_END) {
+			strbuf__add(&f->meta, it.data, it.len);
+		} else if (it.tag == SPOOL_PERF) {
+			err = sideband_add(f, it.data, it.len);
+		} else if (it.tag == SPOOL_BPF && it.len >= sizeof(struct rec_fork)) {
+			const struct rec_fork *fk = it.data;
+
+			if (fk->h.kind == REC_FORK && fk->child_tgid != fk->h.tgid)
+				err = addrspace__add_fork(f->as, fk->h.ts, fk->h.tgid, fk->child_tgid);
+		}
+		if (err)
+			return err;
+	}
+	if (n == -EBADMSG)
+		f->res->torn_tail = 1;
+	else if (n < 0)
+		return n;
+	return addrspace__build(f->as);
+}
+
+/* Pass 2: index every record's rows, interning stacks. */
+static int pass2(struct finalizer *f)
+{
+	struct spool_item it;
+	int n, err = 0;
+
+	spool_map__rewind(&f->map);
+	while (!err && (n = spool_map__next(&f->map, &it)) > 0)
+		if (it.tag == SPOOL_BPF)
+			err = rows__add_record(f->rows, it.data, it.len);
+	return err;
+}
+
+/* A sample frequency the viewer accepts: a positive decimal of at most 19 digits. */
+static bool freq_ok(const char *v)
+{
+	size_t n = strlen(v);
+
+	return n && n <= 19 && strspn(v, "0123456789") == n && strspn(v, "0") != n;
+}
+
+/* Key-value metadata from the spool's "key\tvalue" lines (pointers into f->meta).  The
+ * two keys the viewer requires are always present and valid, even when the session
+ * header is missing or damaged: a recovered trace must open. */
+static int metadata(struct finalizer *f, struct pq_kv *kv, int max)
+{
+	bool have_end = false, have_freq = false, have_format = false;
+	int n = 0;
+	char *line, *save = NULL;
+
+	/* No session item at all (a recorder killed before its first flush): no text. */
+	for (line = f->meta.s ? strtok_r(f->meta.s, "\n", &save) : NULL; line && n < max - 3;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *tab = strchr(line, '\t');
+		const char *val;
+
+		if (!tab)
+			continue;
+		*tab = 0;
+		val = tab + 1;
+		if (!strcmp(line, META_EXIT_STATUS))
+			have_end = true;
+		if (!strcmp(line, META_SAMPLE_FREQ_HZ)) {
+			if (have_freq || !freq_ok(val))
+				continue;
+			have_freq = true;
+		}
+		if (!strcmp(line, META_STACK_FORMAT)) {
+			if (have_format)
+				continue;
+			have_format = true;
+			val = META_STACK_FORMAT_V1;	/* finalize labels the stacks itself */
+		}
+		kv[n++] = (struct pq_kv){ line, val };
+	}
+	if (!have_freq) {
+		if (f->meta.len)
+			log__warn("%s: the session header has no valid sample frequency: assuming 1999 Hz",
+				  f->o->spool);
+		kv[n++] = (struct pq_kv){ META_SAMPLE_FREQ_HZ, "1999" };
+	}
+	if (!have_format)
+		kv[n++] = (struct pq_kv){ META_STACK_FORMAT, META_STACK_FORMAT_V1 };
+	if (!have_end)
+		kv[n++] = (struct pq_kv){ "probex.incomplete", "true" };
+	return n;
+}
+
+/* The rename is only durable once the directory is synced. */
+static int sync_path(const char *path)
+{
+	int fd = open(path, O_DIRECTORY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
+{
+	struct finalizer f = { .o = o, .res = res };
+	struct pq_options po = { .zstd_level = 1, .threads = o->threads > 0 ? o->threads : 2 };
+	struct stacklists *sl = NULL;
+	struct pq_writer *w = NULL;
+	struct labeler_stats ls;
+	struct labeler *l = NULL;
+	struct rows_stats rs;
+	struct pq_kv kv[64];
+	char tmp[4200], dir[4200], *slash, *symdata = NULL;
+	double t0 = now_s();
+	int err, nkv;
+
+	memset(res, 0, sizeof(*res));
+	snprintf(tmp, sizeof(tmp), "%s.probex-tmp", o->output);
+	err = spool_map__open(&f.map, o->spool);
+	if (err) {
+		log__error("%s: %s", o->spool, err == -EBADMSG ? "not a probex spool" : strerror(-err));
+		return err;
+	}
+	err = -ENOMEM;
+	f.as = addrspace__new();
+	f.ustacks = stackset__new();
+	f.kstacks = stackset__new();
+	if (!f.as || !f.ustacks || !f.kstacks || rows__new(&f.rows, f.as, f.ustacks, f.kstacks, f.map.size) ||
+	    stacklists__new(&sl))
+		goto cleanup;
+	err = pass1(&f);
+	if (err)
+		goto cleanup;
+	log__debug("finalize: address spaces %.3f s", now_s() - t0);
+	err = pass2(&f);
+	if (!err)
+		err = rows__sort(f.rows);
+	if (err)
+		goto cleanup;
+	log__debug("finalize: rows indexed and sorted %.3f s", now_s() - t0);
+	l = labeler__new(f.as, o->ksyms);
+	if (!l) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	err = stacklists__label(sl, l, f.ustacks, f.kstacks, o->progress);
+	if (err)
+		goto cleanup;
+	labeler__stats(l, &ls);
+	log__debug("finalize: %u+%u stacks labelled %.3f s; user frames %llu, named %llu, in a file "
+		   "but unnamed %llu; kernel frames %llu, named %llu", stackset__count(f.ustacks),
+		   stackset__count(f.kstacks), now_s() - t0, (unsigned long long)ls.user_frames,
+		   (unsigned long long)ls.user_symbolized,
+		   (unsigned long long)(ls.user_mapped - ls.user_symbolized),
+		   (unsigned long long)ls.kernel_frames, (unsigned long long)ls.kernel_symbolized);
+
+	err = pq_writer__open(&w, tmp, trace_columns, trace_ncolumns, &po);
+	if (!err)
+		err = rows__write(f.rows, w, sl, ROW_GROUP_ROWS);
+	symdata = symdata__encode(f.as, f.ustacks, f.kstacks);
+	if (!err && !symdata)
+		err = -ENOMEM;
+	if (err) {
+		pq_writer__abort(w);
+	} else {
+		nkv = metadata(&f, kv, 63);
+		kv[nkv++] = (struct pq_kv){ META_SYMBOL_DATA, symdata };
+		err = pq_writer__close(w, kv, nkv);	/* fsyncs; unlinks on error */
+	}
+	if (!err && rename(tmp, o->output))
+		err = -errno;
+	if (err) {
+		log__error("cannot write %s: %s", o->output, strerror(-err));
+		unlink(tmp);
+		goto cleanup;
+	}
+	log__debug("finalize: parquet written %.3f s", now_s() - t0);
+	snprintf(dir, sizeof(dir), "%s", o->output);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = 0;
+	sync_path(slash ? dir : ".");
+	rows__stats(f.rows, &rs);
+	res->rows = rs.rows;
+	res->records = rs.records;
+	res->bad_records = rs.bad_records;
+	res->unique_stacks = stackset__count(f.ustacks) + stackset__count(f.kstacks);
+	res->frames_total = ls.user_frames;
+	res->frames_symbolized = ls.user_symbolized;
+	if (res->bad_records)
+		log__warn("%llu malformed records skipped", (unsigned long long)res->bad_records);
+	if (res->torn_tail)
+		log__warn("%s ends mid-record (writer was killed): kept everything before it", o->spool);
+	res->seconds = now_s() - t0;
+cleanup:
+	free(symdata);
+	labeler__free(l);
+	stacklists__free(sl);
+	rows__free(f.rows);
+	stackset__free(f.ustacks);
+	stackset__free(f.kstacks);
+	addrspace__free(f.as);
+	strbuf__free(&f.meta);
+	spool_map__close(&f.map);
+	return err;
+}

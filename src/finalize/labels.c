@@ -1,0 +1,197 @@
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpf/records.h"
+#include "symbolize/addrspace.h"
+#include "finalize/labels.h"
+
+#include "symbolize/ksym.h"
+#include "symbolize/usym.h"
+
+struct labeler {
+	const struct addrspace *as;
+	const struct ksyms *ks;
+	struct usym *usym;
+	struct labeler_stats st;
+};
+
+struct labeler *labeler__new(const struct addrspace *as, const struct ksyms *ks)
+{
+	struct labeler *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	l->as = as;
+	l->ks = ks;
+	/* libdwfl would fetch missing debug info over the network when DEBUGINFOD_URLS is
+	 * set; symbolization stays local unless the user asks (PROBEX_DEBUGINFOD=1). */
+	if (!getenv("PROBEX_DEBUGINFOD"))
+		unsetenv("DEBUGINFOD_URLS");
+	l->usym = usym__new();
+	/* Labels are function names: no line tables (for libc's compressed debug file alone
+	 * that saves ~0.1 s per trace). */
+	if (l->usym)
+		usym__set_lines(l->usym, false);
+	if (!l->usym) {
+		free(l);
+		return NULL;
+	}
+	return l;
+}
+
+void labeler__free(struct labeler *l)
+{
+	if (!l)
+		return;
+	usym__free(l->usym);
+	free(l);
+}
+
+/* Labels must not contain the separator or line breaks (the reference sanitized CR/LF). */
+static void add_label(struct strbuf *out, const char *s)
+{
+	size_t start = out->len;
+	char sep = LABEL_SEP;
+
+	strbuf__add(out, &sep, 1);
+	strbuf__add(out, s, strlen(s));
+	for (size_t i = start + 1; !out->err && i < out->len; i++)
+		if (out->s[i] == LABEL_SEP || out->s[i] == '\n' || out->s[i] == '\r')
+			out->s[i] = ' ';
+}
+
+static void add_hex(struct strbuf *out, uint64_t addr)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)addr);
+	add_label(out, buf);
+}
+
+static void user_frame(struct labeler *l, const struct stack_entry *e, uint32_t i,
+		       struct strbuf *out)
+{
+	uint64_t addr = e->frames[i];
+	/* Return addresses point after the call: look up the call instruction instead,
+	 * or call sites get attributed to the next line or inline scope. */
+	uint64_t look = i == 0 ? addr : addr - 1;
+	const struct mapping *m = addrspace__find(l->as, e->space, look, e->ts);
+	char path[4200];
+	char buf[4300];
+	size_t plen;
+
+	l->st.user_frames++;
+	if (m && m->path[0] == '[') {
+		add_label(out, m->path);	/* [vdso], [uprobes], ... */
+		return;
+	}
+	if (!m || m->path[0] != '/') {
+		add_hex(out, addr);
+		return;
+	}
+	l->st.user_mapped++;
+	snprintf(path, sizeof(path), "%s", m->path);
+	plen = strlen(path);
+	if (plen > 10 && !strcmp(path + plen - 10, " (deleted)"))
+		path[plen - 10] = 0;
+	{
+		struct usym_result r;
+
+		if (usym__lookup(l->usym, path, NULL, m->build_id, m->build_id_len,
+				 look - m->start + m->pgoff, &r) == 0 && r.n) {
+			for (unsigned int k = 0; k < r.n; k++)
+				add_label(out, r.names[k]);
+			l->st.user_symbolized++;
+			return;
+		}
+	}
+	snprintf(buf, sizeof(buf), "%s+0x%llx", m->path,
+		 (unsigned long long)(addr - m->start + m->pgoff));
+	add_label(out, buf);
+}
+
+/* Frame-pointer walks through code without frame pointers (glibc's clone3, ld.so's entry)
+ * can loop on one bogus frame until the depth limit: such a truncated stack ends (root
+ * side) in a long run of one address.  Keep one of them. */
+#define LOOP_RUN 8
+
+int labeler__user(struct labeler *l, const struct stack_entry *e, struct strbuf *out)
+{
+	uint32_t n = e->n;
+
+	if (e->flags & REC_F_USTACK_TRUNC) {
+		uint32_t run = 1;
+
+		while (run < n && e->frames[n - 1 - run] == e->frames[n - 1])
+			run++;
+		if (run >= LOOP_RUN)
+			n -= run - 1;
+	}
+	add_label(out, "[user]");
+	if (e->flags & REC_F_USTACK_TRUNC)
+		add_label(out, "[truncated]");
+	for (uint32_t i = n; i-- > 0;) {
+		/* As the reference did: addresses no user code can have are walk debris. */
+		if (e->frames[i] < 0x1000 || e->frames[i] >= (1ull << 63))
+			continue;
+		user_frame(l, e, i, out);
+	}
+	return out->err;
+}
+
+static const char *kernel_name(struct labeler *l, uint64_t addr)
+{
+	if (l->ks)
+		return ksyms__label(l->ks, addr, NULL);
+	return NULL;
+}
+
+/* The leaf end of a kernel stack taken from a BPF program is the tracing machinery
+ * itself; users want the stack of the traced code. */
+static bool is_tracing_frame(const char *name)
+{
+	static const char *const prefixes[] = { "bpf_", "__bpf_", "__traceiter_", "perf_trace_",
+						"trace_event_raw_event_", "__perf_event_overflow",
+						"perf_swevent_", "__perf_", "perf_event_" };
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+int labeler__kernel(struct labeler *l, const struct stack_entry *e, struct strbuf *out)
+{
+	uint32_t skip = 0;
+
+	while (skip < e->n) {
+		const char *name = kernel_name(l, e->frames[skip]);
+
+		if (!name || !is_tracing_frame(name))
+			break;
+		skip++;
+	}
+	add_label(out, "[kernel]");
+	if (e->flags & REC_F_KSTACK_TRUNC)
+		add_label(out, "[truncated]");
+	for (uint32_t i = e->n; i-- > skip;) {
+		const char *name = kernel_name(l, e->frames[i]);
+
+		l->st.kernel_frames++;
+		if (name) {
+			l->st.kernel_symbolized++;
+			add_label(out, name);
+		} else {
+			add_hex(out, e->frames[i]);
+		}
+	}
+	return out->err;
+}
+
+void labeler__stats(const struct labeler *l, struct labeler_stats *out)
+{
+	*out = l->st;
+}

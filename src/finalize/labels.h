@@ -1,0 +1,29 @@
+/* Stack labels in the reference format: "[user]", user frames root-first (an inline
+ * chain gives several labels, outermost first), then "[kernel]" and kernel frames. */
+#ifndef PROBEX_FINALIZE_LABELS_H
+#define PROBEX_FINALIZE_LABELS_H
+
+#include <stdint.h>
+
+#include "common/strbuf.h"
+#include "finalize/stackset.h"
+
+struct addrspace;
+struct ksyms;
+struct labeler;
+
+#define LABEL_SEP '\x1f'	/* joins labels of one stack; never inside a label */
+
+struct labeler_stats {
+	uint64_t user_frames, user_symbolized, user_mapped, kernel_frames, kernel_symbolized;
+};
+
+struct labeler *labeler__new(const struct addrspace *as, const struct ksyms *ks);
+void labeler__free(struct labeler *l);
+/* Append the labels of a user stack (starting with "[user]") joined by LABEL_SEP. */
+int labeler__user(struct labeler *l, const struct stack_entry *e, struct strbuf *out);
+/* Same for a kernel stack, starting with "[kernel]". */
+int labeler__kernel(struct labeler *l, const struct stack_entry *e, struct strbuf *out);
+void labeler__stats(const struct labeler *l, struct labeler_stats *out);
+
+#endif

@@ -1,0 +1,484 @@
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpf/records.h"
+#include "symbolize/addrspace.h"
+#include "parquet/colbuf.h"
+#include "finalize/rows.h"
+#include "trace/schema.h"
+#include "finalize/stacklists.h"
+#include "finalize/stackset.h"
+#include "parquet/strtab.h"
+
+enum col {
+	C_EVENT_TYPE, C_TS, C_PID, C_TGID, C_PROCESS_NAME, C_STACK_ID, C_KSTACK_ID, C_STACK_KIND,
+	C_STACK_TRACE, C_CPU, C_PREV_PID, C_NEXT_PID, C_PREV_STATE, C_PARENT_PID, C_CHILD_PID,
+	C_EXIT_CODE, C_ADDRESS, C_ERROR_CODE, C_FD, C_COUNT, C_RET, C_SUBMIT_TS, C_IOU_OPCODE,
+	C_IOU_RES,
+	/* added by this probex */
+	C_LATENCY, C_WEIGHT, C_CHILD_TGID, C_IS_THREAD, C_EXIT_SIGNAL, C_PREV_TGID, C_NEXT_TGID,
+	C_FILENAME, C_MMAP_PROT, C_MMAP_FLAGS, C_MMAP_FD, C_IOU_USER_DATA,
+	C__COUNT,
+};
+
+const struct pq_column_def trace_columns[C__COUNT] = {
+	[C_EVENT_TYPE] = { .name = "event_type", .type = PQ_STRING, .required = true },
+	[C_TS] = { .name = "ts_ns", .type = PQ_U64, .required = true, .delta = true },
+	[C_PID] = { .name = "pid", .type = PQ_U32, .required = true },
+	[C_TGID] = { .name = "tgid", .type = PQ_U32, .required = true },
+	[C_PROCESS_NAME] = { .name = "process_name", .type = PQ_STRING },
+	[C_STACK_ID] = { .name = "stack_id", .type = PQ_I32 },
+	[C_KSTACK_ID] = { .name = "kernel_stack_id", .type = PQ_I32 },
+	[C_STACK_KIND] = { .name = "stack_kind", .type = PQ_STRING },
+	[C_STACK_TRACE] = { .name = "stack_trace", .type = PQ_STRING_LIST },
+	[C_CPU] = { .name = "cpu", .type = PQ_U32, .required = true },	/* UInt8 in the reference: wrapped at 256 CPUs */
+	[C_PREV_PID] = { .name = "prev_pid", .type = PQ_U32 },
+	[C_NEXT_PID] = { .name = "next_pid", .type = PQ_U32 },
+	[C_PREV_STATE] = { .name = "prev_state", .type = PQ_I64 },
+	[C_PARENT_PID] = { .name = "parent_pid", .type = PQ_U32 },
+	[C_CHILD_PID] = { .name = "child_pid", .type = PQ_U32 },
+	[C_EXIT_CODE] = { .name = "exit_code", .type = PQ_I32 },
+	[C_ADDRESS] = { .name = "address", .type = PQ_U64 },
+	[C_ERROR_CODE] = { .name = "error_code", .type = PQ_U64 },
+	[C_FD] = { .name = "fd", .type = PQ_I64 },
+	[C_COUNT] = { .name = "count", .type = PQ_U64 },
+	[C_RET] = { .name = "ret", .type = PQ_I64 },
+	[C_SUBMIT_TS] = { .name = "submit_ts_ns", .type = PQ_U64, .delta = true },
+	[C_IOU_OPCODE] = { .name = "io_uring_opcode", .type = PQ_U8 },
+	[C_IOU_RES] = { .name = "io_uring_res", .type = PQ_I32 },
+	[C_LATENCY] = { .name = "latency_ns", .type = PQ_U64 },
+	[C_WEIGHT] = { .name = "stack_weight", .type = PQ_U32 },
+	[C_CHILD_TGID] = { .name = "child_tgid", .type = PQ_U32 },
+	[C_IS_THREAD] = { .name = "is_thread", .type = PQ_BOOL },
+	[C_EXIT_SIGNAL] = { .name = "exit_signal", .type = PQ_I32 },
+	[C_PREV_TGID] = { .name = "prev_tgid", .type = PQ_U32 },
+	[C_NEXT_TGID] = { .name = "next_tgid", .type = PQ_U32 },
+	[C_FILENAME] = { .name = "filename", .type = PQ_STRING },
+	[C_MMAP_PROT] = { .name = "mmap_prot", .type = PQ_U32 },
+	[C_MMAP_FLAGS] = { .name = "mmap_flags", .type = PQ_U32 },
+	[C_MMAP_FD] = { .name = "mmap_fd", .type = PQ_I32 },
+	[C_IOU_USER_DATA] = { .name = "io_uring_user_data", .type = PQ_U64 },
+};
+const int trace_ncolumns = C__COUNT;
+
+static const char *const stack_kinds[] = { "user", "kernel", "both" };
+static const uint32_t stack_kind_lens[] = { 4, 6, 4 };
+
+/* A row: which record, and for paired syscalls which half (top bit of rec). 12 bytes:
+ * this index is the biggest thing finalization allocates. */
+#define REF_EXIT_HALF 0x80000000u
+
+struct rowref {
+	uint64_t ts;
+	uint32_t rec;
+} __attribute__((packed));
+
+struct rows {
+	const struct addrspace *as;
+	struct stackset *ustacks, *kstacks;
+	const void **rec;
+	int32_t *ustack, *kstack;
+	uint32_t nrec, rec_cap;
+	struct rowref *refs;
+	uint64_t nrefs, refs_cap;
+	struct strtab comms, files;
+	struct pq_dict comm_dict, file_dict, ev_dict, kind_dict;
+	uint32_t ev_lens[EV__COUNT];
+	uint64_t bad;
+};
+
+static const uint8_t sys_enter_ev[SYS__COUNT] = {
+	[SYS_READ] = EV_READ_ENTER,
+	[SYS_WRITE] = EV_WRITE_ENTER,
+	[SYS_MMAP] = EV_MMAP_ENTER,
+	[SYS_MUNMAP] = EV_MUNMAP_ENTER,
+	[SYS_BRK] = EV_BRK_ENTER,
+	[SYS_FSYNC] = EV_FSYNC_ENTER,
+	[SYS_FDATASYNC] = EV_FDATASYNC_ENTER,
+	[SYS_IO_URING_SETUP] = EV_IO_URING_SETUP_ENTER,
+	[SYS_IO_URING_ENTER] = EV_IO_URING_ENTER_ENTER,
+	[SYS_IO_URING_REGISTER] = EV_IO_URING_REGISTER_ENTER,
+};
+
+static const uint32_t fixed_size[REC__COUNT] = {
+	[REC_SYSCALL] = sizeof(struct rec_syscall),
+	[REC_SCHED_SWITCH] = sizeof(struct rec_sched_switch),
+	[REC_FORK] = sizeof(struct rec_fork),
+	[REC_EXIT] = sizeof(struct rec_exit),
+	[REC_EXEC] = sizeof(struct rec_exec),
+	[REC_PAGE_FAULT] = sizeof(struct rec_page_fault),
+	[REC_CPU_SAMPLE] = sizeof(struct rec_cpu_sample),
+	[REC_IO_URING_COMPLETE] = sizeof(struct rec_io_uring_complete),
+	[REC_SYSCALL_UNFINISHED] = sizeof(struct rec_syscall),
+};
+
+int rows__new(struct rows **rp, const struct addrspace *as, struct stackset *ustacks,
+	      struct stackset *kstacks, uint64_t spool_bytes)
+{
+	struct rows *r = calloc(1, sizeof(*r));
+	/* Every record takes at least its header plus the spool's 8-byte item header. */
+	uint64_t max_rec = spool_bytes / (sizeof(struct rec_hdr) + 8) + 1;
+
+	if (!r)
+		return -ENOMEM;
+	if (max_rec < UINT32_MAX) {
+		r->rec = malloc(max_rec * sizeof(*r->rec));
+		r->ustack = malloc(max_rec * sizeof(*r->ustack));
+		r->kstack = malloc(max_rec * sizeof(*r->kstack));
+		r->refs = malloc(2 * max_rec * sizeof(*r->refs));
+		if (r->rec && r->ustack && r->kstack && r->refs) {
+			r->rec_cap = (uint32_t)max_rec;
+			r->refs_cap = 2 * max_rec;
+		}
+	}
+	r->as = as;
+	r->ustacks = ustacks;
+	r->kstacks = kstacks;
+	for (int i = 0; i < EV__COUNT; i++)
+		r->ev_lens[i] = strlen(event_type_names[i]);
+	r->ev_dict = (struct pq_dict){ (const char *const *)event_type_names, r->ev_lens, EV__COUNT };
+	r->kind_dict = (struct pq_dict){ stack_kinds, stack_kind_lens, 3 };
+	*rp = r;
+	return 0;
+}
+
+void rows__free(struct rows *r)
+{
+	if (!r)
+		return;
+	free(r->rec);
+	free(r->ustack);
+	free(r->kstack);
+	free(r->refs);
+	strtab__free(&r->comms);
+	strtab__free(&r->files);
+	free(r);
+}
+
+static int add_ref(struct rows *r, uint64_t ts, uint32_t rec, bool exit_half)
+{
+	if (r->nrefs == r->refs_cap) {
+		uint64_t cap = r->refs_cap ? r->refs_cap * 2 : 65536;
+		struct rowref *n = realloc(r->refs, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		r->refs = n;
+		r->refs_cap = cap;
+	}
+	r->refs[r->nrefs++] = (struct rowref){ .ts = ts, .rec = rec | (exit_half ? REF_EXIT_HALF : 0) };
+	return 0;
+}
+
+static int grow_recs(struct rows *r)
+{
+	uint32_t cap = r->rec_cap ? r->rec_cap * 2 : 65536;
+	const void **rec = realloc(r->rec, cap * sizeof(*rec));
+	int32_t *u, *k;
+
+	if (!rec)
+		return -ENOMEM;
+	r->rec = rec;
+	u = realloc(r->ustack, cap * sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	r->ustack = u;
+	k = realloc(r->kstack, cap * sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	r->kstack = k;
+	r->rec_cap = cap;
+	return 0;
+}
+
+int rows__add_record(struct rows *r, const void *data, uint32_t len)
+{
+	const struct rec_hdr *h = data;
+	const uint64_t *frames;
+	uint32_t i, fixed;
+	int64_t u = -1, k = -1;
+	int err;
+
+	if (len < sizeof(*h) || h->kind == 0 || h->kind >= REC__COUNT || len < fixed_size[h->kind] ||
+	    ((h->kind == REC_SYSCALL || h->kind == REC_SYSCALL_UNFINISHED) && h->sub >= SYS__COUNT) ||
+	    fixed_size[h->kind] + ((uint32_t)h->ustack_n + h->kstack_n) * 8 > len) {
+		r->bad++;
+		return 0;
+	}
+	fixed = fixed_size[h->kind];
+	frames = (const uint64_t *)((const char *)data + fixed);
+	if (h->ustack_n) {
+		u = stackset__intern(r->ustacks, addrspace__space_at(r->as, h->tgid, h->ts), frames,
+				     h->ustack_n, h->flags & REC_F_USTACK_TRUNC, h->ts);
+		if (u < 0)
+			return (int)u;
+	}
+	if (h->kstack_n) {
+		k = stackset__intern(r->kstacks, 0, frames + h->ustack_n, h->kstack_n,
+				     h->flags & REC_F_KSTACK_TRUNC, h->ts);
+		if (k < 0)
+			return (int)k;
+	}
+	if (r->nrec == r->rec_cap && (err = grow_recs(r)))
+		return err;
+	i = r->nrec++;
+	r->rec[i] = data;
+	r->ustack[i] = (int32_t)u;
+	r->kstack[i] = (int32_t)k;
+	if (h->kind == REC_SYSCALL || h->kind == REC_SYSCALL_UNFINISHED) {
+		const struct rec_syscall *s = data;
+
+		err = add_ref(r, s->enter_ts, i, false);
+		if (!err && h->kind == REC_SYSCALL)
+			err = add_ref(r, h->ts, i, true);
+		return err;
+	}
+	return add_ref(r, h->ts, i, false);
+}
+
+/* LSD radix sort on the timestamp, 16 bits a pass, skipping digits no key differs in
+ * (a trace spans seconds: about 36 varying bits, 3 passes); stable, so equal timestamps
+ * keep record order (deterministic output).  Already-sorted input costs one pass. */
+int rows__sort(struct rows *r)
+{
+	struct rowref *tmp, *src, *dst, *t;
+	uint64_t diff = 0, n = r->nrefs, *count;
+	bool sorted = true;
+
+	if (n < 2)
+		return 0;
+	for (uint64_t i = 1; i < n; i++) {
+		diff |= r->refs[i].ts ^ r->refs[0].ts;
+		sorted &= r->refs[i].ts >= r->refs[i - 1].ts;
+	}
+	if (sorted)
+		return 0;
+	tmp = malloc(n * sizeof(*tmp));
+	count = malloc((65536 + 1) * sizeof(*count));
+	if (!tmp || !count) {
+		free(tmp);
+		free(count);
+		return -ENOMEM;
+	}
+	src = r->refs;
+	dst = tmp;
+	for (int shift = 0; shift < 64; shift += 16) {
+		if (!((diff >> shift) & 0xffff))
+			continue;
+		memset(count, 0, (65536 + 1) * sizeof(*count));
+		for (uint64_t i = 0; i < n; i++)
+			count[((src[i].ts >> shift) & 0xffff) + 1]++;
+		for (int b = 0; b < 65536; b++)
+			count[b + 1] += count[b];
+		for (uint64_t i = 0; i < n; i++)
+			dst[count[(src[i].ts >> shift) & 0xffff]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != r->refs)
+		memcpy(r->refs, src, n * sizeof(*src));
+	free(count);
+	free(tmp);
+	return 0;
+}
+
+static void syscall_enter_cols(struct colbuf *c, const struct rec_syscall *s)
+{
+	const uint64_t *a = (const uint64_t *)s->args;
+
+	switch (s->h.sub) {
+	case SYS_READ:
+	case SYS_WRITE:
+		/* fd is an int: -1 stays -1 (the reference showed 4294967295). */
+		colbuf__set(c, C_FD, (uint64_t)(int64_t)(int32_t)a[0]);
+		colbuf__set(c, C_COUNT, a[2]);
+		break;
+	case SYS_MMAP:
+		colbuf__set(c, C_ADDRESS, a[0]);
+		colbuf__set(c, C_COUNT, a[1]);
+		colbuf__set(c, C_MMAP_PROT, (uint32_t)a[2]);
+		colbuf__set(c, C_MMAP_FLAGS, (uint32_t)a[3]);
+		colbuf__set(c, C_MMAP_FD, (uint32_t)a[4]);
+		break;
+	case SYS_MUNMAP:
+		colbuf__set(c, C_ADDRESS, a[0]);
+		colbuf__set(c, C_COUNT, a[1]);
+		break;
+	case SYS_BRK:
+		colbuf__set(c, C_ADDRESS, a[0]);
+		break;
+	case SYS_FSYNC:
+	case SYS_FDATASYNC:
+		colbuf__set(c, C_FD, (uint64_t)(int64_t)(int32_t)a[0]);
+		break;
+	default:
+		/* io_uring_setup: entries, params; _enter: fd, to_submit; _register: fd, opcode —
+		 * in the reference's fd/count columns. */
+		colbuf__set(c, C_FD, s->h.sub == SYS_IO_URING_SETUP ? (uint32_t)a[0]
+								   : (uint64_t)(int64_t)(int32_t)a[0]);
+		colbuf__set(c, C_COUNT, s->h.sub == SYS_IO_URING_SETUP ? a[1] : (uint32_t)a[1]);
+		break;
+	}
+}
+
+static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const struct rowref *ref)
+{
+	uint32_t rec = ref->rec & ~REF_EXIT_HALF;
+	bool exit_half = ref->rec & REF_EXIT_HALF;
+	const struct rec_hdr *h = r->rec[rec];
+	int32_t u = r->ustack[rec], k = r->kstack[rec];
+	uint32_t cpu = h->cpu;
+	int64_t id, list;
+	uint8_t ev;
+
+	switch (h->kind) {
+	case REC_SYSCALL:
+	case REC_SYSCALL_UNFINISHED: {
+		const struct rec_syscall *s = (const void *)h;
+
+		ev = sys_enter_ev[h->sub] + exit_half;
+		if (exit_half) {
+			colbuf__set(c, C_RET, (uint64_t)s->ret);
+			colbuf__set(c, C_LATENCY, h->ts - s->enter_ts);
+		} else {
+			cpu = s->enter_cpu;
+			syscall_enter_cols(c, s);
+		}
+		break;
+	}
+	case REC_SCHED_SWITCH: {
+		const struct rec_sched_switch *s = (const void *)h;
+
+		ev = EV_SCHED_SWITCH;
+		colbuf__set(c, C_PREV_PID, s->prev_pid);
+		colbuf__set(c, C_NEXT_PID, s->next_pid);
+		colbuf__set(c, C_PREV_STATE, (uint64_t)s->prev_state);
+		colbuf__set(c, C_PREV_TGID, s->prev_tgid);
+		colbuf__set(c, C_NEXT_TGID, s->next_tgid);
+		break;
+	}
+	case REC_FORK: {
+		const struct rec_fork *f = (const void *)h;
+
+		ev = EV_PROCESS_FORK;
+		colbuf__set(c, C_PARENT_PID, h->tid);
+		colbuf__set(c, C_CHILD_PID, f->child_pid);
+		colbuf__set(c, C_CHILD_TGID, f->child_tgid);
+		colbuf__set(c, C_IS_THREAD, f->child_tgid == h->tgid);
+		break;
+	}
+	case REC_EXIT: {
+		const struct rec_exit *x = (const void *)h;
+		int sig = x->code & 0x7f;
+
+		ev = EV_PROCESS_EXIT;
+		/* exit_code as a shell reports it: the status, or 128+N when killed by N. */
+		colbuf__set(c, C_EXIT_CODE, (uint32_t)(sig ? 128 + sig : (x->code >> 8) & 0xff));
+		if (sig)
+			colbuf__set(c, C_EXIT_SIGNAL, (uint32_t)sig);
+		colbuf__set(c, C_IS_THREAD, !x->group_dead);
+		break;
+	}
+	case REC_EXEC: {
+		const struct rec_exec *x = (const void *)h;
+
+		ev = EV_PROCESS_EXEC;
+		id = strtab__intern(&r->files, x->filename, strnlen(x->filename, sizeof(x->filename)));
+		if (id < 0)
+			return (int)id;
+		colbuf__set(c, C_FILENAME, (uint64_t)id);
+		break;
+	}
+	case REC_PAGE_FAULT: {
+		const struct rec_page_fault *p = (const void *)h;
+
+		ev = EV_PAGE_FAULT;
+		colbuf__set(c, C_ADDRESS, p->address);
+		colbuf__set(c, C_ERROR_CODE, p->error_code);
+		break;
+	}
+	case REC_IO_URING_COMPLETE: {
+		const struct rec_io_uring_complete *q = (const void *)h;
+
+		ev = EV_IO_URING_COMPLETE;
+		colbuf__set(c, C_SUBMIT_TS, q->submit_ts);
+		colbuf__set(c, C_IOU_OPCODE, q->opcode);
+		colbuf__set(c, C_IOU_RES, (uint32_t)q->res);
+		colbuf__set(c, C_LATENCY, h->ts >= q->submit_ts ? h->ts - q->submit_ts : 0);
+		colbuf__set(c, C_IOU_USER_DATA, q->user_data);
+		break;
+	}
+	default:
+		ev = EV_CPU_SAMPLE;
+		break;
+	}
+	colbuf__set(c, C_EVENT_TYPE, ev);
+	colbuf__set(c, C_TS, ref->ts);
+	colbuf__set(c, C_PID, h->tid);
+	colbuf__set(c, C_TGID, h->tgid);
+	colbuf__set(c, C_CPU, cpu);
+	if (h->comm[0]) {
+		id = strtab__intern(&r->comms, h->comm, strnlen(h->comm, PROBEX_COMM_LEN));
+		if (id < 0)
+			return (int)id;
+		colbuf__set(c, C_PROCESS_NAME, (uint64_t)id);
+	}
+	list = stacklists__list(sl, u, k);
+	if (list < -1)
+		return (int)list;
+	if (list >= 0) {
+		colbuf__set(c, C_STACK_TRACE, (uint64_t)list);
+		colbuf__set(c, C_STACK_KIND, u >= 0 && k >= 0 ? 2 : u >= 0 ? 0 : 1);
+		colbuf__set(c, C_WEIGHT, h->weight ? h->weight : 1);
+		if (u >= 0)
+			colbuf__set(c, C_STACK_ID, (uint32_t)u);
+		if (k >= 0)
+			colbuf__set(c, C_KSTACK_ID, (uint32_t)k);
+	}
+	return 0;
+}
+
+int rows__write(struct rows *r, struct pq_writer *w, struct stacklists *sl, uint32_t rg_rows)
+{
+	struct colbuf c;
+	int err;
+
+	/* Small traces get small buffers: fresh pages are expensive on some VMs. */
+	err = colbuf__init(&c, trace_columns, C__COUNT,
+			   r->nrefs && r->nrefs < rg_rows ? (uint32_t)r->nrefs : rg_rows);
+	if (err)
+		return err;
+	colbuf__set_dict(&c, C_EVENT_TYPE, &r->ev_dict, NULL);
+	colbuf__set_dict(&c, C_STACK_KIND, &r->kind_dict, NULL);
+	colbuf__set_dict(&c, C_PROCESS_NAME, &r->comm_dict, NULL);
+	colbuf__set_dict(&c, C_FILENAME, &r->file_dict, NULL);
+	colbuf__set_dict(&c, C_STACK_TRACE, stacklists__dict(sl), stacklists__lists(sl));
+	for (uint64_t i = 0; i < r->nrefs && !err; i++) {
+		err = emit(r, &c, sl, &r->refs[i]);
+		if (!err && colbuf__next(&c)) {
+			/* Interning may have moved the tables: refresh what the writer sees. */
+			r->comm_dict = (struct pq_dict){ r->comms.strs, r->comms.lens, r->comms.n };
+			r->file_dict = (struct pq_dict){ r->files.strs, r->files.lens, r->files.n };
+			stacklists__lists(sl);
+			err = colbuf__flush(&c, w);
+		}
+	}
+	if (!err) {
+		r->comm_dict = (struct pq_dict){ r->comms.strs, r->comms.lens, r->comms.n };
+		r->file_dict = (struct pq_dict){ r->files.strs, r->files.lens, r->files.n };
+		stacklists__lists(sl);
+		err = colbuf__flush(&c, w);
+	}
+	colbuf__free(&c);
+	return err;
+}
+
+void rows__stats(const struct rows *r, struct rows_stats *out)
+{
+	out->rows = r->nrefs;
+	out->records = r->nrec;
+	out->bad_records = r->bad;
+}

@@ -1,0 +1,225 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/strbuf.h"
+#include "finalize/labels.h"
+#include "finalize/stackset.h"
+#include "finalize/stacklists.h"
+
+/* Label ids of each stack: ids[off[i] .. off[i + 1]). */
+struct labelled {
+	uint32_t *off, *ids;
+	uint32_t n, nids, cap;
+};
+
+struct stacklists {
+	struct strtab labels;
+	struct labelled user, kernel;
+	struct pq_dict dict;
+	struct pq_lists lists;
+	uint32_t *items;		/* lists.items, growable */
+	uint32_t *offsets;		/* lists.offsets, growable */
+	uint32_t nitems, items_cap, offsets_cap;
+	uint64_t *keys;			/* combination → list id + 1, open addressing */
+	uint32_t *slots;
+	uint32_t nslots;
+};
+
+int stacklists__new(struct stacklists **slp)
+{
+	struct stacklists *sl = calloc(1, sizeof(*sl));
+
+	if (!sl)
+		return -ENOMEM;
+	sl->offsets = calloc(1, sizeof(uint32_t));
+	sl->offsets_cap = 1;
+	if (!sl->offsets) {
+		free(sl);
+		return -ENOMEM;
+	}
+	*slp = sl;
+	return 0;
+}
+
+void stacklists__free(struct stacklists *sl)
+{
+	if (!sl)
+		return;
+	strtab__free(&sl->labels);
+	free(sl->user.off);
+	free(sl->user.ids);
+	free(sl->kernel.off);
+	free(sl->kernel.ids);
+	free(sl->items);
+	free(sl->offsets);
+	free(sl->keys);
+	free(sl->slots);
+	free(sl);
+}
+
+static int push_id(struct labelled *lb, uint32_t id)
+{
+	if (lb->nids == lb->cap) {
+		uint32_t cap = lb->cap ? lb->cap * 2 : 4096, *n = realloc(lb->ids, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		lb->ids = n;
+		lb->cap = cap;
+	}
+	lb->ids[lb->nids++] = id;
+	return 0;
+}
+
+static int label_set(struct stacklists *sl, struct labeler *l, struct stackset *set,
+		     struct labelled *lb, bool user, int progress)
+{
+	struct strbuf s = { 0 };
+	struct stack_entry e;
+	uint32_t n = stackset__count(set);
+	int err = 0;
+
+	lb->n = n;
+	lb->off = calloc(n + 1, sizeof(*lb->off));
+	if (!lb->off)
+		return -ENOMEM;
+	for (uint32_t id = 0; id < n && !err; id++) {
+		stackset__get(set, id, &e);
+		s.len = 0;
+		err = user ? labeler__user(l, &e, &s) : labeler__kernel(l, &e, &s);
+		/* s is "\x1flabel\x1flabel...": intern each label. */
+		for (size_t i = 0; !err && i < s.len;) {
+			size_t j = i + 1;
+			int64_t lid;
+
+			while (j < s.len && s.s[j] != LABEL_SEP)
+				j++;
+			lid = strtab__intern(&sl->labels, s.s + i + 1, (uint32_t)(j - i - 1));
+			err = lid < 0 ? (int)lid : push_id(lb, (uint32_t)lid);
+			i = j;
+		}
+		lb->off[id + 1] = lb->nids;
+		if (progress && user && id % 1000 == 999)
+			fprintf(stderr, "\rprobex: symbolizing %u/%u stacks", id + 1, n);
+	}
+	if (progress && user && n >= 1000)
+		fprintf(stderr, "\rprobex: symbolized %u stacks          \n", n);
+	strbuf__free(&s);
+	return err;
+}
+
+int stacklists__label(struct stacklists *sl, struct labeler *l, struct stackset *ustacks,
+		      struct stackset *kstacks, int progress)
+{
+	int err = label_set(sl, l, ustacks, &sl->user, true, progress);
+
+	if (!err)
+		err = label_set(sl, l, kstacks, &sl->kernel, false, progress);
+	sl->dict.strs = sl->labels.strs;
+	sl->dict.lens = sl->labels.lens;
+	sl->dict.n = sl->labels.n;
+	return err;
+}
+
+static int grow_slots(struct stacklists *sl)
+{
+	uint32_t n = sl->nslots ? sl->nslots * 2 : 1024, *slots = calloc(n, sizeof(*slots));
+	uint64_t *keys = calloc(n, sizeof(*keys));
+
+	if (!slots || !keys) {
+		free(slots);
+		free(keys);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < sl->nslots; i++) {
+		uint32_t j;
+
+		if (!sl->slots[i])
+			continue;
+		j = (uint32_t)(sl->keys[i] * 0x9e3779b97f4a7c15ull >> 32) & (n - 1);
+		while (slots[j])
+			j = (j + 1) & (n - 1);
+		slots[j] = sl->slots[i];
+		keys[j] = sl->keys[i];
+	}
+	free(sl->slots);
+	free(sl->keys);
+	sl->slots = slots;
+	sl->keys = keys;
+	sl->nslots = n;
+	return 0;
+}
+
+static int append_items(struct stacklists *sl, const struct labelled *lb, int32_t id)
+{
+	uint32_t from, to;
+
+	if (id < 0 || (uint32_t)id >= lb->n)
+		return 0;
+	from = lb->off[id];
+	to = lb->off[id + 1];
+	if (sl->nitems + (to - from) > sl->items_cap) {
+		uint32_t cap = sl->items_cap ? sl->items_cap : 4096, *n;
+
+		while (cap < sl->nitems + (to - from))
+			cap *= 2;
+		n = realloc(sl->items, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		sl->items = n;
+		sl->items_cap = cap;
+	}
+	memcpy(sl->items + sl->nitems, lb->ids + from, (to - from) * sizeof(uint32_t));
+	sl->nitems += to - from;
+	return 0;
+}
+
+int64_t stacklists__list(struct stacklists *sl, int32_t u, int32_t k)
+{
+	uint64_t key = ((uint64_t)(uint32_t)(u + 1) << 32) | (uint32_t)(k + 1);
+	uint32_t j, id;
+	int err;
+
+	if (u < 0 && k < 0)
+		return -1;
+	if ((!sl->nslots || (sl->lists.n + 1) * 2 > sl->nslots) && grow_slots(sl))
+		return -ENOMEM;
+	for (j = (uint32_t)(key * 0x9e3779b97f4a7c15ull >> 32) & (sl->nslots - 1); sl->slots[j];
+	     j = (j + 1) & (sl->nslots - 1))
+		if (sl->keys[j] == key)
+			return sl->slots[j] - 1;
+	if (sl->lists.n + 2 > sl->offsets_cap) {
+		uint32_t cap = sl->offsets_cap * 2 + 64, *n = realloc(sl->offsets, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		sl->offsets = n;
+		sl->offsets_cap = cap;
+	}
+	err = append_items(sl, &sl->user, u);
+	if (!err)
+		err = append_items(sl, &sl->kernel, k);
+	if (err)
+		return err;
+	id = sl->lists.n++;
+	sl->offsets[id + 1] = sl->nitems;
+	sl->slots[j] = id + 1;
+	sl->keys[j] = key;
+	sl->lists.offsets = sl->offsets;
+	sl->lists.items = sl->items;
+	return id;
+}
+
+const struct pq_dict *stacklists__dict(struct stacklists *sl)
+{
+	return &sl->dict;
+}
+
+const struct pq_lists *stacklists__lists(struct stacklists *sl)
+{
+	sl->lists.offsets = sl->offsets;
+	sl->lists.items = sl->items;
+	return &sl->lists;
+}

@@ -1,0 +1,27 @@
+/* stack_trace values: every unique user and kernel stack labelled once, labels interned
+ * into one dictionary, and each (user stack, kernel stack) combination that rows use
+ * turned into one list of label ids. */
+#ifndef PROBEX_FINALIZE_STACKLISTS_H
+#define PROBEX_FINALIZE_STACKLISTS_H
+
+#include <stdint.h>
+
+#include "parquet/parquet.h"
+#include "parquet/strtab.h"
+
+struct labeler;
+struct stackset;
+struct stacklists;
+
+int stacklists__new(struct stacklists **sl);
+void stacklists__free(struct stacklists *sl);
+/* Label every stack of both sets (symbolization happens here). */
+int stacklists__label(struct stacklists *sl, struct labeler *l, struct stackset *ustacks,
+		      struct stackset *kstacks, int progress);
+/* List id for a row's stacks (-1 each when absent); -1 when the row has none. */
+int64_t stacklists__list(struct stacklists *sl, int32_t ustack, int32_t kstack);
+/* The dictionary and lists for the writer; valid until the next stacklists__list. */
+const struct pq_dict *stacklists__dict(struct stacklists *sl);
+const struct pq_lists *stacklists__lists(struct stacklists *sl);
+
+#endif

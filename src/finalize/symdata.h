@@ -1,0 +1,20 @@
+/* The raw material of a trace's stacks — every unique stack's addresses and every
+ * address space's mappings with build-ids — stored in the file's metadata
+ * (probex.symbol_data: base64 of zstd text) so `probex resymbolize` can redo the labels
+ * later, e.g. after installing debug symbols. */
+#ifndef PROBEX_FINALIZE_SYMDATA_H
+#define PROBEX_FINALIZE_SYMDATA_H
+
+struct addrspace;
+struct stackset;
+
+#define META_SYMBOL_DATA "probex.symbol_data"
+
+/* Returns a malloc'd metadata value, or NULL on allocation failure. */
+char *symdata__encode(const struct addrspace *as, const struct stackset *ustacks,
+		      const struct stackset *kstacks);
+/* Rebuild address spaces and stack sets (same ids) from a metadata value. */
+int symdata__decode(const char *value, struct addrspace *as, struct stackset *ustacks,
+		    struct stackset *kstacks);
+
+#endif

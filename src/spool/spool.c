@@ -1,0 +1,279 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "spool/spool.h"
+
+#define SPOOL_BUF	(4u << 20)
+
+struct item_hdr {
+	uint32_t len;
+	uint16_t tag;
+	uint16_t reserved;
+};
+
+struct spool_writer {
+	int fd;
+	int err;
+	size_t used;
+	unsigned long long bytes;
+	unsigned char *buf;
+};
+
+struct spool_reader {
+	FILE *f;
+	unsigned char *buf;
+	size_t cap;
+};
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n) {
+		ssize_t k = write(fd, c, n);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		c += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+int spool_writer__open(struct spool_writer **wp, const char *path)
+{
+	struct spool_writer *w;
+	char head[16];
+	int err;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->buf = malloc(SPOOL_BUF);
+	if (!w->buf) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (w->fd < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	memcpy(head, SPOOL_MAGIC, 8);
+	memset(head + 8, 0, 8);
+	head[8] = SPOOL_VERSION;
+	err = write_all(w->fd, head, sizeof(head));
+	if (err) {
+		close(w->fd);
+		unlink(path);
+		goto cleanup;
+	}
+	w->bytes = sizeof(head);
+	*wp = w;
+	return 0;
+cleanup:
+	free(w->buf);
+	free(w);
+	return err;
+}
+
+int spool_writer__flush(struct spool_writer *w)
+{
+	if (w->err)
+		return w->err;
+	if (w->used) {
+		w->err = write_all(w->fd, w->buf, w->used);
+		w->used = 0;
+	}
+	return w->err;
+}
+
+int spool_writer__append(struct spool_writer *w, uint16_t tag, const void *data, uint32_t len)
+{
+	struct item_hdr h = { .len = len, .tag = tag };
+	size_t padded = (len + 7u) & ~7u, need = sizeof(h) + padded;
+
+	if (w->err)
+		return w->err;
+	if (w->used + need > SPOOL_BUF && spool_writer__flush(w))
+		return w->err;
+	if (need > SPOOL_BUF) {
+		/* Larger than the buffer (never for kernel records): write through. */
+		if ((w->err = write_all(w->fd, &h, sizeof(h))) ||
+		    (w->err = write_all(w->fd, data, len)))
+			return w->err;
+		static const char zeros[8];
+		w->err = write_all(w->fd, zeros, padded - len);
+		w->bytes += need;
+		return w->err;
+	}
+	memcpy(w->buf + w->used, &h, sizeof(h));
+	memcpy(w->buf + w->used + sizeof(h), data, len);
+	memset(w->buf + w->used + sizeof(h) + len, 0, padded - len);
+	w->used += need;
+	w->bytes += need;
+	return 0;
+}
+
+unsigned long long spool_writer__bytes(const struct spool_writer *w)
+{
+	return w->bytes;
+}
+
+int spool_writer__close(struct spool_writer *w)
+{
+	int err;
+
+	if (!w)
+		return 0;
+	err = spool_writer__flush(w);
+	if (!err && fsync(w->fd))
+		err = -errno;
+	if (close(w->fd) && !err)
+		err = -errno;
+	free(w->buf);
+	free(w);
+	return err;
+}
+
+int spool_reader__open(struct spool_reader **rp, const char *path)
+{
+	struct spool_reader *r;
+	char head[16];
+	int err;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->f = fopen(path, "rbe");
+	if (!r->f) {
+		err = -errno;
+		free(r);
+		return err;
+	}
+	setvbuf(r->f, NULL, _IOFBF, 1 << 20);
+	if (fread(head, 1, sizeof(head), r->f) != sizeof(head) || memcmp(head, SPOOL_MAGIC, 8)) {
+		spool_reader__close(r);
+		return -EBADMSG;
+	}
+	if (head[8] != SPOOL_VERSION) {
+		spool_reader__close(r);
+		return -EPROTO;
+	}
+	*rp = r;
+	return 0;
+}
+
+int spool_reader__next(struct spool_reader *r, struct spool_item *it)
+{
+	struct item_hdr h;
+	size_t n, padded;
+
+	n = fread(&h, 1, sizeof(h), r->f);
+	if (n == 0)
+		return ferror(r->f) ? -EIO : 0;
+	if (n != sizeof(h) || h.len > (64u << 20) || !h.tag)
+		return -EBADMSG;
+	padded = (h.len + 7u) & ~7u;
+	if (padded > r->cap) {
+		unsigned char *nb = realloc(r->buf, padded);
+
+		if (!nb)
+			return -ENOMEM;
+		r->buf = nb;
+		r->cap = padded;
+	}
+	if (fread(r->buf, 1, padded, r->f) != padded)
+		return ferror(r->f) ? -EIO : -EBADMSG;
+	it->tag = h.tag;
+	it->len = h.len;
+	it->data = r->buf;
+	return 1;
+}
+
+void spool_reader__close(struct spool_reader *r)
+{
+	if (!r)
+		return;
+	if (r->f)
+		fclose(r->f);
+	free(r->buf);
+	free(r);
+}
+
+int spool_map__open(struct spool_map *m, const char *path)
+{
+	struct stat st;
+	int fd, err = 0;
+
+	memset(m, 0, sizeof(*m));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		goto cleanup;
+	}
+	if (st.st_size < 16) {
+		err = -EBADMSG;
+		goto cleanup;
+	}
+	m->base = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	if (m->base == MAP_FAILED) {
+		m->base = NULL;
+		err = -errno;
+		goto cleanup;
+	}
+	m->size = st.st_size;
+	if (memcmp(m->base, SPOOL_MAGIC, 8)) {
+		err = -EBADMSG;
+		spool_map__close(m);
+	} else if (m->base[8] != SPOOL_VERSION) {
+		err = -EPROTO;
+		spool_map__close(m);
+	}
+	m->off = 16;
+cleanup:
+	close(fd);
+	return err;
+}
+
+int spool_map__next(struct spool_map *m, struct spool_item *it)
+{
+	struct item_hdr h;
+	size_t padded;
+
+	if (m->off == m->size)
+		return 0;
+	if (m->size - m->off < sizeof(h))
+		return -EBADMSG;
+	memcpy(&h, m->base + m->off, sizeof(h));
+	padded = (h.len + 7u) & ~7u;
+	if (!h.tag || h.len > (64u << 20) || m->size - m->off - sizeof(h) < padded)
+		return -EBADMSG;
+	it->tag = h.tag;
+	it->len = h.len;
+	it->data = m->base + m->off + sizeof(h);
+	m->off += sizeof(h) + padded;
+	return 1;
+}
+
+void spool_map__rewind(struct spool_map *m)
+{
+	m->off = 16;
+}
+
+void spool_map__close(struct spool_map *m)
+{
+	if (m->base)
+		munmap((void *)m->base, m->size);
+	memset(m, 0, sizeof(*m));
+}

@@ -1,0 +1,63 @@
+/* The spool: raw kernel records appended during recording, read back at finalization.
+ *
+ * Nothing is parsed on the hot path: the consumer copies records verbatim.  The file
+ * starts with a header carrying the session facts (so a spool left by a killed probex
+ * can still become a trace: `probex recover`), then items:
+ *     u32 len (payload bytes), u16 tag, u16 reserved, payload, zero padding to 8 bytes. */
+#ifndef PROBEX_SPOOL_SPOOL_H
+#define PROBEX_SPOOL_SPOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define SPOOL_MAGIC	"PRBXSPL1"
+#define SPOOL_VERSION	1
+
+/* A recording to OUTPUT spools into OUTPUT SPOOL_SUFFIX. */
+#define SPOOL_SUFFIX	".probex-spool"
+
+enum spool_tag {
+	SPOOL_BPF = 1,		/* a struct rec_* from the ring buffer */
+	SPOOL_PERF = 2,		/* a perf side-band record (PERF_RECORD_MMAP2, LOST, ...) */
+	SPOOL_SESSION = 3,	/* JSON object: session facts known at start */
+	SPOOL_END = 4,		/* JSON object: counters and status known at the end */
+};
+
+struct spool_item {
+	uint16_t tag;
+	uint32_t len;
+	const void *data;	/* valid until the next spool_reader__next() */
+};
+
+struct spool_writer;
+struct spool_reader;
+
+/* Create (O_EXCL) the spool at path.  Negative errno on failure. */
+int spool_writer__open(struct spool_writer **w, const char *path);
+/* Buffered append; the first write error is sticky and returned from every later call. */
+int spool_writer__append(struct spool_writer *w, uint16_t tag, const void *data, uint32_t len);
+int spool_writer__flush(struct spool_writer *w);
+unsigned long long spool_writer__bytes(const struct spool_writer *w);
+/* Flush, fsync and close; returns the first error seen. */
+int spool_writer__close(struct spool_writer *w);
+
+/* Whole-file read access without copies: items point into a read-only mapping. */
+struct spool_map {
+	const unsigned char *base;
+	size_t size, off;
+};
+
+int spool_map__open(struct spool_map *m, const char *path);
+/* As spool_reader__next; item data stays valid until spool_map__close. */
+int spool_map__next(struct spool_map *m, struct spool_item *item);
+void spool_map__rewind(struct spool_map *m);
+void spool_map__close(struct spool_map *m);
+
+int spool_reader__open(struct spool_reader **r, const char *path);
+/* 1 with *item filled, 0 at a clean end, -EBADMSG on a torn tail (a killed writer): the
+ * items before it are still good; other negative errno on I/O errors. */
+int spool_reader__next(struct spool_reader *r, struct spool_item *item);
+void spool_reader__close(struct spool_reader *r);
+
+#endif

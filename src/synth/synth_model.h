@@ -1,0 +1,90 @@
+/* Workload model for `probex synth`: processes, threads and the rows they produce, plus the
+ * realistic stack labels those rows carry.  Everything derives from one seed. */
+#ifndef PROBEX_SYNTH_SYNTH_MODEL_H
+#define PROBEX_SYNTH_SYNTH_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Columns of a row that are not null (the reference schema, section 4.1 of the spec). */
+enum synth_col {
+	SC_NAME = 1u << 0,
+	SC_STACK = 1u << 1,	/* stack_trace, stack_kind */
+	SC_STACK_IDS = 1u << 2,	/* stack_id, kernel_stack_id */
+	SC_SWITCH = 1u << 3,	/* prev_pid, next_pid, prev_state */
+	SC_FORK = 1u << 4,	/* parent_pid, child_pid */
+	SC_EXIT = 1u << 5,	/* exit_code */
+	SC_ADDRESS = 1u << 6,
+	SC_ERROR_CODE = 1u << 7,
+	SC_FD = 1u << 8,
+	SC_COUNT = 1u << 9,
+	SC_RET = 1u << 10,
+	SC_URING = 1u << 11,	/* submit_ts_ns, io_uring_opcode, io_uring_res */
+};
+
+enum synth_stack_kind { SK_NONE, SK_USER, SK_KERNEL, SK_BOTH };
+
+/* What a stack was captured for: picks the libc leaf and the kernel call path. */
+enum synth_ctx {
+	SYN_CTX_CPU,
+	SYN_CTX_READ,
+	SYN_CTX_WRITE,
+	SYN_CTX_MMAP,
+	SYN_CTX_MUNMAP,
+	SYN_CTX_BRK,
+	SYN_CTX_FSYNC,
+	SYN_CTX_FDATASYNC,
+	SYN_CTX_URING_ENTER,
+	SYN_CTX_URING_SETUP,
+	SYN_CTX_URING_REGISTER,
+	SYN_CTX_SWITCH,
+	SYN_CTX_FAULT,
+	SYN_CTX_FORK,
+	SYN_CTX_EXIT,
+	SYN_CTX_URING_COMPLETE,
+};
+
+struct synth_row {
+	uint64_t ts, order;	/* order: position in the file (ring-buffer consumption order) */
+	uint32_t pid, tgid, cols;
+	uint8_t event_type, cpu, stack_kind, io_uring_opcode;
+	int32_t name, stack, stack_id, kernel_stack_id, exit_code, io_uring_res;
+	uint32_t prev_pid, next_pid, parent_pid, child_pid;
+	int64_t prev_state, fd, ret;
+	uint64_t address, error_code, count, submit_ts;
+};
+
+struct synth_params {
+	uint64_t events;	/* rows wanted in the file */
+	uint64_t seed;
+	uint64_t duration_ns;	/* trace length; 0 = 1 µs per event */
+	uint32_t lost_ppm;	/* syscall rows dropped per million (enter/exit mismatches) */
+};
+
+/* Unique stack label lists, each stored as labels joined by '\x1f'. */
+struct synth_stacks {
+	char **joined;
+	size_t n, cap;
+	struct synth_stack_slot *slots;	/* open-addressing map key → id */
+	size_t slot_cap;
+};
+
+typedef int (*synth_emit_fn)(void *ctx, const struct synth_row *row);
+
+/* Simulate the workload; calls emit once per row (rows of one thread come in time order,
+ * threads one after another).  Returns the number of rows emitted or a negative errno. */
+int64_t synth__simulate(const struct synth_params *p, double scale, struct synth_stacks *st,
+			synth_emit_fn emit, void *ctx);
+
+/* Thread names (process_name values) by the index stored in synth_row.name. */
+extern const char *const synth_names[];
+extern const unsigned int synth_names_count;
+
+void synth_stacks__init(struct synth_stacks *st);
+void synth_stacks__free(struct synth_stacks *st);
+/* The id of the stack for (program, context, chain, variant), created on first use. */
+int synth_stacks__get(struct synth_stacks *st, unsigned int prog, unsigned int ctx,
+		      unsigned int chain, unsigned int variant);
+
+#endif
