@@ -265,7 +265,7 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 		   (unsigned long long)(ls.user_mapped - ls.user_symbolized),
 		   (unsigned long long)ls.kernel_frames, (unsigned long long)ls.kernel_symbolized);
 
-	err = pq_writer__open(&w, tmp, trace_columns, trace_ncolumns, &po);
+	err = pq_writer__open(&w, tmp, trace_schema__pq_columns(), TC__COUNT, &po);
 	if (!err)
 		err = rows__write(f.rows, w, sl, ROW_GROUP_ROWS);
 	symdata = symdata__encode(f.as, f.ustacks, f.kstacks);

@@ -12,60 +12,6 @@
 #include "finalize/stackset.h"
 #include "parquet/strtab.h"
 
-enum col {
-	C_EVENT_TYPE, C_TS, C_PID, C_TGID, C_PROCESS_NAME, C_STACK_ID, C_KSTACK_ID, C_STACK_KIND,
-	C_STACK_TRACE, C_CPU, C_PREV_PID, C_NEXT_PID, C_PREV_STATE, C_PARENT_PID, C_CHILD_PID,
-	C_EXIT_CODE, C_ADDRESS, C_ERROR_CODE, C_FD, C_COUNT, C_RET, C_SUBMIT_TS, C_IOU_OPCODE,
-	C_IOU_RES,
-	/* added by this probex */
-	C_LATENCY, C_WEIGHT, C_CHILD_TGID, C_IS_THREAD, C_EXIT_SIGNAL, C_PREV_TGID, C_NEXT_TGID,
-	C_FILENAME, C_MMAP_PROT, C_MMAP_FLAGS, C_MMAP_FD, C_IOU_USER_DATA,
-	C__COUNT,
-};
-
-const struct pq_column_def trace_columns[C__COUNT] = {
-	[C_EVENT_TYPE] = { .name = "event_type", .type = PQ_STRING, .required = true },
-	[C_TS] = { .name = "ts_ns", .type = PQ_U64, .required = true, .delta = true },
-	[C_PID] = { .name = "pid", .type = PQ_U32, .required = true },
-	[C_TGID] = { .name = "tgid", .type = PQ_U32, .required = true },
-	[C_PROCESS_NAME] = { .name = "process_name", .type = PQ_STRING },
-	[C_STACK_ID] = { .name = "stack_id", .type = PQ_I32 },
-	[C_KSTACK_ID] = { .name = "kernel_stack_id", .type = PQ_I32 },
-	[C_STACK_KIND] = { .name = "stack_kind", .type = PQ_STRING },
-	[C_STACK_TRACE] = { .name = "stack_trace", .type = PQ_STRING_LIST },
-	[C_CPU] = { .name = "cpu", .type = PQ_U32, .required = true },	/* UInt8 in the reference: wrapped at 256 CPUs */
-	[C_PREV_PID] = { .name = "prev_pid", .type = PQ_U32 },
-	[C_NEXT_PID] = { .name = "next_pid", .type = PQ_U32 },
-	[C_PREV_STATE] = { .name = "prev_state", .type = PQ_I64 },
-	[C_PARENT_PID] = { .name = "parent_pid", .type = PQ_U32 },
-	[C_CHILD_PID] = { .name = "child_pid", .type = PQ_U32 },
-	[C_EXIT_CODE] = { .name = "exit_code", .type = PQ_I32 },
-	[C_ADDRESS] = { .name = "address", .type = PQ_U64 },
-	[C_ERROR_CODE] = { .name = "error_code", .type = PQ_U64 },
-	[C_FD] = { .name = "fd", .type = PQ_I64 },
-	[C_COUNT] = { .name = "count", .type = PQ_U64 },
-	[C_RET] = { .name = "ret", .type = PQ_I64 },
-	[C_SUBMIT_TS] = { .name = "submit_ts_ns", .type = PQ_U64, .delta = true },
-	[C_IOU_OPCODE] = { .name = "io_uring_opcode", .type = PQ_U8 },
-	[C_IOU_RES] = { .name = "io_uring_res", .type = PQ_I32 },
-	[C_LATENCY] = { .name = "latency_ns", .type = PQ_U64 },
-	[C_WEIGHT] = { .name = "stack_weight", .type = PQ_U32 },
-	[C_CHILD_TGID] = { .name = "child_tgid", .type = PQ_U32 },
-	[C_IS_THREAD] = { .name = "is_thread", .type = PQ_BOOL },
-	[C_EXIT_SIGNAL] = { .name = "exit_signal", .type = PQ_I32 },
-	[C_PREV_TGID] = { .name = "prev_tgid", .type = PQ_U32 },
-	[C_NEXT_TGID] = { .name = "next_tgid", .type = PQ_U32 },
-	[C_FILENAME] = { .name = "filename", .type = PQ_STRING },
-	[C_MMAP_PROT] = { .name = "mmap_prot", .type = PQ_U32 },
-	[C_MMAP_FLAGS] = { .name = "mmap_flags", .type = PQ_U32 },
-	[C_MMAP_FD] = { .name = "mmap_fd", .type = PQ_I32 },
-	[C_IOU_USER_DATA] = { .name = "io_uring_user_data", .type = PQ_U64 },
-};
-const int trace_ncolumns = C__COUNT;
-
-static const char *const stack_kinds[] = { "user", "kernel", "both" };
-static const uint32_t stack_kind_lens[] = { 4, 6, 4 };
-
 /* A row: which record, and for paired syscalls which half (top bit of rec). 12 bytes:
  * this index is the biggest thing finalization allocates. */
 #define REF_EXIT_HALF 0x80000000u
@@ -84,8 +30,7 @@ struct rows {
 	struct rowref *refs;
 	uint64_t nrefs, refs_cap;
 	struct strtab comms, files;
-	struct pq_dict comm_dict, file_dict, ev_dict, kind_dict;
-	uint32_t ev_lens[EV__COUNT];
+	struct pq_dict comm_dict, file_dict;
 	uint64_t bad;
 };
 
@@ -136,10 +81,6 @@ int rows__new(struct rows **rp, const struct addrspace *as, struct stackset *ust
 	r->as = as;
 	r->ustacks = ustacks;
 	r->kstacks = kstacks;
-	for (int i = 0; i < EV__COUNT; i++)
-		r->ev_lens[i] = strlen(event_type_names[i]);
-	r->ev_dict = (struct pq_dict){ (const char *const *)event_type_names, r->ev_lens, EV__COUNT };
-	r->kind_dict = (struct pq_dict){ stack_kinds, stack_kind_lens, 3 };
 	*rp = r;
 	return 0;
 }
@@ -293,33 +234,33 @@ static void syscall_enter_cols(struct colbuf *c, const struct rec_syscall *s)
 	case SYS_READ:
 	case SYS_WRITE:
 		/* fd is an int: -1 stays -1 (the reference showed 4294967295). */
-		colbuf__set(c, C_FD, (uint64_t)(int64_t)(int32_t)a[0]);
-		colbuf__set(c, C_COUNT, a[2]);
+		colbuf__set(c, TC_FD, (uint64_t)(int64_t)(int32_t)a[0]);
+		colbuf__set(c, TC_COUNT, a[2]);
 		break;
 	case SYS_MMAP:
-		colbuf__set(c, C_ADDRESS, a[0]);
-		colbuf__set(c, C_COUNT, a[1]);
-		colbuf__set(c, C_MMAP_PROT, (uint32_t)a[2]);
-		colbuf__set(c, C_MMAP_FLAGS, (uint32_t)a[3]);
-		colbuf__set(c, C_MMAP_FD, (uint32_t)a[4]);
+		colbuf__set(c, TC_ADDRESS, a[0]);
+		colbuf__set(c, TC_COUNT, a[1]);
+		colbuf__set(c, TC_MMAP_PROT, (uint32_t)a[2]);
+		colbuf__set(c, TC_MMAP_FLAGS, (uint32_t)a[3]);
+		colbuf__set(c, TC_MMAP_FD, (uint32_t)a[4]);
 		break;
 	case SYS_MUNMAP:
-		colbuf__set(c, C_ADDRESS, a[0]);
-		colbuf__set(c, C_COUNT, a[1]);
+		colbuf__set(c, TC_ADDRESS, a[0]);
+		colbuf__set(c, TC_COUNT, a[1]);
 		break;
 	case SYS_BRK:
-		colbuf__set(c, C_ADDRESS, a[0]);
+		colbuf__set(c, TC_ADDRESS, a[0]);
 		break;
 	case SYS_FSYNC:
 	case SYS_FDATASYNC:
-		colbuf__set(c, C_FD, (uint64_t)(int64_t)(int32_t)a[0]);
+		colbuf__set(c, TC_FD, (uint64_t)(int64_t)(int32_t)a[0]);
 		break;
 	default:
 		/* io_uring_setup: entries, params; _enter: fd, to_submit; _register: fd, opcode —
 		 * in the reference's fd/count columns. */
-		colbuf__set(c, C_FD, s->h.sub == SYS_IO_URING_SETUP ? (uint32_t)a[0]
+		colbuf__set(c, TC_FD, s->h.sub == SYS_IO_URING_SETUP ? (uint32_t)a[0]
 								   : (uint64_t)(int64_t)(int32_t)a[0]);
-		colbuf__set(c, C_COUNT, s->h.sub == SYS_IO_URING_SETUP ? a[1] : (uint32_t)a[1]);
+		colbuf__set(c, TC_COUNT, s->h.sub == SYS_IO_URING_SETUP ? a[1] : (uint32_t)a[1]);
 		break;
 	}
 }
@@ -341,8 +282,8 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 
 		ev = sys_enter_ev[h->sub] + exit_half;
 		if (exit_half) {
-			colbuf__set(c, C_RET, (uint64_t)s->ret);
-			colbuf__set(c, C_LATENCY, h->ts - s->enter_ts);
+			colbuf__set(c, TC_RET, (uint64_t)s->ret);
+			colbuf__set(c, TC_LATENCY, h->ts - s->enter_ts);
 		} else {
 			cpu = s->enter_cpu;
 			syscall_enter_cols(c, s);
@@ -353,21 +294,21 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 		const struct rec_sched_switch *s = (const void *)h;
 
 		ev = EV_SCHED_SWITCH;
-		colbuf__set(c, C_PREV_PID, s->prev_pid);
-		colbuf__set(c, C_NEXT_PID, s->next_pid);
-		colbuf__set(c, C_PREV_STATE, (uint64_t)s->prev_state);
-		colbuf__set(c, C_PREV_TGID, s->prev_tgid);
-		colbuf__set(c, C_NEXT_TGID, s->next_tgid);
+		colbuf__set(c, TC_PREV_PID, s->prev_pid);
+		colbuf__set(c, TC_NEXT_PID, s->next_pid);
+		colbuf__set(c, TC_PREV_STATE, (uint64_t)s->prev_state);
+		colbuf__set(c, TC_PREV_TGID, s->prev_tgid);
+		colbuf__set(c, TC_NEXT_TGID, s->next_tgid);
 		break;
 	}
 	case REC_FORK: {
 		const struct rec_fork *f = (const void *)h;
 
 		ev = EV_PROCESS_FORK;
-		colbuf__set(c, C_PARENT_PID, h->tid);
-		colbuf__set(c, C_CHILD_PID, f->child_pid);
-		colbuf__set(c, C_CHILD_TGID, f->child_tgid);
-		colbuf__set(c, C_IS_THREAD, f->child_tgid == h->tgid);
+		colbuf__set(c, TC_PARENT_PID, h->tid);
+		colbuf__set(c, TC_CHILD_PID, f->child_pid);
+		colbuf__set(c, TC_CHILD_TGID, f->child_tgid);
+		colbuf__set(c, TC_IS_THREAD, f->child_tgid == h->tgid);
 		break;
 	}
 	case REC_EXIT: {
@@ -376,10 +317,10 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 
 		ev = EV_PROCESS_EXIT;
 		/* exit_code as a shell reports it: the status, or 128+N when killed by N. */
-		colbuf__set(c, C_EXIT_CODE, (uint32_t)(sig ? 128 + sig : (x->code >> 8) & 0xff));
+		colbuf__set(c, TC_EXIT_CODE, (uint32_t)(sig ? 128 + sig : (x->code >> 8) & 0xff));
 		if (sig)
-			colbuf__set(c, C_EXIT_SIGNAL, (uint32_t)sig);
-		colbuf__set(c, C_IS_THREAD, !x->group_dead);
+			colbuf__set(c, TC_EXIT_SIGNAL, (uint32_t)sig);
+		colbuf__set(c, TC_IS_THREAD, !x->group_dead);
 		break;
 	}
 	case REC_EXEC: {
@@ -389,54 +330,54 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 		id = strtab__intern(&r->files, x->filename, strnlen(x->filename, sizeof(x->filename)));
 		if (id < 0)
 			return (int)id;
-		colbuf__set(c, C_FILENAME, (uint64_t)id);
+		colbuf__set(c, TC_FILENAME, (uint64_t)id);
 		break;
 	}
 	case REC_PAGE_FAULT: {
 		const struct rec_page_fault *p = (const void *)h;
 
 		ev = EV_PAGE_FAULT;
-		colbuf__set(c, C_ADDRESS, p->address);
-		colbuf__set(c, C_ERROR_CODE, p->error_code);
+		colbuf__set(c, TC_ADDRESS, p->address);
+		colbuf__set(c, TC_ERROR_CODE, p->error_code);
 		break;
 	}
 	case REC_IO_URING_COMPLETE: {
 		const struct rec_io_uring_complete *q = (const void *)h;
 
 		ev = EV_IO_URING_COMPLETE;
-		colbuf__set(c, C_SUBMIT_TS, q->submit_ts);
-		colbuf__set(c, C_IOU_OPCODE, q->opcode);
-		colbuf__set(c, C_IOU_RES, (uint32_t)q->res);
-		colbuf__set(c, C_LATENCY, h->ts >= q->submit_ts ? h->ts - q->submit_ts : 0);
-		colbuf__set(c, C_IOU_USER_DATA, q->user_data);
+		colbuf__set(c, TC_SUBMIT_TS, q->submit_ts);
+		colbuf__set(c, TC_IOU_OPCODE, q->opcode);
+		colbuf__set(c, TC_IOU_RES, (uint32_t)q->res);
+		colbuf__set(c, TC_LATENCY, h->ts >= q->submit_ts ? h->ts - q->submit_ts : 0);
+		colbuf__set(c, TC_IOU_USER_DATA, q->user_data);
 		break;
 	}
 	default:
 		ev = EV_CPU_SAMPLE;
 		break;
 	}
-	colbuf__set(c, C_EVENT_TYPE, ev);
-	colbuf__set(c, C_TS, ref->ts);
-	colbuf__set(c, C_PID, h->tid);
-	colbuf__set(c, C_TGID, h->tgid);
-	colbuf__set(c, C_CPU, cpu);
+	colbuf__set(c, TC_EVENT_TYPE, ev);
+	colbuf__set(c, TC_TS, ref->ts);
+	colbuf__set(c, TC_PID, h->tid);
+	colbuf__set(c, TC_TGID, h->tgid);
+	colbuf__set(c, TC_CPU, cpu);
 	if (h->comm[0]) {
 		id = strtab__intern(&r->comms, h->comm, strnlen(h->comm, PROBEX_COMM_LEN));
 		if (id < 0)
 			return (int)id;
-		colbuf__set(c, C_PROCESS_NAME, (uint64_t)id);
+		colbuf__set(c, TC_PROCESS_NAME, (uint64_t)id);
 	}
 	list = stacklists__list(sl, u, k);
 	if (list < -1)
 		return (int)list;
 	if (list >= 0) {
-		colbuf__set(c, C_STACK_TRACE, (uint64_t)list);
-		colbuf__set(c, C_STACK_KIND, u >= 0 && k >= 0 ? 2 : u >= 0 ? 0 : 1);
-		colbuf__set(c, C_WEIGHT, h->weight ? h->weight : 1);
+		colbuf__set(c, TC_STACK_TRACE, (uint64_t)list);
+		colbuf__set(c, TC_STACK_KIND, u >= 0 && k >= 0 ? 2 : u >= 0 ? 0 : 1);
+		colbuf__set(c, TC_WEIGHT, h->weight ? h->weight : 1);
 		if (u >= 0)
-			colbuf__set(c, C_STACK_ID, (uint32_t)u);
+			colbuf__set(c, TC_STACK_ID, (uint32_t)u);
 		if (k >= 0)
-			colbuf__set(c, C_KSTACK_ID, (uint32_t)k);
+			colbuf__set(c, TC_KSTACK_ID, (uint32_t)k);
 	}
 	return 0;
 }
@@ -447,15 +388,15 @@ int rows__write(struct rows *r, struct pq_writer *w, struct stacklists *sl, uint
 	int err;
 
 	/* Small traces get small buffers: fresh pages are expensive on some VMs. */
-	err = colbuf__init(&c, trace_columns, C__COUNT,
+	err = colbuf__init(&c, trace_schema__pq_columns(), TC__COUNT,
 			   r->nrefs && r->nrefs < rg_rows ? (uint32_t)r->nrefs : rg_rows);
 	if (err)
 		return err;
-	colbuf__set_dict(&c, C_EVENT_TYPE, &r->ev_dict, NULL);
-	colbuf__set_dict(&c, C_STACK_KIND, &r->kind_dict, NULL);
-	colbuf__set_dict(&c, C_PROCESS_NAME, &r->comm_dict, NULL);
-	colbuf__set_dict(&c, C_FILENAME, &r->file_dict, NULL);
-	colbuf__set_dict(&c, C_STACK_TRACE, stacklists__dict(sl), stacklists__lists(sl));
+	colbuf__set_dict(&c, TC_EVENT_TYPE, trace_schema__event_dict(), NULL);
+	colbuf__set_dict(&c, TC_STACK_KIND, &stack_kind_dict, NULL);
+	colbuf__set_dict(&c, TC_PROCESS_NAME, &r->comm_dict, NULL);
+	colbuf__set_dict(&c, TC_FILENAME, &r->file_dict, NULL);
+	colbuf__set_dict(&c, TC_STACK_TRACE, stacklists__dict(sl), stacklists__lists(sl));
 	for (uint64_t i = 0; i < r->nrefs && !err; i++) {
 		err = emit(r, &c, sl, &r->refs[i]);
 		if (!err && colbuf__next(&c)) {

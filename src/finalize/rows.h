@@ -29,8 +29,4 @@ int rows__sort(struct rows *r);
 int rows__write(struct rows *r, struct pq_writer *w, struct stacklists *sl, uint32_t rg_rows);
 void rows__stats(const struct rows *r, struct rows_stats *out);
 
-/* The file's columns, in order. */
-extern const struct pq_column_def trace_columns[];
-extern const int trace_ncolumns;
-
 #endif

@@ -1,30 +1,29 @@
 /* `probex synth -o FILE [--events N] [--seed S] [--duration-ms MS] [--sample-freq HZ]
- * [--lost-ppm P]`: write a realistic synthetic trace in the reference format (24 columns,
- * stack_trace as a list of labels, the two required metadata keys), identical for the same
- * arguments.  Rows are simulated in C (synth_sim.c), kept in memory, sorted into
- * ring-buffer-like order and written by probex's own Parquet writer (ZSTD, 2 threads). */
+ * [--lost-ppm P]`: write a realistic synthetic trace with a recording's schema (the columns
+ * of trace_schema, the same metadata keys), identical for the same arguments.  Rows are
+ * simulated in C (synth_sim.c), kept in memory, sorted by ts_ns as finalize sorts a
+ * recording, and written by probex's own Parquet writer (ZSTD, 2 threads). */
 #include <errno.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bpf/records.h"
 #include "common/log.h"
 #include "common/sort.h"
+#include "parquet/colbuf.h"
 #include "parquet/parquet.h"
 #include "trace/schema.h"
 #include "parquet/strtab.h"
 #include "synth/synth.h"
 #include "synth/synth_model.h"
-#include "common/rng.h"
 
 /* Every simulated row, kept until they are sorted into file order. */
 struct row_store {
 	struct synth_row *rows;
-	uint64_t *order;	/* file position key: ts plus the reservation race */
+	uint64_t *order;	/* sort key: ts */
 	uint64_t n, cap;
-	struct rng jitter;
 };
 
 static int store__emit(void *ctx, const struct synth_row *r)
@@ -45,54 +44,10 @@ static int store__emit(void *ctx, const struct synth_row *r)
 		s->order = order;
 		s->cap = cap;
 	}
-	/* File order is ring-buffer consumption order: by time, give or take the couple of
-	 * microseconds by which CPUs race to reserve (spec 4.5), so consumers must sort. */
-	s->order[s->n] = r->ts + rng__below(&s->jitter, 2000);
+	/* Files are sorted by ts_ns, as recordings are (finalize sorts the ring-buffer order). */
+	s->order[s->n] = r->ts;
 	s->rows[s->n++] = *r;
 	return 0;
-}
-
-/* Columns, names, order and types of the reference (spec 4.1). */
-enum ocol {
-	O_ET, O_TS, O_PID, O_TGID, O_NAME, O_SID, O_KSID, O_KIND, O_STACK, O_CPU, O_PREV, O_NEXT,
-	O_PSTATE, O_PARENT, O_CHILD, O_EXIT, O_ADDR, O_ERR, O_FD, O_COUNT, O_RET, O_SUBMIT,
-	O_OPCODE, O_RES, O__COUNT,
-};
-
-static const struct pq_column_def ocols[O__COUNT] = {
-	[O_ET] = { .name = "event_type", .type = PQ_STRING, .required = true },
-	[O_TS] = { .name = "ts_ns", .type = PQ_U64, .required = true, .delta = true },
-	[O_PID] = { .name = "pid", .type = PQ_U32, .required = true },
-	[O_TGID] = { .name = "tgid", .type = PQ_U32, .required = true },
-	[O_NAME] = { .name = "process_name", .type = PQ_STRING },
-	[O_SID] = { .name = "stack_id", .type = PQ_I32 },
-	[O_KSID] = { .name = "kernel_stack_id", .type = PQ_I32 },
-	[O_KIND] = { .name = "stack_kind", .type = PQ_STRING },
-	[O_STACK] = { .name = "stack_trace", .type = PQ_STRING_LIST },
-	[O_CPU] = { .name = "cpu", .type = PQ_U8, .required = true },
-	[O_PREV] = { .name = "prev_pid", .type = PQ_U32 },
-	[O_NEXT] = { .name = "next_pid", .type = PQ_U32 },
-	[O_PSTATE] = { .name = "prev_state", .type = PQ_I64 },
-	[O_PARENT] = { .name = "parent_pid", .type = PQ_U32 },
-	[O_CHILD] = { .name = "child_pid", .type = PQ_U32 },
-	[O_EXIT] = { .name = "exit_code", .type = PQ_I32 },
-	[O_ADDR] = { .name = "address", .type = PQ_U64 },
-	[O_ERR] = { .name = "error_code", .type = PQ_U64 },
-	[O_FD] = { .name = "fd", .type = PQ_I64 },
-	[O_COUNT] = { .name = "count", .type = PQ_U64 },
-	[O_RET] = { .name = "ret", .type = PQ_I64 },
-	[O_SUBMIT] = { .name = "submit_ts_ns", .type = PQ_U64, .delta = true },
-	[O_OPCODE] = { .name = "io_uring_opcode", .type = PQ_U8 },
-	[O_RES] = { .name = "io_uring_res", .type = PQ_I32 },
-};
-
-static size_t ocol_size(enum pq_type t)
-{
-	switch (t) {
-	case PQ_U8: case PQ_BOOL: return 1;
-	case PQ_U64: case PQ_I64: return 8;
-	default: return 4;
-	}
 }
 
 /* The label dictionary and one list of label ids per synthetic stack. */
@@ -144,127 +99,151 @@ static void label_lists__free(struct label_lists *ll)
 	free(ll->items);
 }
 
-#define SET(col, ctype, v) (((ctype *)val[col])[i] = (ctype)(v))
-#define VALID(col, cond) (valid[col][i] = (cond) ? 1 : 0)
+/* The metadata keys a recording carries (but probex.symbol_data: synthetic stacks have no
+ * binaries to resymbolize from), with synthetic values. */
+struct synth_meta {
+	struct pq_kv kv[16];
+	int n;
+	char freq[24], command[160], start_ts[24], start_unix[24], boot_unix[24];
+};
+
+static void synth_meta__init(struct synth_meta *m, const struct synth_opts *o, uint64_t start_ts)
+{
+	/* A fixed wall clock (2026-01-01T00:00:00Z) keeps equal options giving equal files. */
+	const uint64_t start_unix = 1767225600ull * 1000000000ull;
+
+	snprintf(m->freq, sizeof(m->freq), "%llu", (unsigned long long)o->sample_freq);
+	snprintf(m->command, sizeof(m->command),
+		 "[\"probex\",\"synth\",\"--events\",\"%llu\",\"--seed\",\"%llu\"]",
+		 (unsigned long long)o->events, (unsigned long long)o->seed);
+	snprintf(m->start_ts, sizeof(m->start_ts), "%llu", (unsigned long long)start_ts);
+	snprintf(m->start_unix, sizeof(m->start_unix), "%llu", (unsigned long long)start_unix);
+	snprintf(m->boot_unix, sizeof(m->boot_unix), "%llu",
+		 (unsigned long long)(start_unix - start_ts));
+	m->n = 0;
+	m->kv[m->n++] = (struct pq_kv){ META_SAMPLE_FREQ_HZ, m->freq };
+	m->kv[m->n++] = (struct pq_kv){ META_STACK_FORMAT, META_STACK_FORMAT_V1 };
+	m->kv[m->n++] = (struct pq_kv){ META_VERSION, PROBEX_VERSION };
+	m->kv[m->n++] = (struct pq_kv){ META_COMMAND, m->command };
+	m->kv[m->n++] = (struct pq_kv){ META_START_TS, m->start_ts };
+	m->kv[m->n++] = (struct pq_kv){ META_START_WALLCLOCK, m->start_unix };
+	m->kv[m->n++] = (struct pq_kv){ META_BOOT_WALLCLOCK, m->boot_unix };
+	m->kv[m->n++] = (struct pq_kv){ META_ROOT_PID, "1000" };
+	m->kv[m->n++] = (struct pq_kv){ META_HOSTNAME, "synth" };
+	m->kv[m->n++] = (struct pq_kv){ META_KERNEL, "synthetic" };
+	m->kv[m->n++] = (struct pq_kv){ META_STACK_MODE, stack_mode_names[STACKS_ALL] };
+	m->kv[m->n++] = (struct pq_kv){ META_STACK_INTERVAL_NS, "0" };
+	m->kv[m->n++] = (struct pq_kv){ META_MISSING_PROBES, "[]" };
+	m->kv[m->n++] = (struct pq_kv){ META_EXIT_STATUS, "0" };
+	m->kv[m->n++] = (struct pq_kv){ META_DROPS, "{}" };
+}
+
+/* One row into the current row group: the schema's columns, null where the row has none. */
+static void fill_row(struct colbuf *c, const struct synth_row *r)
+{
+	uint32_t f = r->cols;
+
+	colbuf__set(c, TC_EVENT_TYPE, r->event_type);
+	colbuf__set(c, TC_TS, r->ts);
+	colbuf__set(c, TC_PID, r->pid);
+	colbuf__set(c, TC_TGID, r->tgid);
+	colbuf__set(c, TC_CPU, r->cpu);
+	if (f & SR_NAME)
+		colbuf__set(c, TC_PROCESS_NAME, (uint32_t)r->name);
+	if ((f & SR_STACK_IDS) && r->stack_id >= 0)
+		colbuf__set(c, TC_STACK_ID, (uint32_t)r->stack_id);
+	if ((f & SR_STACK_IDS) && r->kernel_stack_id >= 0)
+		colbuf__set(c, TC_KSTACK_ID, (uint32_t)r->kernel_stack_id);
+	if ((f & SR_STACK) && r->stack_kind != SK_NONE)
+		colbuf__set(c, TC_STACK_KIND, r->stack_kind - 1);
+	if (f & SR_STACK) {
+		colbuf__set(c, TC_STACK_TRACE, (uint32_t)r->stack);
+		colbuf__set(c, TC_WEIGHT, 1);	/* as recorded with --stacks=all */
+	}
+	if (f & SR_SWITCH) {
+		colbuf__set(c, TC_PREV_PID, r->prev_pid);
+		colbuf__set(c, TC_NEXT_PID, r->next_pid);
+		colbuf__set(c, TC_PREV_STATE, (uint64_t)r->prev_state);
+		colbuf__set(c, TC_PREV_TGID, r->prev_tgid);
+		colbuf__set(c, TC_NEXT_TGID, r->next_tgid);
+	}
+	if (f & SR_FORK) {
+		colbuf__set(c, TC_PARENT_PID, r->parent_pid);
+		colbuf__set(c, TC_CHILD_PID, r->child_pid);
+		colbuf__set(c, TC_CHILD_TGID, r->child_tgid);
+	}
+	if (f & SR_EXIT)
+		colbuf__set(c, TC_EXIT_CODE, (uint32_t)r->exit_code);
+	if (f & (SR_FORK | SR_EXIT))
+		colbuf__set(c, TC_IS_THREAD, r->is_thread);
+	if (f & SR_ADDRESS)
+		colbuf__set(c, TC_ADDRESS, r->address);
+	if (f & SR_ERROR_CODE)
+		colbuf__set(c, TC_ERROR_CODE, r->error_code);
+	if (f & SR_FD)
+		colbuf__set(c, TC_FD, (uint64_t)r->fd);
+	if (f & SR_COUNT)
+		colbuf__set(c, TC_COUNT, r->count);
+	if (f & SR_RET)
+		colbuf__set(c, TC_RET, (uint64_t)r->ret);
+	if (f & SR_URING) {
+		colbuf__set(c, TC_SUBMIT_TS, r->submit_ts);
+		colbuf__set(c, TC_IOU_OPCODE, r->io_uring_opcode);
+		colbuf__set(c, TC_IOU_RES, (uint32_t)r->io_uring_res);
+	}
+	if (f & SR_LATENCY)
+		colbuf__set(c, TC_LATENCY, r->latency);
+}
 
 /* Write rows perm[0..n) in row groups of group rows. */
 static int write_parquet(const char *path, const struct row_store *s, const uint32_t *perm,
-			 uint64_t n, const struct synth_stacks *st, unsigned long freq,
+			 uint64_t n, const struct synth_stacks *st, const struct synth_meta *m,
 			 uint64_t group)
 {
-	static const char *const kinds[] = { "user", "kernel", "both" };
-	static const uint32_t kind_lens[] = { 4, 6, 4 };
-	uint32_t et_lens[EV__COUNT], name_lens[64];
-	struct pq_dict et_dict = { event_type_names, et_lens, EV__COUNT };
+	uint32_t name_lens[64];
 	struct pq_dict name_dict = { synth_names, name_lens, synth_names_count };
-	struct pq_dict kind_dict = { kinds, kind_lens, 3 };
 	struct pq_options opts = { .zstd_level = 1, .threads = 2 };
-	struct pq_column_data data[O__COUNT] = { 0 };
 	struct label_lists ll = { 0 };
 	struct pq_lists lists;
 	struct pq_dict label_dict;
 	struct pq_writer *w = NULL;
-	void *val[O__COUNT] = { 0 };
-	uint8_t *valid[O__COUNT] = { 0 };
-	char freq_s[32];
-	struct pq_kv kv[2] = { { META_SAMPLE_FREQ_HZ, freq_s },
-			       { META_STACK_FORMAT, META_STACK_FORMAT_V1 } };
-	int err = -ENOMEM;
+	struct colbuf c = { 0 };
+	int err;
 
 	if (synth_names_count > 64)
 		return -EINVAL;
-	for (unsigned int i = 0; i < EV__COUNT; i++)
-		et_lens[i] = (uint32_t)strlen(event_type_names[i]);
 	for (unsigned int i = 0; i < synth_names_count; i++)
 		name_lens[i] = (uint32_t)strlen(synth_names[i]);
-	snprintf(freq_s, sizeof(freq_s), "%lu", freq);
 	if ((err = label_lists__build(&ll, st)))
 		goto cleanup;
 	label_dict = (struct pq_dict){ ll.labels.strs, ll.labels.lens, ll.labels.n };
 	lists = (struct pq_lists){ ll.offsets, ll.items, ll.n };
-	err = -ENOMEM;
-	for (int c = 0; c < O__COUNT; c++) {
-		if (!(val[c] = malloc(group * ocol_size(ocols[c].type))))
-			goto cleanup;
-		if (!ocols[c].required && !(valid[c] = malloc(group)))
-			goto cleanup;
-		data[c].values = val[c];
-		data[c].valid = valid[c];
-	}
-	data[O_ET].dict = &et_dict;
-	data[O_NAME].dict = &name_dict;
-	data[O_KIND].dict = &kind_dict;
-	data[O_STACK].dict = &label_dict;
-	data[O_STACK].lists = &lists;
-	if ((err = pq_writer__open(&w, path, ocols, O__COUNT, &opts)))
+	if ((err = colbuf__init(&c, trace_schema__pq_columns(), TC__COUNT,
+				(uint32_t)(n < group ? (n ? n : 1) : group))))
 		goto cleanup;
-	for (uint64_t g0 = 0; g0 < n; g0 += group) {
-		uint64_t gn = n - g0 < group ? n - g0 : group;
-
-		for (uint64_t i = 0; i < gn; i++) {
-			const struct synth_row *r = &s->rows[perm[g0 + i]];
-			uint32_t c = r->cols;
-			bool stack = c & SC_STACK;
-
-			SET(O_ET, uint32_t, r->event_type);
-			SET(O_TS, uint64_t, r->ts);
-			SET(O_PID, uint32_t, r->pid);
-			SET(O_TGID, uint32_t, r->tgid);
-			SET(O_NAME, uint32_t, (c & SC_NAME) ? r->name : 0);
-			VALID(O_NAME, c & SC_NAME);
-			SET(O_SID, int32_t, r->stack_id);
-			VALID(O_SID, (c & SC_STACK_IDS) && r->stack_id >= 0);
-			SET(O_KSID, int32_t, r->kernel_stack_id);
-			VALID(O_KSID, (c & SC_STACK_IDS) && r->kernel_stack_id >= 0);
-			SET(O_KIND, uint32_t, stack && r->stack_kind != SK_NONE ? r->stack_kind - 1 : 0);
-			VALID(O_KIND, stack && r->stack_kind != SK_NONE);
-			SET(O_STACK, int32_t, stack ? r->stack : -1);
-			VALID(O_STACK, stack);
-			SET(O_CPU, uint8_t, r->cpu);
-			SET(O_PREV, uint32_t, r->prev_pid);
-			SET(O_NEXT, uint32_t, r->next_pid);
-			SET(O_PSTATE, int64_t, r->prev_state);
-			VALID(O_PREV, c & SC_SWITCH);
-			VALID(O_NEXT, c & SC_SWITCH);
-			VALID(O_PSTATE, c & SC_SWITCH);
-			SET(O_PARENT, uint32_t, r->parent_pid);
-			SET(O_CHILD, uint32_t, r->child_pid);
-			VALID(O_PARENT, c & SC_FORK);
-			VALID(O_CHILD, c & SC_FORK);
-			SET(O_EXIT, int32_t, r->exit_code);
-			VALID(O_EXIT, c & SC_EXIT);
-			SET(O_ADDR, uint64_t, r->address);
-			VALID(O_ADDR, c & SC_ADDRESS);
-			SET(O_ERR, uint64_t, r->error_code);
-			VALID(O_ERR, c & SC_ERROR_CODE);
-			SET(O_FD, int64_t, r->fd);
-			VALID(O_FD, c & SC_FD);
-			SET(O_COUNT, uint64_t, r->count);
-			VALID(O_COUNT, c & SC_COUNT);
-			SET(O_RET, int64_t, r->ret);
-			VALID(O_RET, c & SC_RET);
-			SET(O_SUBMIT, uint64_t, r->submit_ts);
-			SET(O_OPCODE, uint8_t, r->io_uring_opcode);
-			SET(O_RES, int32_t, r->io_uring_res);
-			VALID(O_SUBMIT, c & SC_URING);
-			VALID(O_OPCODE, c & SC_URING);
-			VALID(O_RES, c & SC_URING);
-		}
-		if ((err = pq_writer__write_row_group(w, (uint32_t)gn, data)))
-			break;
+	colbuf__set_dict(&c, TC_EVENT_TYPE, trace_schema__event_dict(), NULL);
+	colbuf__set_dict(&c, TC_STACK_KIND, &stack_kind_dict, NULL);
+	colbuf__set_dict(&c, TC_PROCESS_NAME, &name_dict, NULL);
+	colbuf__set_dict(&c, TC_FILENAME, &name_dict, NULL);	/* unused: no exec rows */
+	colbuf__set_dict(&c, TC_STACK_TRACE, &label_dict, &lists);
+	if ((err = pq_writer__open(&w, path, trace_schema__pq_columns(), TC__COUNT, &opts)))
+		goto cleanup;
+	for (uint64_t i = 0; i < n && !err; i++) {
+		fill_row(&c, &s->rows[perm[i]]);
+		if (colbuf__next(&c))
+			err = colbuf__flush(&c, w);
 	}
+	if (!err)
+		err = colbuf__flush(&c, w);
 	if (err) {
 		pq_writer__abort(w);
 	} else {
-		err = pq_writer__close(w, kv, 2);
+		err = pq_writer__close(w, m->kv, m->n);
 	}
 	if (err)
 		log__error("synth: writing %s: %s", path, strerror(-err));
 cleanup:
-	for (int c = 0; c < O__COUNT; c++) {
-		free(val[c]);
-		free(valid[c]);
-	}
+	colbuf__free(&c);
 	label_lists__free(&ll);
 	return err;
 }
@@ -272,10 +251,11 @@ cleanup:
 int synth__write(const struct synth_opts *o)
 {
 	struct synth_params p = { .events = o->events, .seed = o->seed };
-	uint64_t freq = o->sample_freq, dur_ms = o->duration_ms, lost = o->lost_ppm,
+	uint64_t dur_ms = o->duration_ms, lost = o->lost_ppm,
 		 row_group = o->row_group_rows;
 	const char *out = o->output;
 	struct row_store store = { 0 };
+	struct synth_meta meta;
 	struct synth_stacks st;
 	uint32_t *perm = NULL;
 	char *tmp = NULL;
@@ -296,7 +276,6 @@ int synth__write(const struct synth_opts *o)
 	 * simulate a little more than asked and keep the first N rows in file order. */
 	for (int tries = 0;; tries++) {
 		store.n = 0;
-		store.jitter = (struct rng){ rng__mix(p.seed ^ 0x51ed) };
 		staged = synth__simulate(&p, scale, &st, store__emit, &store);
 		if (staged < 0) {
 			log__error("synth: %s", strerror((int)-staged));
@@ -319,8 +298,10 @@ int synth__write(const struct synth_opts *o)
 			max_key = store.order[i];
 	}
 	/* Stable: equal keys keep simulation order, as the staged sequence number did. */
-	if (sort__radix_perm(store.order, perm, store.n, sort__bits(max_key)) ||
-	    write_parquet(tmp, &store, perm, p.events, &st, freq, row_group))
+	if (sort__radix_perm(store.order, perm, store.n, sort__bits(max_key)))
+		goto cleanup;
+	synth_meta__init(&meta, o, store.n ? store.rows[perm[0]].ts : 0);
+	if (write_parquet(tmp, &store, perm, p.events, &st, &meta, row_group))
 		goto cleanup;
 	if (rename(tmp, out)) {
 		log__error("synth: cannot rename %s to %s: %s", tmp, out, strerror(errno));

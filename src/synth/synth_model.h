@@ -9,18 +9,19 @@
 
 /* Columns of a row that are not null (the reference schema, section 4.1 of the spec). */
 enum synth_col {
-	SC_NAME = 1u << 0,
-	SC_STACK = 1u << 1,	/* stack_trace, stack_kind */
-	SC_STACK_IDS = 1u << 2,	/* stack_id, kernel_stack_id */
-	SC_SWITCH = 1u << 3,	/* prev_pid, next_pid, prev_state */
-	SC_FORK = 1u << 4,	/* parent_pid, child_pid */
-	SC_EXIT = 1u << 5,	/* exit_code */
-	SC_ADDRESS = 1u << 6,
-	SC_ERROR_CODE = 1u << 7,
-	SC_FD = 1u << 8,
-	SC_COUNT = 1u << 9,
-	SC_RET = 1u << 10,
-	SC_URING = 1u << 11,	/* submit_ts_ns, io_uring_opcode, io_uring_res */
+	SR_NAME = 1u << 0,
+	SR_STACK = 1u << 1,	/* stack_trace, stack_kind */
+	SR_STACK_IDS = 1u << 2,	/* stack_id, kernel_stack_id */
+	SR_SWITCH = 1u << 3,	/* prev_pid, next_pid, prev_state, prev_tgid, next_tgid */
+	SR_FORK = 1u << 4,	/* parent_pid, child_pid, child_tgid, is_thread */
+	SR_EXIT = 1u << 5,	/* exit_code, is_thread */
+	SR_ADDRESS = 1u << 6,
+	SR_ERROR_CODE = 1u << 7,
+	SR_FD = 1u << 8,
+	SR_COUNT = 1u << 9,
+	SR_RET = 1u << 10,
+	SR_URING = 1u << 11,	/* submit_ts_ns, io_uring_opcode, io_uring_res */
+	SR_LATENCY = 1u << 12,	/* latency_ns (exit and completion rows) */
 };
 
 enum synth_stack_kind { SK_NONE, SK_USER, SK_KERNEL, SK_BOTH };
@@ -51,8 +52,10 @@ struct synth_row {
 	uint8_t event_type, cpu, stack_kind, io_uring_opcode;
 	int32_t name, stack, stack_id, kernel_stack_id, exit_code, io_uring_res;
 	uint32_t prev_pid, next_pid, parent_pid, child_pid;
+	uint32_t prev_tgid, next_tgid, child_tgid;
+	bool is_thread;
 	int64_t prev_state, fd, ret;
-	uint64_t address, error_code, count, submit_ts;
+	uint64_t address, error_code, count, submit_ts, latency;
 };
 
 struct synth_params {

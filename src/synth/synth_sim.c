@@ -156,7 +156,7 @@ static void row_init(struct sim *s, struct synth_row *r, const struct tstate *ts
 	r->name = ts->t->name;
 	r->stack = -1;
 	if (r->name >= 0)
-		r->cols |= SC_NAME;
+		r->cols |= SR_NAME;
 }
 
 /* Attach a stack: chain picks the call path within the thread's program. */
@@ -175,17 +175,17 @@ static int row_stack(struct sim *s, struct synth_row *r, const struct tstate *ts
 	if (id < 0)
 		return id;
 	r->stack = id;
-	r->cols |= SC_STACK;
+	r->cols |= SR_STACK;
 	if (ctx == SYN_CTX_CPU) {
 		r->stack_kind = SK_USER;
 	} else if (ctx == SYN_CTX_URING_COMPLETE && variant == 0) {
 		r->stack_kind = SK_KERNEL;
-		r->cols |= SC_STACK_IDS;
+		r->cols |= SR_STACK_IDS;
 		r->stack_id = -1;
 		r->kernel_stack_id = 2 * id + 2;
 	} else {
 		r->stack_kind = SK_BOTH;
-		r->cols |= SC_STACK_IDS;
+		r->cols |= SR_STACK_IDS;
 		r->stack_id = 2 * id + 1;
 		r->kernel_stack_id = 2 * id + 2;
 	}
@@ -220,23 +220,24 @@ static int emit_call(struct sim *s, struct tstate *ts, const struct call *c, uin
 		return err;
 	if (c->has_fd) {
 		r.fd = c->fd;
-		r.cols |= SC_FD;
+		r.cols |= SR_FD;
 	}
 	if (c->has_count) {
 		r.count = c->count;
-		r.cols |= SC_COUNT;
+		r.cols |= SR_COUNT;
 	}
 	if (c->has_address) {
 		r.address = c->address;
-		r.cols |= SC_ADDRESS;
+		r.cols |= SR_ADDRESS;
 	}
 	if (!skip_enter && (err = put(s, &r, true)))
 		return err;
 	r.ts += c->lat;
 	r.event_type = (uint8_t)(c->enter_type + 1);
-	r.cols &= ~(SC_FD | SC_COUNT | SC_ADDRESS);
-	r.cols |= SC_RET;
+	r.cols &= ~(SR_FD | SR_COUNT | SR_ADDRESS);
+	r.cols |= SR_RET | SR_LATENCY;
 	r.ret = c->ret;
+	r.latency = c->lat;
 	return put(s, &r, true);
 }
 
@@ -286,8 +287,9 @@ static int do_uring(struct sim *s, struct tstate *ts, uint64_t t, uint64_t *lat)
 		r.cpu = (uint8_t)rng__below(&s->rng, NCPU);
 		if ((err = row_stack(s, &r, ts, SYN_CTX_URING_COMPLETE, 4)))
 			return err;
-		r.cols |= SC_URING;
+		r.cols |= SR_URING | SR_LATENCY;
 		r.submit_ts = s->base + submit;
+		r.latency = done - submit;
 		r.io_uring_opcode = write ? 23 : 22;	/* IORING_OP_WRITE / IORING_OP_READ */
 		r.io_uring_res = rng__below(&s->rng, 50) == 0 ? -11 :
 				 (int32_t)sizes[rng__below(&s->rng, 4)];
@@ -302,6 +304,7 @@ static int do_op(struct sim *s, struct tstate *ts, int op, uint64_t t, uint64_t 
 {
 	static const uint64_t rsizes[] = { 4096, 8192, 16384, 65536, 131072, 1048576 };
 	struct call c = { 0 };
+	const struct sthread *next;
 	struct synth_row r;
 	uint64_t u;
 	int err;
@@ -313,7 +316,7 @@ static int do_op(struct sim *s, struct tstate *ts, int op, uint64_t t, uint64_t 
 		if (rng__below(&s->rng, 33) && (err = row_stack(s, &r, ts, SYN_CTX_CPU, 30)))
 			return err;
 		if (r.stack_kind != SK_USER) {	/* 0 frames: no stack and no stack_kind */
-			r.cols &= ~SC_STACK;
+			r.cols &= ~SR_STACK;
 			r.stack = -1;
 		}
 		return put(s, &r, false);
@@ -321,17 +324,20 @@ static int do_op(struct sim *s, struct tstate *ts, int op, uint64_t t, uint64_t 
 		row_init(s, &r, ts, EV_SCHED_SWITCH, t);
 		if ((err = row_stack(s, &r, ts, SYN_CTX_SWITCH, 6)))
 			return err;
-		r.cols |= SC_SWITCH;
+		r.cols |= SR_SWITCH;
 		r.prev_pid = ts->t->tid;
+		r.prev_tgid = ts->t->tgid;
 		u = rng__below(&s->rng, 10);
-		r.next_pid = u < 5 ? 0 : s->th[rng__below(&s->rng, s->nth)].tid;
+		next = u < 5 ? NULL : &s->th[rng__below(&s->rng, s->nth)];
+		r.next_pid = next ? next->tid : 0;	/* 0: the idle task */
+		r.next_tgid = next ? next->tgid : 0;
 		r.prev_state = u < 3 ? 0 : (u < 9 ? 1 : 2);
 		return put(s, &r, false);
 	case OP_FAULT:
 		row_init(s, &r, ts, EV_PAGE_FAULT, t);
 		if ((err = row_stack(s, &r, ts, SYN_CTX_FAULT, 6)))
 			return err;
-		r.cols |= SC_ADDRESS | SC_ERROR_CODE;
+		r.cols |= SR_ADDRESS | SR_ERROR_CODE;
 		r.address = (rng__below(&s->rng, 2) ? 0x7f0000000000ull : 0x55d400000000ull) +
 			    (rng__next(&s->rng) & 0xffffffff000ull) + rng__below(&s->rng, 4096);
 		r.error_code = (uint64_t[]){ 4, 6, 7, 0x14, 0x15 }[rng__below(&s->rng, 5)];
@@ -430,11 +436,14 @@ static int fork_or_exit(struct sim *s, const struct tstate *ts, int type, uint64
 	if ((err = row_stack(s, &r, &parent, type == EV_PROCESS_FORK ? SYN_CTX_FORK : SYN_CTX_EXIT, 3)))
 		return err;
 	if (type == EV_PROCESS_FORK) {
-		r.cols |= SC_FORK;
+		r.cols |= SR_FORK;
 		r.parent_pid = ts->t->parent;
 		r.child_pid = ts->t->tid;
+		r.child_tgid = ts->t->tgid;
+		r.is_thread = ts->t->tgid == parent.t->tgid;
 	} else {
-		r.cols |= SC_EXIT;
+		r.cols |= SR_EXIT;
+		r.is_thread = ts->t->tid != ts->t->tgid;
 		r.exit_code = 0;	/* the reference recorder never reads the real code */
 	}
 	return put(s, &r, false);

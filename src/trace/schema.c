@@ -1,3 +1,4 @@
+#include <pthread.h>
 #include <string.h>
 
 #include "bpf/records.h"
@@ -46,3 +47,78 @@ const char *const stack_mode_names[3] = {
 	[STACKS_ALL] = "all",
 	[STACKS_NONE] = "none",
 };
+
+#define REF .reference = true
+#define REQ .required = true
+
+/* The reference's types, except cpu: UInt8 there, wrapped at 256 CPUs. */
+const struct trace_column trace_schema[TC__COUNT] = {
+	[TC_EVENT_TYPE] = { "event_type", PQ_STRING, REQ, REF, .viewer = true, .doc = "row type (event_type_names)" },
+	[TC_TS] = { "ts_ns", PQ_U64, REQ, .delta = true, REF, .viewer = true, .doc = "CLOCK_MONOTONIC ns; rows are sorted by it" },
+	[TC_PID] = { "pid", PQ_U32, REQ, REF, .viewer = true, .doc = "thread id" },
+	[TC_TGID] = { "tgid", PQ_U32, REQ, REF, .doc = "process id" },
+	[TC_PROCESS_NAME] = { "process_name", PQ_STRING, REF, .viewer = true, .doc = "thread comm (raw bytes)" },
+	[TC_STACK_ID] = { "stack_id", PQ_I32, REF, .doc = "user stack id" },
+	[TC_KSTACK_ID] = { "kernel_stack_id", PQ_I32, REF, .doc = "kernel stack id" },
+	[TC_STACK_KIND] = { "stack_kind", PQ_STRING, REF, .doc = "user, kernel or both" },
+	[TC_STACK_TRACE] = { "stack_trace", PQ_STRING_LIST, REF, .viewer = true, .doc = "labels, root first" },
+	[TC_CPU] = { "cpu", PQ_U32, REQ, REF, .doc = "CPU the row was recorded on" },
+	[TC_PREV_PID] = { "prev_pid", PQ_U32, REF, .doc = "sched_switch: thread switched out" },
+	[TC_NEXT_PID] = { "next_pid", PQ_U32, REF, .doc = "sched_switch: thread switched in" },
+	[TC_PREV_STATE] = { "prev_state", PQ_I64, REF, .doc = "sched_switch: state of prev" },
+	[TC_PARENT_PID] = { "parent_pid", PQ_U32, REF, .viewer = true, .doc = "process_fork: forking thread" },
+	[TC_CHILD_PID] = { "child_pid", PQ_U32, REF, .viewer = true, .doc = "process_fork: new thread" },
+	[TC_EXIT_CODE] = { "exit_code", PQ_I32, REF, .viewer = true, .doc = "process_exit: status or 128+signal" },
+	[TC_ADDRESS] = { "address", PQ_U64, REF, .doc = "page_fault, mmap, munmap, brk address" },
+	[TC_ERROR_CODE] = { "error_code", PQ_U64, REF, .doc = "page_fault error code" },
+	[TC_FD] = { "fd", PQ_I64, REF, .doc = "syscall enter: file descriptor" },
+	[TC_COUNT] = { "count", PQ_U64, REF, .viewer = true, .doc = "syscall enter: byte count or length" },
+	[TC_RET] = { "ret", PQ_I64, REF, .viewer = true, .doc = "syscall exit: return value" },
+	[TC_SUBMIT_TS] = { "submit_ts_ns", PQ_U64, .delta = true, REF, .viewer = true, .doc = "io_uring_complete: submission time" },
+	[TC_IOU_OPCODE] = { "io_uring_opcode", PQ_U8, REF, .doc = "io_uring_complete: opcode" },
+	[TC_IOU_RES] = { "io_uring_res", PQ_I32, REF, .viewer = true, .doc = "io_uring_complete: result" },
+	[TC_LATENCY] = { "latency_ns", PQ_U64, .viewer = true, .doc = "exit - enter, completion - submission" },
+	[TC_WEIGHT] = { "stack_weight", PQ_U32, .viewer = true, .doc = "events this sampled stack stands for" },
+	[TC_CHILD_TGID] = { "child_tgid", PQ_U32, .doc = "process_fork: new process or thread's process" },
+	[TC_IS_THREAD] = { "is_thread", PQ_BOOL, .doc = "process_fork/exit: a thread, not a process" },
+	[TC_EXIT_SIGNAL] = { "exit_signal", PQ_I32, .doc = "process_exit: killing signal" },
+	[TC_PREV_TGID] = { "prev_tgid", PQ_U32, .doc = "sched_switch: process of prev" },
+	[TC_NEXT_TGID] = { "next_tgid", PQ_U32, .doc = "sched_switch: process of next" },
+	[TC_FILENAME] = { "filename", PQ_STRING, .doc = "process_exec: executed file" },
+	[TC_MMAP_PROT] = { "mmap_prot", PQ_U32, .doc = "syscall_mmap_enter: prot" },
+	[TC_MMAP_FLAGS] = { "mmap_flags", PQ_U32, .doc = "syscall_mmap_enter: flags" },
+	[TC_MMAP_FD] = { "mmap_fd", PQ_I32, .doc = "syscall_mmap_enter: fd" },
+	[TC_IOU_USER_DATA] = { "io_uring_user_data", PQ_U64, .doc = "io_uring_complete: user_data" },
+};
+
+static const char *const stack_kinds[] = { "user", "kernel", "both" };
+static const uint32_t stack_kind_lens[] = { 4, 6, 4 };
+const struct pq_dict stack_kind_dict = { stack_kinds, stack_kind_lens, 3 };
+
+static struct pq_column_def pq_columns[TC__COUNT];
+static uint32_t event_lens[EV__COUNT];
+static struct pq_dict event_dict = { event_type_names, event_lens, EV__COUNT };
+static pthread_once_t pq_columns_once = PTHREAD_ONCE_INIT;
+
+static void build_pq_columns(void)
+{
+	for (int i = 0; i < EV__COUNT; i++)
+		event_lens[i] = (uint32_t)strlen(event_type_names[i]);
+	for (int i = 0; i < TC__COUNT; i++)
+		pq_columns[i] = (struct pq_column_def){ .name = trace_schema[i].name,
+							.type = trace_schema[i].type,
+							.required = trace_schema[i].required,
+							.delta = trace_schema[i].delta };
+}
+
+const struct pq_column_def *trace_schema__pq_columns(void)
+{
+	pthread_once(&pq_columns_once, build_pq_columns);
+	return pq_columns;
+}
+
+const struct pq_dict *trace_schema__event_dict(void)
+{
+	pthread_once(&pq_columns_once, build_pq_columns);
+	return &event_dict;
+}

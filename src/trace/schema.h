@@ -6,6 +6,10 @@
 #ifndef PROBEX_TRACE_SCHEMA_H
 #define PROBEX_TRACE_SCHEMA_H
 
+#include <stdbool.h>
+
+#include "parquet/parquet.h"
+
 enum event_type {
 	EV_SCHED_SWITCH = 0,
 	EV_PROCESS_FORK,
@@ -43,6 +47,40 @@ extern const char *const event_type_names[EV__COUNT];
 
 /* Returns the enum value, or -1 for a name this version does not know. */
 int event_type__from_name(const char *name);
+
+/* The file's columns, in file order: the reference's 24 first, then probex's own.  Adding a
+ * column is one line in trace_schema[] (schema.c) plus its value fill in the writers. */
+enum trace_col {
+	TC_EVENT_TYPE, TC_TS, TC_PID, TC_TGID, TC_PROCESS_NAME, TC_STACK_ID, TC_KSTACK_ID,
+	TC_STACK_KIND, TC_STACK_TRACE, TC_CPU, TC_PREV_PID, TC_NEXT_PID, TC_PREV_STATE,
+	TC_PARENT_PID, TC_CHILD_PID, TC_EXIT_CODE, TC_ADDRESS, TC_ERROR_CODE, TC_FD, TC_COUNT,
+	TC_RET, TC_SUBMIT_TS, TC_IOU_OPCODE, TC_IOU_RES,
+	/* added by this probex */
+	TC_LATENCY, TC_WEIGHT, TC_CHILD_TGID, TC_IS_THREAD, TC_EXIT_SIGNAL, TC_PREV_TGID,
+	TC_NEXT_TGID, TC_FILENAME, TC_MMAP_PROT, TC_MMAP_FLAGS, TC_MMAP_FD, TC_IOU_USER_DATA,
+	TC__COUNT,
+};
+
+/* What the trace schema says about a column; writers, reader and docs all use this. */
+struct trace_column {
+	const char *name;
+	enum pq_type type;	/* physical/logical type (see enum pq_type) */
+	bool required;		/* REQUIRED: never null */
+	bool delta;		/* DELTA_BINARY_PACKED encoding (sorted values) */
+	bool reference;		/* one of the reference's columns: every readable file has it */
+	bool viewer;		/* the viewer reads it: checked when a file is opened */
+	const char *doc;	/* which rows carry it and what it means */
+};
+
+extern const struct trace_column trace_schema[TC__COUNT];
+
+/* The Parquet writer's view of trace_schema, in the same order (built once). */
+const struct pq_column_def *trace_schema__pq_columns(void);
+
+/* Dictionaries of the event_type column (ids are enum event_type) and of stack_kind
+ * (0 user, 1 kernel, 2 both). */
+const struct pq_dict *trace_schema__event_dict(void);
+extern const struct pq_dict stack_kind_dict;
 
 /* File key-value metadata. The first two are what the reference viewer requires. */
 #define META_SAMPLE_FREQ_HZ	"probex.sample_freq_hz"

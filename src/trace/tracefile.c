@@ -1,6 +1,5 @@
 #include <errno.h>
 #include <fcntl.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,53 +119,38 @@ static int read_metadata(duckdb_connection con, struct trace_file *tf)
 	return err;
 }
 
-enum col_kind { COL_STRING, COL_INT, COL_STRING_LIST };
-
-static const struct {
-	const char *name;
-	enum col_kind kind;
-	bool optional;
-	size_t flag;	/* offset of the has_* flag for optional columns */
-} wanted[] = {
-	{ "event_type", COL_STRING, false, 0 },
-	{ "ts_ns", COL_INT, false, 0 },
-	{ "pid", COL_INT, false, 0 },
-	{ "process_name", COL_STRING, false, 0 },
-	{ "stack_trace", COL_STRING_LIST, false, 0 },
-	{ "parent_pid", COL_INT, false, 0 },
-	{ "child_pid", COL_INT, false, 0 },
-	{ "exit_code", COL_INT, false, 0 },
-	{ "count", COL_INT, false, 0 },
-	{ "ret", COL_INT, false, 0 },
-	{ "submit_ts_ns", COL_INT, false, 0 },
-	{ "io_uring_res", COL_INT, false, 0 },
-	{ "latency_ns", COL_INT, true, offsetof(struct trace_file, has_latency_ns) },
-	{ "stack_weight", COL_INT, true, offsetof(struct trace_file, has_stack_weight) },
-};
-#define NWANTED (sizeof(wanted) / sizeof(wanted[0]))
-
-static bool type_ok(enum col_kind kind, const char *type)
+/* DuckDB's names for what the viewer can read in a column of this schema type; reference
+ * files use other integer widths (cpu is UInt8 there), so any integer passes. */
+static bool type_ok(enum pq_type type, const char *duck)
 {
 	static const char *const ints[] = { "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT",
 					    "USMALLINT", "UINTEGER", "UBIGINT", NULL };
 
-	switch (kind) {
-	case COL_STRING:
-		return !strcmp(type, "VARCHAR");
-	case COL_STRING_LIST:
-		return !strcmp(type, "VARCHAR[]");
-	case COL_INT:
+	switch (type) {
+	case PQ_STRING:
+		return !strcmp(duck, "VARCHAR");
+	case PQ_STRING_LIST:
+		return !strcmp(duck, "VARCHAR[]");
+	case PQ_BOOL:
+		return !strcmp(duck, "BOOLEAN");
+	default:
 		for (int i = 0; ints[i]; i++)
-			if (!strcmp(type, ints[i]))
+			if (!strcmp(duck, ints[i]))
 				return true;
 	}
 	return false;
 }
 
+static const char *type_desc(enum pq_type type)
+{
+	return type == PQ_STRING ? "a string" : type == PQ_STRING_LIST ? "a list of strings" :
+	       type == PQ_BOOL ? "a boolean" : "an integer";
+}
+
 static int check_columns(duckdb_connection con, struct trace_file *tf)
 {
-	char *sql = NULL, types[NWANTED][48] = { { 0 } };
-	bool legacy = false, seen[NWANTED] = { 0 };
+	char *sql = NULL, types[TC__COUNT][48] = { { 0 } };
+	bool legacy = false, seen[TC__COUNT] = { 0 };
 	duckdb_result res;
 	duckdb_data_chunk chunk;
 	int err;
@@ -190,8 +174,9 @@ static int check_columns(duckdb_connection con, struct trace_file *tf)
 			if ((nl == 12 && !memcmp(name, "stack_frames", 12)) ||
 			    (nl == 18 && !memcmp(name, "proc_maps_snapshot", 18)))
 				legacy = true;
-			for (size_t w = 0; w < NWANTED; w++)
-				if (strlen(wanted[w].name) == nl && !memcmp(wanted[w].name, name, nl)) {
+			for (int w = 0; w < TC__COUNT; w++)
+				if (strlen(trace_schema[w].name) == nl &&
+				    !memcmp(trace_schema[w].name, name, nl)) {
 					seen[w] = true;
 					snprintf(types[w], sizeof(types[w]), "%.*s", (int)tl, ty);
 				}
@@ -200,7 +185,7 @@ static int check_columns(duckdb_connection con, struct trace_file *tf)
 	}
 	duckdb_destroy_result(&res);
 
-	if (!seen[4]) {
+	if (!seen[TC_STACK_TRACE]) {
 		log__error("%s: missing required stack_trace column; regenerate it with a current probex",
 			   tf->path);
 		return -EINVAL;
@@ -209,22 +194,24 @@ static int check_columns(duckdb_connection con, struct trace_file *tf)
 		log__error("%s: uses legacy stack columns; regenerate it with a current probex", tf->path);
 		return -EINVAL;
 	}
-	for (size_t w = 0; w < NWANTED; w++) {
+	/* Reference files lack probex's columns: those the viewer reads are optional. */
+	for (int w = 0; w < TC__COUNT; w++) {
+		const struct trace_column *col = &trace_schema[w];
+
+		if (!col->viewer || (!seen[w] && !col->reference))
+			continue;
 		if (!seen[w]) {
-			if (wanted[w].optional)
-				continue;
-			log__error("%s: missing column '%s' (not a probex trace?)", tf->path, wanted[w].name);
+			log__error("%s: missing column '%s' (not a probex trace?)", tf->path, col->name);
 			return -EINVAL;
 		}
-		if (!type_ok(wanted[w].kind, types[w])) {
-			log__error("%s: column '%s' must be %s, got %s", tf->path, wanted[w].name,
-				   wanted[w].kind == COL_STRING ? "a string" :
-				   wanted[w].kind == COL_INT ? "an integer" : "a list of strings", types[w]);
+		if (!type_ok(col->type, types[w])) {
+			log__error("%s: column '%s' must be %s, got %s", tf->path, col->name,
+				   type_desc(col->type), types[w]);
 			return -EINVAL;
 		}
-		if (wanted[w].optional)
-			*(bool *)((char *)tf + wanted[w].flag) = true;
 	}
+	tf->has_latency_ns = seen[TC_LATENCY];
+	tf->has_stack_weight = seen[TC_WEIGHT];
 	return 0;
 }
 

@@ -133,12 +133,13 @@ export function refEvents(r) {
 export function refLifetimes(r) {
   return { ...r, processes: r.processes.map(({ last_process_name, tgid, ...p }) => p) };
 }
-// The payload event_list adds to a row: its non-null columns other than the core ones.
+// The payload event_list adds to a row: its non-null columns other than the core ones,
+// whatever the file's schema (`row`: the file row number the oracle read with the row).
 export function payloadOf(row) {
   const out = {};
-  for (const [k] of COLUMNS) {
-    if (['event_type', 'ts_ns', 'pid', 'stack_trace'].includes(k)) continue;
-    if (row[k] !== null && row[k] !== undefined) out[k] = row[k];
+  for (const [k, v] of Object.entries(row)) {
+    if (['event_type', 'ts_ns', 'pid', 'stack_trace', 'latency_ns', 'row'].includes(k)) continue;
+    if (v !== null && v !== undefined) out[k] = v;
   }
   return out;
 }

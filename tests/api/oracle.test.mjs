@@ -177,7 +177,7 @@ test('histogram, counts and event lists match the oracle', async () => {
       const l = await getJson(v, `/api/event_list?${qs({ ...w, limit: 20, offset: 3, event_types: 'syscall_read_exit,page_fault,bogus' })}`);
       const f = mine.filter((x) => x.event_type === 'syscall_read_exit' || x.event_type === 'page_fault');
       assert.equal(l.total_in_range, f.length);
-      assert.deepEqual(l.events.map(refEvent), f.slice(3, 23).map((x) => ({ ts_ns: x.ts_ns, latency_ns: null, event_type: x.event_type,
+      assert.deepEqual(l.events.map(refEvent), f.slice(3, 23).map((x) => ({ ts_ns: x.ts_ns, latency_ns: x.latency_ns ?? null, event_type: x.event_type,
         pid: x.pid, stack_trace: labels(x) })));
       // Additive: each row's other non-null columns, read back from the file.
       assert.deepEqual(l.events.map((e) => { const { ts_ns, latency_ns, event_type, pid, stack_trace, ...p } = e; return p; }),
