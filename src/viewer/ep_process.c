@@ -197,6 +197,27 @@ static int sample_positions(uint64_t n, uint64_t k, uint64_t seed, uint64_t *out
 	return 0;
 }
 
+/* Events in range per pid before sampling, so that a client knows which lanes are
+ * sampled (an additive field: the reference sends only the sampled markers). */
+static void total_events_by_pid(const struct model *m, uint64_t start, uint64_t end,
+				struct json *j)
+{
+	json__key(j, "total_events_by_pid");
+	json__obj_begin(j);
+	for (uint32_t p = 0; p < m->npids; p++) {
+		uint64_t lo, hi;
+		char key[16];
+
+		model__pid_window(m, p, start, end, &lo, &hi);
+		if (hi == lo)
+			continue;
+		snprintf(key, sizeof(key), "%u", m->pids[p]);
+		json__key(j, key);
+		json__u64(j, hi - lo);
+	}
+	json__obj_end(j);
+}
+
 int ep_process_events(struct request *rq)
 {
 	const struct model *m = &rq->st->m;
@@ -263,6 +284,7 @@ int ep_process_events(struct request *rq)
 		json__arr_end(j);
 	}
 	json__obj_end(j);
+	total_events_by_pid(m, start, end, j);
 
 	json__key(j, "cpu_sample_counts_by_pid");
 	json__obj_begin(j);

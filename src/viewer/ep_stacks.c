@@ -8,33 +8,34 @@
 #include <string.h>
 
 #include "common/rng.h"
+#include "common/utf8.h"
 #include "viewer/api.h"
 #include "viewer/flame_svg.h"
 #include "viewer/payload.h"
 
 /* The reference's label clean-up: ';' would split the folded line, newlines the SVG
- * text; blank labels become "[unknown]".  (Rust's trim also strips non-ASCII Unicode
- * spaces; symbol names do not contain them.) */
+ * text; then Rust's str::trim (every Unicode White_Space character at either end, e.g.
+ * U+00A0, U+3000, not only ASCII); blank labels become "[unknown]". */
 static size_t sanitize(const char *in, uint32_t len, char *out)
 {
-	size_t a = 0, b = len, n = 0;
+	const unsigned char *u = (const unsigned char *)out;
+	size_t a = 0, b = len, k;
 
 	for (uint32_t i = 0; i < len; i++) {
 		char c = in[i];
 
 		out[i] = c == ';' ? ':' : (c == '\n' || c == '\r') ? ' ' : c;
 	}
-	while (a < b && (out[a] == ' ' || (out[a] >= '\t' && out[a] <= '\r')))
-		a++;
-	while (b > a && (out[b - 1] == ' ' || (out[b - 1] >= '\t' && out[b - 1] <= '\r')))
-		b--;
+	while (a < b && (k = utf8__space_at(u + a, b - a)))
+		a += k;
+	while (b > a && (k = utf8__space_before(u + a, b - a)))
+		b -= k;
 	if (a == b) {
 		memcpy(out, "[unknown]", 9);
 		return 9;
 	}
 	memmove(out, out + a, b - a);
-	n = b - a;
-	return n;
+	return b - a;
 }
 
 static uint64_t fnv(const char *s)
@@ -111,9 +112,9 @@ static bool flame_rows__next(struct flame_rows *it, uint32_t *rn)
  * the smallest (hash(row, seed), row).  bound lets most rows be skipped without sorting:
  * the smallest max of n uniform hashes lie below about max/n of the range; twice that is
  * allowed, and in the rare case too few rows pass, no bound.  Returns the sampled rows in
- * *picks (*npicks of them) or -ENOMEM. */
+ * *picks (*npicks of them, out of *in_range rows of the type in the window) or -ENOMEM. */
 static int flame_pick(const struct model *m, int code, const struct window *w, uint64_t seed,
-		      uint64_t max, struct pick **picks, uint64_t *npicks)
+		      uint64_t max, struct pick **picks, uint64_t *npicks, uint64_t *in_range)
 {
 	struct flame_rows it;
 	uint64_t n = 0, got = 0, bound;
@@ -125,6 +126,7 @@ static int flame_pick(const struct model *m, int code, const struct window *w, u
 	flame_rows__init(&it, m, (unsigned int)code, w);
 	while (flame_rows__next(&it, &rn))
 		n++;
+	*in_range = n;
 	if (!n)
 		return 0;
 	bound = n <= max || (double)max * 2.0 / (double)n >= 1.0 ? UINT64_MAX :
@@ -220,11 +222,30 @@ cleanup:
 	return err;
 }
 
+/* The folded stacks themselves, so that clients draw without parsing the SVG:
+ * [{frames: [root..leaf], weight}], weights summing to total_samples. */
+static void stacks__json(struct json *out, const struct flame_stack *stacks, size_t n)
+{
+	json__arr_begin(out);
+	for (size_t i = 0; i < n; i++) {
+		json__obj_begin(out);
+		json__key(out, "frames");
+		json__arr_begin(out);
+		for (uint32_t k = 0; k < stacks[i].nframes; k++)
+			json__strn(out, stacks[i].frames[k], stacks[i].lens[k]);
+		json__arr_end(out);
+		json__key(out, "weight");
+		json__u64(out, stacks[i].count);
+		json__obj_end(out);
+	}
+	json__arr_end(out);
+}
+
 int ep_event_flamegraph(struct request *rq)
 {
 	const struct model *m = &rq->st->m;
 	struct flame_input in = { 0 };
-	uint64_t max_stacks, total = 0;
+	uint64_t max_stacks, total = 0, in_range = 0;
 	const char *type;
 	char *svg = NULL, title[256];
 	size_t svg_len = 0;
@@ -244,7 +265,7 @@ int ep_event_flamegraph(struct request *rq)
 		struct pick *picks = NULL;
 		uint64_t npicks = 0;
 
-		status = flame_pick(m, code, &w, seed, max_stacks, &picks, &npicks);
+		status = flame_pick(m, code, &w, seed, max_stacks, &picks, &npicks, &in_range);
 		if (!status)
 			status = fold(m, picks, npicks, &in, &total);
 		free(picks);
@@ -264,11 +285,15 @@ int ep_event_flamegraph(struct request *rq)
 	json__str(&rq->out, type);
 	json__key(&rq->out, "total_samples");
 	json__u64(&rq->out, total);
+	json__key(&rq->out, "total_in_range");
+	json__u64(&rq->out, in_range);
 	json__key(&rq->out, "svg");
 	if (svg)
 		json__strn(&rq->out, svg, svg_len);
 	else
 		json__null(&rq->out);
+	json__key(&rq->out, "stacks");
+	stacks__json(&rq->out, in.stacks, in.n);
 	json__obj_end(&rq->out);
 cleanup:
 	free(svg);

@@ -53,7 +53,7 @@ test('empty trace: every endpoint answers, empty', async () => {
   assert.deepEqual(await getJson(empty, '/api/pid_event_type_counts?pid=1'), { counts: {} });
   assert.deepEqual(await getJson(empty, '/api/process_lifetimes'), { processes: [] });
   assert.deepEqual(await getJson(empty, `/api/process_events?${qs({ ...w, max_events_per_pid: 5 })}`),
-    { events_by_pid: {}, cpu_sample_counts_by_pid: {}, cpu_sample_bucket_count: 1 });
+    { events_by_pid: {}, total_events_by_pid: {}, cpu_sample_counts_by_pid: {}, cpu_sample_bucket_count: 1 });
   assert.deepEqual(await getJson(empty, `/api/syscall_latency_stats?${qs(w)}`),
     { read: zero, write: zero, io_uring: zero, mmap_alloc_bytes: 0, munmap_free_bytes: 0 });
   assert.deepEqual(await getJson(empty, `/api/io_statistics?${qs(w)}`),
@@ -63,7 +63,7 @@ test('empty trace: every endpoint answers, empty', async () => {
     cumulative_usage: [], time_range_ns: [0, 10],
   });
   assert.deepEqual(await getJson(empty, `/api/event_flamegraph?${qs({ ...w, event_type: 'cpu_sample', max_stacks: 10 })}`),
-    { event_type: 'cpu_sample', total_samples: 0, svg: null });
+    { event_type: 'cpu_sample', total_samples: 0, total_in_range: 0, svg: null, stacks: [] });
   assert.deepEqual(await getJson(empty, `/api/event_list?${qs({ ...w, pid: 1, limit: 5, offset: 0 })}`), { events: [], total_in_range: 0 });
 });
 
@@ -86,6 +86,7 @@ test('one event, zero-width window on it', async () => {
   });
   assert.deepEqual(await getJson(one, `/api/process_events?${qs({ ...w, max_events_per_pid: 10 })}`), {
     events_by_pid: { 1: [{ ts_ns: 5, event_type: 'cpu_sample' }] },
+    total_events_by_pid: { 1: 1 },
     cpu_sample_counts_by_pid: { 1: [1] },
     cpu_sample_bucket_count: 1,
   });
@@ -106,10 +107,10 @@ test('windows outside the trace are empty', async () => {
     [[1000, 1250, 0], [1250, 1500, 0], [1500, 1750, 0], [1750, 2000, 0]]);
   assert.deepEqual(await getJson(one, `/api/event_type_counts?${qs(w)}`), { counts: {} });
   assert.deepEqual(await getJson(one, `/api/process_events?${qs({ ...w, max_events_per_pid: 3 })}`),
-    { events_by_pid: {}, cpu_sample_counts_by_pid: {}, cpu_sample_bucket_count: 1 });
+    { events_by_pid: {}, total_events_by_pid: {}, cpu_sample_counts_by_pid: {}, cpu_sample_bucket_count: 1 });
   assert.deepEqual(refEvents(await getJson(one, `/api/event_list?${qs({ ...w, pid: 1, limit: 1, offset: 0 })}`)), { events: [], total_in_range: 0 });
   assert.deepEqual(await getJson(one, `/api/event_flamegraph?${qs({ ...w, event_type: 'cpu_sample', max_stacks: 5 })}`),
-    { event_type: 'cpu_sample', total_samples: 0, svg: null });
+    { event_type: 'cpu_sample', total_samples: 0, total_in_range: 0, svg: null, stacks: [] });
   assert.deepEqual(await getJson(one, `/api/io_statistics?${qs({ start_ns: 0, end_ns: 4 })}`),
     { by_operation: [], total_ops: 0, total_bytes: 0, time_range_ns: [0, 4] });
 });
@@ -130,4 +131,22 @@ test('CPU density: at most 2000 buckets, counts saturate at 65535', async () => 
   assert.equal(e.cpu_sample_counts_by_pid['7'][0], 65535);
   assert.equal(e.cpu_sample_counts_by_pid['7'].slice(1).reduce((a, b) => a + b, 0), 0);
   assert.deepEqual(Object.keys(e.events_by_pid), ['7']);
+});
+
+test('flame labels: Unicode White_Space trimmed at both ends as Rust str::trim does', async () => {
+  // U+00A0, U+2007, U+3000, U+205F, U+0085 and ASCII around the names; U+200B (zero width
+  // space) is not White_Space and stays; a label of spaces only is [unknown]; ';' and
+  // newlines are replaced before trimming.
+  const labels = ['\u00a0\u3000 hot\u2007', '\u205f\u0085mid;dle\n', '\u00a0 \u3000', '\u200bzw\u200b'];
+  const dir = tmpdir();
+  const v = await startViewer(write(dir, 'ws', [
+    { event_type: 'cpu_sample', ts_ns: 10, pid: 1, tgid: 1, stack_trace: labels },
+  ]));
+  try {
+    const f = await getJson(v, `/api/event_flamegraph?${qs({ start_ns: 0, end_ns: 20, event_type: 'cpu_sample', max_stacks: 10 })}`);
+    assert.deepEqual(f.stacks, [{ frames: ['hot', 'mid:dle', '[unknown]', '\u200bzw\u200b'], weight: 1 }]);
+    assert.ok(f.svg.includes('<title>hot (1 samples, 100.00%)</title>'));
+  } finally {
+    assert.equal(await stopViewer(v), 0);
+  }
 });

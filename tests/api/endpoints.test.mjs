@@ -95,6 +95,7 @@ test('process_events: every event under the cap, one density bucket', async () =
         m(506, 'io_uring_complete')],
       20: [m(120, 'cpu_sample'), m(130, 'cpu_sample'), m(140, 'cpu_sample'), m(300, 'process_exit')],
     },
+    total_events_by_pid: { 10: 16, 11: 7, 20: 4 },
     // 1000 Hz over 500 ns expects 0.0005 samples: the floor gives 0, at least 1 bucket.
     cpu_sample_counts_by_pid: { 20: [3] },
     cpu_sample_bucket_count: 1,
@@ -106,6 +107,8 @@ test('process_events: sampled markers are a sorted, repeatable subset', async ()
   const a = await getJson(v, url), b = await getJson(v, url);
   assert.deepEqual(a, b);
   const full = await getJson(v, `/api/process_events?${qs({ ...ALL, max_events_per_pid: 500 })}`);
+  // The totals are the unsampled counts, so a client knows these lanes are sampled.
+  assert.deepEqual(a.total_events_by_pid, { 10: 16, 11: 7, 20: 4 });
   for (const pid of ['10', '11', '20']) {
     assert.equal(a.events_by_pid[pid].length, 2);
     const ts = a.events_by_pid[pid].map((x) => x.ts_ns);
@@ -205,13 +208,22 @@ test('event_flamegraph: stacks of one type and pid, folded root first', async ()
   assert.ok(f.svg.includes('<title>work (2 samples, 66.67%)</title>'));
   assert.ok(f.svg.includes('<title>other (1 samples, 33.33%)</title>'));
   assert.ok(f.svg.includes('probex \u00b7 cpu_sample'));
+  // The folded data the SVG is drawn from: root first, one entry per distinct stack.
+  const byKey = (x) => x.frames.join(';');
+  assert.deepEqual([...f.stacks].sort((a, b) => byKey(a).localeCompare(byKey(b))),
+    [{ frames: S.cpu2, weight: 1 }, { frames: S.cpu1, weight: 2 }]);
+  assert.equal(f.total_in_range, 3);
   const one = await getJson(v, `/api/event_flamegraph?${qs({ ...ALL, pid: 20, event_type: 'cpu_sample', max_stacks: 1 })}`);
   assert.equal(one.total_samples, 1);
+  assert.equal(one.total_in_range, 3);
+  assert.equal(one.stacks.length, 1);
+  assert.equal(one.stacks[0].weight, 1);
   // A type the trace lacks, and rows without stacks: empty, not an error.
   assert.deepEqual(await getJson(v, `/api/event_flamegraph?${qs({ ...ALL, event_type: 'page_fault', max_stacks: 10 })}`),
-    { event_type: 'page_fault', total_samples: 0, svg: null });
+    { event_type: 'page_fault', total_samples: 0, total_in_range: 0, svg: null, stacks: [] });
+  // (total_in_range counts rows that have a stack: this exit row has none.)
   assert.deepEqual(await getJson(v, `/api/event_flamegraph?${qs({ ...ALL, pid: 20, event_type: 'process_exit', max_stacks: 10 })}`),
-    { event_type: 'process_exit', total_samples: 0, svg: null });
+    { event_type: 'process_exit', total_samples: 0, total_in_range: 0, svg: null, stacks: [] });
 });
 
 test('event_list: ordered by time, limit/offset, type filter', async () => {

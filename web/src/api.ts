@@ -21,7 +21,7 @@ export interface ProcessLifetime {
   tgid?: number | null;
   /** probex's viewer: the name of the pid's last named row (after exec). */
   last_process_name?: string | null;
-  /** Set by the UI when the last name replaced a different first one. */
+  /** @client Set by the UI when the last name replaced a different first one (never sent). */
   first_process_name?: string | null;
 }
 
@@ -50,8 +50,8 @@ export interface ProcessEventsResponse {
   events_by_pid: Record<string, EventMarker[]>;
   cpu_sample_counts_by_pid: Record<string, number[]>;
   cpu_sample_bucket_count: number;
-  /** Optional (our backend): events in range per pid before sampling. */
-  total_events_by_pid?: Record<string, number>;
+  /** Events in range per pid before sampling (additive: the reference lacks it). */
+  total_events_by_pid: Record<string, number>;
 }
 
 export interface CountsResponse {
@@ -92,9 +92,18 @@ export interface OpStats {
   p95_event: EventDetail | null;
   p99_event: EventDetail | null;
   max_event: EventDetail | null;
-  latencies_ns?: number[];
-  sizes_bytes?: number[];
-  [bounded: string]: unknown;
+  /** [[value, fraction of values <= value], ...], ascending, bounded by max_points. */
+  latency_cdf: Array<[number, number]>;
+  size_cdf: Array<[number, number]>;
+  /** Exact counts in power-of-two bins [lo, hi). */
+  latency_histogram: HistogramBin[];
+  size_histogram: HistogramBin[];
+}
+
+export interface HistogramBin {
+  lo: number;
+  hi: number;
+  count: number;
 }
 
 export interface IoStats {
@@ -117,8 +126,12 @@ export interface MemoryStats {
 export interface FlamegraphResponse {
   event_type: string;
   total_samples: number;
-  svg?: string | null;
-  [structured: string]: unknown;
+  /** Rows of event_type in the window before sampling to max_stacks. */
+  total_in_range: number;
+  /** Kept for the reference's clients; the UI draws from `stacks`. */
+  svg: string | null;
+  /** Folded stacks, root first; weights sum to total_samples. */
+  stacks: Array<{ frames: string[]; weight: number }>;
 }
 
 export interface EventListResponse {

@@ -1,16 +1,11 @@
-// Latency and size distributions per operation. The server may send raw sorted arrays (the
-// reference) or bounded summaries (CDF points, histograms); both become a `Dist`. Histogram
+// Latency and size distributions per operation, from the bounded summaries the server
+// sends (`latency_cdf`/`size_cdf` points and power-of-two histograms) as a `Dist`. Histogram
 // bins are logarithmic and shared by every operation of a chart, so ms-scale fsync and
 // µs-scale reads both land in real bins (fixes §10.10).
 
-import type { OpStats } from './api';
+import type { HistogramBin, OpStats } from './api';
 
-export interface HistBin {
-  /** [lo, hi) */
-  lo: number;
-  hi: number;
-  count: number;
-}
+export type HistBin = HistogramBin;
 
 export interface Dist {
   /** (value, fraction of values ≤ value), ascending in both. */
@@ -25,73 +20,18 @@ export interface Dist {
 
 export type Kind = 'latency' | 'size';
 
-const RAW = { latency: 'latencies_ns', size: 'sizes_bytes' } as const;
-
-/** The distribution of `kind` for one operation, or null when it has no values. Bounded
- *  fields (`latency_cdf`, `latency_histogram`, …) win over the value arrays, which a
- *  max_points request also shortens to evenly spaced order statistics. */
+/** The distribution of `kind` for one operation, or null when it has no values. */
 export function opDist(op: OpStats, kind: Kind): Dist | null {
-  const o = op as Record<string, unknown>;
-  let d: Dist | null = null;
-  const cdf = o[`${kind}_cdf`];
-  if (Array.isArray(cdf) && cdf.length) d = fromCdf(cdf, op.total_ops);
-  if (!d) {
-    const raw = o[RAW[kind]];
-    if (Array.isArray(raw) && raw.length) {
-      d = fromSorted(raw as number[]);
-      // Bounded to order statistics: scale counts to the real number of operations.
-      if (op.total_ops > d.n) {
-        d.zeros = Math.round((d.zeros / d.n) * op.total_ops);
-        d.n = op.total_ops;
-      }
-    }
-  }
+  const d = fromCdf(kind === 'latency' ? op.latency_cdf : op.size_cdf, op.total_ops);
   if (!d) return null;
-  const hist = o[`${kind}_histogram`];
-  if (Array.isArray(hist)) {
-    d.hist = hist
-      .map((b) => b as Record<string, unknown>)
-      .map((b) => ({ lo: Number(b.lo), hi: Number(b.hi), count: Number(b.count) }))
-      .filter((b) => Number.isFinite(b.lo) && Number.isFinite(b.hi) && b.hi > b.lo);
-  }
+  d.hist = (kind === 'latency' ? op.latency_histogram : op.size_histogram).filter((b) => b.hi > b.lo);
   return d;
 }
 
-function fromSorted(vals: number[]): Dist {
-  const n = vals.length;
-  const step = Math.max(1, Math.floor(n / 2000));
-  const cdf: Array<[number, number]> = [];
-  let zeros = 0;
-  for (let j = 0; j < n && vals[j]! <= 0; j++) zeros++;
-  for (let j = 0; j < n; j++) {
-    if (j % step === 0 || j === n - 1 || (j < n - 1 && vals[j + 1] !== vals[j] && j === zeros - 1)) cdf.push([vals[j]!, (j + 1) / n]);
-  }
-  return { cdf: dedupe(cdf), n, zeros, min: vals[0]!, max: vals[n - 1]! };
-}
-
-/** CDF points as [[v,p],…], [{value|v|x, fraction|p|y|cum},…] or {values:[], fractions:[]}. */
-function fromCdf(pts: unknown, n: number): Dist | null {
-  let cdf: Array<[number, number]> = [];
-  if (Array.isArray(pts)) {
-    for (const p of pts) {
-      if (Array.isArray(p)) cdf.push([Number(p[0]), Number(p[1])]);
-      else if (p && typeof p === 'object') {
-        const o = p as Record<string, unknown>;
-        const v = o.value ?? o.v ?? o.x ?? o.value_ns ?? o.ns ?? o.bytes;
-        const f = o.fraction ?? o.p ?? o.y ?? o.cum ?? o.cumulative;
-        cdf.push([Number(v), Number(f)]);
-      }
-    }
-  } else if (pts && typeof pts === 'object') {
-    const o = pts as Record<string, unknown>;
-    const vs = (o.values ?? o.x) as number[] | undefined;
-    const fs = (o.fractions ?? o.y) as number[] | undefined;
-    if (Array.isArray(vs) && Array.isArray(fs)) cdf = vs.map((v, i) => [Number(v), Number(fs[i])]);
-  }
-  cdf = cdf.filter(([v, f]) => Number.isFinite(v) && Number.isFinite(f)).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  if (!cdf.length) return null;
-  // Fractions may come as percentages.
-  if (cdf[cdf.length - 1]![1] > 1.0001) cdf = cdf.map(([v, f]) => [v, f / 100]);
+/** The server's CDF points, [[value, fraction], ...], ascending. */
+function fromCdf(pts: Array<[number, number]>, n: number): Dist | null {
+  if (!pts.length) return null;
+  const cdf = pts.map(([v, f]): [number, number] => [v, f]);
   const count = n > 0 ? n : 0;
   let zeros = 0;
   for (const [v, f] of cdf) if (v <= 0) zeros = Math.round(f * count);

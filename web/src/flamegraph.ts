@@ -85,14 +85,13 @@ export function flamegraphView(): View {
     const t = traceRange();
     const r = res.flame.range ?? state.range;
     const d = res.flame.data;
-    const anyD = d as Record<string, unknown> | null;
     let n = '';
     if (d) {
-      const total = Number(anyD?.total_events ?? anyD?.total_in_range ?? anyD?.events_in_range ?? NaN);
+      // The server samples max_stacks rows when the range has more.
       n =
-        Number.isFinite(total) && total > d.total_samples
-          ? `${formatInt(d.total_samples)} of ${formatInt(total)} stacks (sampled)`
-          : `${formatInt(d.total_samples)} samples${d.total_samples >= MAX_FLAME_STACKS ? ' (sampled)' : ''}`;
+        d.total_in_range > MAX_FLAME_STACKS
+          ? `${formatInt(d.total_samples)} samples from ${formatInt(MAX_FLAME_STACKS)} of ${formatInt(d.total_in_range)} events (sampled)`
+          : `${formatInt(d.total_samples)} samples`;
     }
     const scope = `Scope: PID ${state.pid}`;
     const span = t && r ? `T+${formatDurationShort(r.start - t.start)}..T+${formatDurationShort(r.end - t.start)} (width ${formatDurationShort(r.end - r.start)})` : '';

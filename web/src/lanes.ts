@@ -232,9 +232,7 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
     const budget = Number(res.lanes.params?.max_events_per_pid ?? MAX_MARKERS_PER_PID);
     let sampled = 0;
     for (const k in d.events_by_pid) {
-      const total = d.total_events_by_pid?.[k];
-      const n = d.events_by_pid[k]!.length;
-      if (total !== undefined ? total > n : n >= budget) sampled++;
+      if ((d.total_events_by_pid[k] ?? 0) > d.events_by_pid[k]!.length) sampled++;
     }
     note.textContent = sampled
       ? `Markers sampled: ${formatInt(budget)} per process in range, all types (${formatInt(sampled)} process${sampled > 1 ? 'es' : ''}); zoom in to see every event.`
