@@ -174,6 +174,10 @@ test('IO charts render with unit labels', async () => {
   const size = await labels('io-size-cdf');
   assert.ok(size.some((l) => /^\d+(\.\d+)?(B|KiB|MiB|GiB)$/.test(l)), `size axis has units: ${size.join(' | ')}`);
   assert.match(await text('[data-testid=io-table]'), /P50[\s\S]*P95[\s\S]*P99[\s\S]*Max/);
+  // Each table states its percentile rule once (the latency row uses the other one).
+  assert.match(await text('[data-testid=io-table] caption'), /⌊count·N\/100⌋/);
+  assert.match(await page.getAttribute('[data-testid=io-table] th:nth-child(5)', 'title'), /⌊count·N\/100⌋/);
+  assert.match(await page.getAttribute('[data-testid=latency-row] .pfx', 'title'), /⌊\(count−1\)·N\/100⌋/);
   // A percentile cell opens the stack of that event.
   const cell = page.locator('[data-testid=io-tab] button.pct').first();
   if (await cell.count()) {

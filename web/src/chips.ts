@@ -4,7 +4,7 @@ import { h, replace, errorBox } from './dom';
 import { state, set, subscribe } from './state';
 import { res } from './data';
 import { chipTone, DISABLED_TONE } from './colors';
-import { formatBytes, formatDuration, formatInt, formatNetBytesSigned } from './format';
+import { formatBytes, formatDuration, formatInt, formatNetBytesSigned, PCT_RULE_ROW } from './format';
 import type { LatencySummary } from './api';
 
 export function mountChips(parent: HTMLElement): void {
@@ -90,7 +90,7 @@ export function mountLatencyRow(parent: HTMLElement, onToggle: () => void): HTML
       !s || !s.count
         ? '—'
         : [
-            h('span', { class: 'pfx' }, `${formatInt(s.count)}× avg/p50/p95/max `),
+            h('span', { class: 'pfx', title: PCT_RULE_ROW }, `${formatInt(s.count)}× avg/p50/p95/max `),
             `${formatDuration(s.avg_ns)}/${formatDuration(s.p50_ns)}/${formatDuration(s.p95_ns)}/${formatDuration(s.max_ns)}`,
           ],
     );

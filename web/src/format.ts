@@ -137,3 +137,13 @@ export function niceStep(span: number, target: number): number {
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
+
+/** The two percentile rules of the reference's API, stated where each is shown: the
+ *  latency row (syscall_latency_stats) and the IO/memory tables (p50_event, ...) pick
+ *  different positions, so their p50s of the same operations can differ by one event. */
+export const PCT_RULE_ROW =
+  'pN is the latency at sorted index ⌊(count−1)·N/100⌋ of the paired enter/exit latencies; ' +
+  "the IO table's PN uses ⌊count·N/100⌋, so it can be one event higher.";
+export const PCT_RULE_TABLE =
+  'PN is the event at sorted index ⌊count·N/100⌋ (the nearest rank above: P99 of 100 events is the slowest); ' +
+  "Max is the slowest. The latency row's pN uses ⌊(count−1)·N/100⌋.";

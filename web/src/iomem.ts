@@ -6,7 +6,7 @@
 import { h, replace, spinner, errorBox } from './dom';
 import { traceRange } from './state';
 import { res } from './data';
-import { formatBytes, formatCount, formatDuration, formatInt, formatNetBytesSigned, formatOffsetPrecise } from './format';
+import { formatBytes, formatCount, formatDuration, formatInt, formatNetBytesSigned, formatOffsetPrecise, PCT_RULE_TABLE } from './format';
 import { ChartSet, cdfOption, histogramOption, usageOption, type Series } from './charts';
 import { opDist, type Kind } from './distrib';
 import { renderFrames } from './frames';
@@ -168,7 +168,8 @@ export function ioMemoryView(testid: string): View {
     const table = h(
       'table',
       { class: 'ops', 'data-testid': `${which}-table` },
-      h('thead', null, h('tr', null, ['Op', 'Count', 'Bytes', 'Avg', 'P50', 'P95', 'P99', 'Max'].map((c) => h('th', null, c)))),
+      h('caption', { class: 'legend' }, PCT_RULE_TABLE),
+      h('thead', null, h('tr', null, ['Op', 'Count', 'Bytes', 'Avg', 'P50', 'P95', 'P99', 'Max'].map((c) => h('th', c[0] === 'P' || c === 'Max' ? { title: PCT_RULE_TABLE } : null, c)))),
       h(
         'tbody',
         null,
