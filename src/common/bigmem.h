@@ -1,10 +1,16 @@
-/* Large arrays (hundreds of MB of trace columns): 2 MiB-aligned allocations with a
- * transparent-huge-page hint, so filling them costs a few page faults per 2 MiB instead of
- * one per 4 KiB.  In a VM first-touch faults are expensive: they dominated loading a
- * 10M-row trace before this.  Free with free(). */
+/* Large arrays (hundreds of MB of trace columns, multi-MB symbol tables) backed by
+ * transparent huge pages where the kernel allows them, so filling them costs a few page
+ * faults per 2 MiB instead of one per 4 KiB.  In a VM first-touch faults are expensive:
+ * they dominated loading a 10M-row trace before this, and 8 MiB of 4 KiB pages cost
+ * ~65 ms to touch against ~1-8 ms with huge pages.
+ *
+ * Two forms of the one allocator: bigmem__alloc/grow give malloc-compatible blocks (free
+ * with free()); struct bigmem_buf is a growable mapping that mremap moves without copying
+ * (for tables that grow by doubling, e.g. kallsyms). */
 #ifndef PROBEX_COMMON_BIGMEM_H
 #define PROBEX_COMMON_BIGMEM_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,5 +43,14 @@ static inline void *bigmem__grow(void *old, size_t used, size_t size)
 		free(old);
 	return p;
 }
+
+struct bigmem_buf {
+	void *p;
+	size_t cap;	/* bytes mapped */
+};
+
+/* Ensures room for size bytes; contents are kept, p may move. 0 or -ENOMEM. */
+int bigmem_buf__reserve(struct bigmem_buf *b, size_t size);
+void bigmem_buf__free(struct bigmem_buf *b);
 
 #endif

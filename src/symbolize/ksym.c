@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/bigmem.h"
 #include "common/log.h"
-#include "symbolize/bigbuf.h"
 #include "symbolize/ksym.h"
 
 struct ksym {
@@ -25,7 +25,7 @@ struct ksyms {
 	size_t n;
 	char *pool;			/* in poolbuf: labels and module names; offset 0 is "" */
 	size_t pool_len;
-	struct bigbuf symbuf, poolbuf;
+	struct bigmem_buf symbuf, poolbuf;
 };
 
 struct kmod {
@@ -90,7 +90,7 @@ static int ksyms__pool_add(struct ksyms *k, const char *a, size_t alen, const ch
 
 	if (k->pool_len + need > UINT32_MAX)
 		return -E2BIG;
-	if (bigbuf__reserve(&k->poolbuf, k->pool_len + need))
+	if (bigmem_buf__reserve(&k->poolbuf, k->pool_len + need))
 		return -ENOMEM;
 	k->pool = k->poolbuf.p;
 	p = k->pool + k->pool_len;
@@ -175,7 +175,7 @@ static int ksyms__parse_line(struct ksyms *k, struct ksyms_parse *ps, const char
 		mod_len = strcspn(mod, "]");
 	}
 
-	if (bigbuf__reserve(&k->symbuf, (k->n + 1) * sizeof(*k->syms)))
+	if (bigmem_buf__reserve(&k->symbuf, (k->n + 1) * sizeof(*k->syms)))
 		return -ENOMEM;
 	k->syms = k->symbuf.p;
 	s = &k->syms[k->n];
@@ -400,8 +400,8 @@ void ksyms__free(struct ksyms *k)
 {
 	if (!k)
 		return;
-	bigbuf__free(&k->poolbuf);
-	bigbuf__free(&k->symbuf);
+	bigmem_buf__free(&k->poolbuf);
+	bigmem_buf__free(&k->symbuf);
 	free(k);
 }
 

@@ -1,13 +1,12 @@
+/* The growable form of the huge-page allocator (see bigmem.h). */
 #include <errno.h>
 #include <sys/mman.h>
 
-#include "symbolize/bigbuf.h"
+#include "common/bigmem.h"
 
-#define BIGBUF_MIN (2UL << 20)	/* one huge page */
-
-int bigbuf__reserve(struct bigbuf *b, size_t size)
+int bigmem_buf__reserve(struct bigmem_buf *b, size_t size)
 {
-	size_t cap = b->cap ? b->cap : BIGBUF_MIN;
+	size_t cap = b->cap ? b->cap : BIGMEM_HUGE;
 	void *p;
 
 	if (size <= b->cap)
@@ -28,7 +27,7 @@ int bigbuf__reserve(struct bigbuf *b, size_t size)
 	return 0;
 }
 
-void bigbuf__free(struct bigbuf *b)
+void bigmem_buf__free(struct bigmem_buf *b)
 {
 	if (b->p)
 		munmap(b->p, b->cap);
