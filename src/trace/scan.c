@@ -1,5 +1,6 @@
 /* Pass 1 over a trace: every row but its stack, into compact file-order columns. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,34 +140,39 @@ static void rows_sink(duckdb_function_info info, duckdb_data_chunk chunk, duckdb
 	__atomic_add_fetch(&sc->done, n, __ATOMIC_RELAXED);
 }
 
-static int row_count(duckdb_connection con, const struct trace_file *tf, uint64_t *n)
+/* Run SQL (printf-style) that returns a small materialised result; on failure one error
+ * line naming the file and what was being read (what may be ""), and *res is destroyed. */
+static int __attribute__((format(printf, 5, 6)))
+small_query(duckdb_connection con, const struct trace_file *tf, const char *what,
+	    duckdb_result *res, const char *fmt, ...)
 {
-	duckdb_result res;
 	char *sql;
-	int err = 0;
+	va_list ap;
+	int n, err = 0;
 
-	if (asprintf(&sql, "SELECT count(*)::UBIGINT FROM %s", tf->source) < 0)
+	va_start(ap, fmt);
+	n = vasprintf(&sql, fmt, ap);
+	va_end(ap);
+	if (n < 0)
 		return -ENOMEM;
-	if (duckdb_query(con, sql, &res) == DuckDBError) {
-		log__error("%s: %s", tf->path, duckdb_result_error(&res));
+	if (duckdb_query(con, sql, res) == DuckDBError) {
+		log__error("%s: cannot read%s: %s", tf->path, what, duckdb_result_error(res));
+		duckdb_destroy_result(res);
 		err = -EIO;
-	} else {
-		*n = duckdb_value_uint64(&res, 0, 0);
 	}
-	duckdb_destroy_result(&res);
 	free(sql);
 	return err;
 }
 
-/* Run SQL that returns a small materialised result. */
-static int small_query(duckdb_connection con, const struct trace_file *tf, const char *sql,
-		       duckdb_result *res)
+static int row_count(duckdb_connection con, const struct trace_file *tf, uint64_t *n)
 {
-	if (duckdb_query(con, sql, res) == DuckDBError) {
-		log__error("%s: cannot read: %s", tf->path, duckdb_result_error(res));
-		duckdb_destroy_result(res);
-		return -EIO;
-	}
+	duckdb_result res;
+	int err = small_query(con, tf, "", &res, "SELECT count(*)::UBIGINT FROM %s", tf->source);
+
+	if (err)
+		return err;
+	*n = duckdb_value_uint64(&res, 0, 0);
+	duckdb_destroy_result(&res);
 	return 0;
 }
 
@@ -177,24 +183,17 @@ static int read_types(struct scanner *sc, duckdb_connection con)
 	const struct trace_file *tf = sc->tf;
 	struct trace_rows *r = sc->r;
 	duckdb_result res;
-	char *sql = NULL;
 	idx_t n;
 	int err;
 
-	if (asprintf(&sql, "CREATE OR REPLACE TEMP TABLE probex_types AS "
-			   "SELECT name, (row_number() OVER (ORDER BY name) - 1)::UTINYINT AS code "
-			   "FROM (SELECT DISTINCT event_type AS name FROM %s)", tf->source) < 0)
-		return -ENOMEM;
 	/* One message for the failure (duck__exec would log DuckDB's text on its own line). */
-	if (duckdb_query(con, sql, &res) == DuckDBError) {
-		log__error("%s: cannot read event types: %s", tf->path, duckdb_result_error(&res));
-		duckdb_destroy_result(&res);
-		free(sql);
-		return -EIO;
-	}
+	if ((err = small_query(con, tf, " event types", &res,
+			       "CREATE OR REPLACE TEMP TABLE probex_types AS "
+			       "SELECT name, (row_number() OVER (ORDER BY name) - 1)::UTINYINT AS code "
+			       "FROM (SELECT DISTINCT event_type AS name FROM %s)", tf->source)))
+		return err;
 	duckdb_destroy_result(&res);
-	free(sql);
-	if ((err = small_query(con, tf, "SELECT name FROM probex_types ORDER BY code", &res)))
+	if ((err = small_query(con, tf, "", &res, "SELECT name FROM probex_types ORDER BY code")))
 		return err;
 	n = duckdb_row_count(&res);
 	if (n > 256) {
@@ -227,20 +226,16 @@ static int read_names(struct scanner *sc, duckdb_connection con)
 	const struct trace_file *tf = sc->tf;
 	struct trace_rows *r = sc->r;
 	duckdb_result res;
-	char *sql = NULL;
 	idx_t n;
 	int err;
 
-	if (asprintf(&sql, "SELECT pid::UINTEGER AS p, arg_min(process_name, (ts_ns, file_row_number)), "
-			   "arg_max(process_name, (ts_ns, file_row_number)), "
-			   "arg_min(tgid, (ts_ns, file_row_number))::UINTEGER "
-			   "FROM read_parquet(%s, file_row_number = true) "
-			   "WHERE process_name IS NOT NULL AND process_name <> '' GROUP BY p ORDER BY p",
-		     tf->literal) < 0)
-		return -ENOMEM;
-	err = small_query(con, tf, sql, &res);
-	free(sql);
-	if (err)
+	if ((err = small_query(con, tf, "", &res,
+			       "SELECT pid::UINTEGER AS p, arg_min(process_name, (ts_ns, file_row_number)), "
+			       "arg_max(process_name, (ts_ns, file_row_number)), "
+			       "arg_min(tgid, (ts_ns, file_row_number))::UINTEGER "
+			       "FROM read_parquet(%s, file_row_number = true) "
+			       "WHERE process_name IS NOT NULL AND process_name <> '' GROUP BY p ORDER BY p",
+			       tf->literal)))
 		return err;
 	n = duckdb_row_count(&res);
 	r->name_pid = malloc((n + 1) * sizeof(*r->name_pid));

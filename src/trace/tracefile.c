@@ -1,5 +1,7 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,70 +51,96 @@ static int check_magic(const char *path)
 	return err;
 }
 
-/* Run SQL; logs "path: what: error" on failure. */
-static int run(duckdb_connection con, const char *sql, const char *path, const char *what,
-	       duckdb_result *res)
+/* Runs SQL (printf-style) that returns two VARCHAR columns and calls fn for each row;
+ * logs "path: what: error" when DuckDB fails. */
+typedef void (*pair_fn)(void *ctx, const char *a, uint32_t alen, const char *b, uint32_t blen);
+
+static int __attribute__((format(printf, 6, 7)))
+each_pair(duckdb_connection con, const struct trace_file *tf, const char *what, pair_fn fn,
+	  void *ctx, const char *fmt, ...)
 {
-	if (duckdb_query(con, sql, res) == DuckDBError) {
-		log__error("%s: %s: %s", path, what, duckdb_result_error(res));
-		duckdb_destroy_result(res);
+	duckdb_data_chunk chunk;
+	duckdb_result res;
+	va_list ap;
+	char *sql;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&sql, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	if (duckdb_query(con, sql, &res) == DuckDBError) {
+		log__error("%s: %s: %s", tf->path, what, duckdb_result_error(&res));
+		duckdb_destroy_result(&res);
+		free(sql);
 		return -EINVAL;
 	}
-	return 0;
-}
-
-static int read_metadata(duckdb_connection con, struct trace_file *tf)
-{
-	char *sql = NULL, freq[64] = "", format[128] = "";
-	bool have_freq = false, have_format = false;
-	duckdb_result res;
-	duckdb_data_chunk chunk;
-	int err = -EINVAL;
-
-	if (asprintf(&sql, "SELECT key, value FROM parquet_kv_metadata(%s)", tf->literal) < 0)
-		return -ENOMEM;
-	err = run(con, sql, tf->path, "unreadable Parquet metadata", &res);
 	free(sql);
-	if (err)
-		return err;
-	err = -EINVAL;
 	while ((chunk = duckdb_fetch_chunk(res))) {
-		idx_t n = duckdb_data_chunk_get_size(chunk);
-		void *keys, *vals;
+		idx_t rows = duckdb_data_chunk_get_size(chunk);
+		void *as = duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 0));
+		void *bs = duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 1));
 
-		keys = duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 0));
-		vals = duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 1));
-		for (idx_t i = 0; i < n; i++) {
-			uint32_t kl, vl;
-			const char *k = trace_file__cell(keys, i, &kl), *v = trace_file__cell(vals, i, &vl);
-			char *dst = NULL;
-			size_t cap = 0;
+		for (idx_t i = 0; i < rows; i++) {
+			uint32_t al, bl;
+			const char *a = trace_file__cell(as, i, &al), *b = trace_file__cell(bs, i, &bl);
 
-			if (kl == strlen(META_SAMPLE_FREQ_HZ) && !memcmp(k, META_SAMPLE_FREQ_HZ, kl) && !have_freq) {
-				dst = freq, cap = sizeof(freq), have_freq = true;
-			} else if (kl == strlen(META_STACK_FORMAT) && !memcmp(k, META_STACK_FORMAT, kl) && !have_format) {
-				dst = format, cap = sizeof(format), have_format = true;
-			}
-			if (dst)
-				snprintf(dst, cap, "%.*s", (int)vl, v);
+			fn(ctx, a, al, b, bl);
 		}
 		duckdb_destroy_data_chunk(&chunk);
 	}
 	duckdb_destroy_result(&res);
+	return 0;
+}
 
-	/* The reference's checks and wording (spec 4.6), prefixed with the file. */
-	if (!have_freq) {
+static bool name_is(const char *s, uint32_t len, const char *name)
+{
+	return len == strlen(name) && !memcmp(s, name, len);
+}
+
+struct meta {
+	char freq[64], format[128];
+	bool have_freq, have_format;
+};
+
+/* The first value of each key counts. */
+static void meta_pair(void *ctx, const char *k, uint32_t kl, const char *v, uint32_t vl)
+{
+	struct meta *m = ctx;
+
+	if (name_is(k, kl, META_SAMPLE_FREQ_HZ) && !m->have_freq) {
+		snprintf(m->freq, sizeof(m->freq), "%.*s", (int)vl, v);
+		m->have_freq = true;
+	} else if (name_is(k, kl, META_STACK_FORMAT) && !m->have_format) {
+		snprintf(m->format, sizeof(m->format), "%.*s", (int)vl, v);
+		m->have_format = true;
+	}
+}
+
+static int read_metadata(duckdb_connection con, struct trace_file *tf)
+{
+	struct meta m = { 0 };
+	const char *freq = m.freq;
+	int err;
+
+	if ((err = each_pair(con, tf, "unreadable Parquet metadata", meta_pair, &m,
+			     "SELECT key, value FROM parquet_kv_metadata(%s)", tf->literal)))
+		return err;
+	err = -EINVAL;
+	/* The reference's checks and wording, prefixed with the file. */
+	if (!m.have_freq) {
 		log__error("%s: required parquet metadata key '%s' missing (not a probex trace?)",
 			   tf->path, META_SAMPLE_FREQ_HZ);
 	} else if (!*freq || strspn(freq, "0123456789") != strlen(freq) || strlen(freq) > 19) {
 		log__error("%s: invalid '%s' metadata value: '%s'", tf->path, META_SAMPLE_FREQ_HZ, freq);
 	} else if (!(tf->sample_freq_hz = strtoull(freq, NULL, 10))) {
 		log__error("%s: metadata '%s' must be > 0", tf->path, META_SAMPLE_FREQ_HZ);
-	} else if (!have_format) {
+	} else if (!m.have_format) {
 		log__error("%s: required parquet metadata key '%s' missing", tf->path, META_STACK_FORMAT);
-	} else if (strcmp(format, META_STACK_FORMAT_V1)) {
+	} else if (strcmp(m.format, META_STACK_FORMAT_V1)) {
 		log__error("%s: metadata '%s' must be '%s', got '%s'", tf->path, META_STACK_FORMAT,
-			   META_STACK_FORMAT_V1, format);
+			   META_STACK_FORMAT_V1, m.format);
 	} else {
 		err = 0;
 	}
@@ -147,50 +175,40 @@ static const char *type_desc(enum pq_type type)
 	       type == PQ_BOOL ? "a boolean" : "an integer";
 }
 
+struct columns {
+	char types[TC__COUNT][48];
+	bool seen[TC__COUNT], legacy;
+};
+
+static void column_pair(void *ctx, const char *name, uint32_t nl, const char *ty, uint32_t tl)
+{
+	struct columns *c = ctx;
+
+	if (name_is(name, nl, "stack_frames") || name_is(name, nl, "proc_maps_snapshot"))
+		c->legacy = true;
+	for (int w = 0; w < TC__COUNT; w++)
+		if (name_is(name, nl, trace_schema[w].name)) {
+			c->seen[w] = true;
+			snprintf(c->types[w], sizeof(c->types[w]), "%.*s", (int)tl, ty);
+		}
+}
+
 static int check_columns(duckdb_connection con, struct trace_file *tf)
 {
-	char *sql = NULL, types[TC__COUNT][48] = { { 0 } };
-	bool legacy = false, seen[TC__COUNT] = { 0 };
-	duckdb_result res;
-	duckdb_data_chunk chunk;
+	struct columns c = { 0 };
+	const bool *seen = c.seen;
 	int err;
 
-	if (asprintf(&sql, "DESCRIBE SELECT * FROM %s", tf->source) < 0)
-		return -ENOMEM;
-	err = run(con, sql, tf->path, "unreadable Parquet schema", &res);
-	free(sql);
-	if (err)
+	if ((err = each_pair(con, tf, "unreadable Parquet schema", column_pair, &c,
+			     "DESCRIBE SELECT * FROM %s", tf->source)))
 		return err;
-	while ((chunk = duckdb_fetch_chunk(res))) {
-		idx_t n = duckdb_data_chunk_get_size(chunk);
-		void *names, *tys;
-
-		names = duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 0));
-		tys = duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 1));
-		for (idx_t i = 0; i < n; i++) {
-			uint32_t nl, tl;
-			const char *name = trace_file__cell(names, i, &nl), *ty = trace_file__cell(tys, i, &tl);
-
-			if ((nl == 12 && !memcmp(name, "stack_frames", 12)) ||
-			    (nl == 18 && !memcmp(name, "proc_maps_snapshot", 18)))
-				legacy = true;
-			for (int w = 0; w < TC__COUNT; w++)
-				if (strlen(trace_schema[w].name) == nl &&
-				    !memcmp(trace_schema[w].name, name, nl)) {
-					seen[w] = true;
-					snprintf(types[w], sizeof(types[w]), "%.*s", (int)tl, ty);
-				}
-		}
-		duckdb_destroy_data_chunk(&chunk);
-	}
-	duckdb_destroy_result(&res);
 
 	if (!seen[TC_STACK_TRACE]) {
 		log__error("%s: missing required stack_trace column; regenerate it with a current probex",
 			   tf->path);
 		return -EINVAL;
 	}
-	if (legacy) {
+	if (c.legacy) {
 		log__error("%s: uses legacy stack columns; regenerate it with a current probex", tf->path);
 		return -EINVAL;
 	}
@@ -204,9 +222,9 @@ static int check_columns(duckdb_connection con, struct trace_file *tf)
 			log__error("%s: missing column '%s' (not a probex trace?)", tf->path, col->name);
 			return -EINVAL;
 		}
-		if (!type_ok(col->type, types[w])) {
+		if (!type_ok(col->type, c.types[w])) {
 			log__error("%s: column '%s' must be %s, got %s", tf->path, col->name,
-				   type_desc(col->type), types[w]);
+				   type_desc(col->type), c.types[w]);
 			return -EINVAL;
 		}
 	}
