@@ -23,7 +23,7 @@ CFLAGS    += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -fno-omit-fr
 	     -Isrc -I$(BUILD)/gen -I$(DUCKDB_DIR) $(SAN)
 LDFLAGS   += $(SAN) -L$(DUCKDB_DIR) -Wl,-rpath,'$$ORIGIN/deps/duckdb' \
 	     -Wl,-rpath,$(abspath $(DUCKDB_DIR))
-LDLIBS    += -lbpf -lelf -lz -lzstd -ldw -liberty -lmicrohttpd -lduckdb -ledit -lpthread -lm
+LDLIBS    += -lbpf -lelf -lz -lzstd -ldw -liberty -lmicrohttpd -lduckdb -ledit -lprotobuf-c -lpthread -lm
 
 # Sources are discovered, so a new file in a stage folder needs no Makefile edit.
 SRCS      := $(sort $(filter-out src/bpf/%,$(wildcard src/*/*.c)))
@@ -32,7 +32,9 @@ SRCS      := $(sort $(filter-out src/bpf/%,$(wildcard src/*/*.c)))
 MAIN_SRCS := src/cli/main.c $(wildcard src/cli/cmd*.c)
 MAIN_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(MAIN_SRCS))
 LIB_SRCS  := $(filter-out $(MAIN_SRCS),$(SRCS))
-LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS)) $(BUILD)/obj/gen/web_assets.o
+# Generated: the web UI bundle and the pprof encoder (protoc-c from src/export/profile.proto).
+LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS)) $(BUILD)/obj/gen/web_assets.o \
+	     $(BUILD)/obj/gen/profile.pb-c.o
 BPF_SRCS  := $(wildcard src/bpf/*.bpf.c)
 SKELS     := $(patsubst src/bpf/%.bpf.c,$(BUILD)/gen/%.skel.h,$(BPF_SRCS))
 

@@ -5,6 +5,8 @@
 #include "cli/cmd.h"
 
 const struct cmd cmds[] = {
+	{ "export", cmd_export, "probex export FILE --format folded|speedscope|chrome|pprof "
+	  "[--event-type T] [--pid P] [-o OUT]", "stacks or the timeline in other tools' formats" },
 	{ "query", cmd_sql, "probex query [--no-header] FILE|GLOB [SQL]",
 	  "alias of sql with tab-separated output" },
 	{ "recover", cmd_recover, "probex recover SPOOL [-o OUTPUT] [-v]",

@@ -15,6 +15,7 @@ struct cmd {
 /* Every subcommand, ending with { NULL }. */
 extern const struct cmd cmds[];
 
+int cmd_export(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_resymbolize(int argc, char **argv);
 int cmd_sql(int argc, char **argv);
