@@ -11,6 +11,9 @@ const struct cmd cmds[] = {
 	  "alias of sql with tab-separated output" },
 	{ "recover", cmd_recover, "probex recover SPOOL [-o OUTPUT] [-v]",
 	  "finish a trace whose recorder was killed" },
+	{ "report", cmd_report, "probex report FILE [--json] [--pid P] [--start T] [--end T] "
+	  "[--event-type T] [--inverted] [--top N]", "terminal summary: processes, syscalls, faults, "
+	  "scheduling, stacks, drops" },
 	{ "resymbolize", cmd_resymbolize, "probex resymbolize FILE [-o OUTPUT]",
 	  "redo the stack labels from the raw addresses kept in the file" },
 	{ "sql", cmd_sql, "probex sql [--csv|--json|--tsv] [--no-header] FILE|GLOB [SQL]",

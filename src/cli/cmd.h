@@ -17,6 +17,7 @@ extern const struct cmd cmds[];
 
 int cmd_export(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_resymbolize(int argc, char **argv);
 int cmd_sql(int argc, char **argv);
 int cmd_synth(int argc, char **argv);

@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/strbuf.h"
 #include "export/export.h"
+#include "bpf/records.h"
 #include "trace/tracefile.h"
 
 /* Append a string literal (its length known at compile time). */
@@ -139,8 +140,8 @@ static void on_syscall(struct cx *x, const struct row *w)
 static void on_offcpu(struct cx *x, const struct row *w)
 {
 	begin(x, "X", u64(w, 0), u64(w, 1));
-	/* prev_state 0 (TASK_RUNNING): preempted; anything else: it blocked. */
-	strbuf__addf(&x->b, ",\"cat\":\"sched\",\"name\":\"%s\"", i64(w, 4) ? "off-cpu (blocked)" : "off-cpu (preempted)");
+	strbuf__addf(&x->b, ",\"cat\":\"sched\",\"name\":\"%s\"",
+		     (i64(w, 4) == 0 || i64(w, 4) == SWITCH_STATE_PREEMPTED) ? "off-cpu (preempted)" : "off-cpu (blocked)");
 	ts(x, "ts", u64(w, 2) - x->start);
 	ts(x, "dur", u64(w, 3));
 	strbuf__addf(&x->b, ",\"args\":{\"prev_state\":%lld}", (long long)i64(w, 4));
