@@ -44,7 +44,7 @@ DEPS_STAMP := $(DUCKDB_DIR)/libduckdb.so
 # every object rebuilt on the next make.
 .SECONDARY:
 
-.PHONY: all deps fixtures test test-unit test-integration test-api test-e2e demo bench asan clean web
+.PHONY: all deps fixtures test test-unit test-integration test-cli test-api test-e2e demo bench asan clean web
 all: $(BUILD)/probex
 
 $(DEPS_STAMP):
@@ -82,7 +82,7 @@ $(BUILD)/probex: $(MAIN_OBJS) $(LIB_OBJS)
 # Each stage may add its own rules (web build, test drivers, benchmarks) in mk/*.mk.
 include $(sort $(wildcard mk/*.mk))
 
-test: test-unit test-integration test-api test-e2e
+test: test-unit test-integration test-cli test-api test-e2e
 	@echo "make test: all suites passed"
 
 asan:

@@ -185,8 +185,9 @@ static const struct {
 	row_fn fn;
 } parts[] = {
 	{ "threads",
-	  "SELECT tgid::UBIGINT, pid::UBIGINT, arg_max(process_name, ts_ns), (pid = tgid)::UBIGINT "
-	  "FROM events WHERE true" WHERE_PID " GROUP BY ALL ORDER BY 1, 2", on_thread },
+	  "SELECT tgid::UBIGINT, pid::UBIGINT, coalesce(arg_max(process_name, ts_ns), '[' || pid || ']'), "
+	  "(pid = tgid)::UBIGINT "
+	  "FROM events WHERE true" WHERE_PID " GROUP BY tgid, pid ORDER BY 1, 2", on_thread },
 	{ "syscalls",
 	  "SELECT tgid::UBIGINT, pid::UBIGINT, regexp_extract(event_type, '^syscall_(.*)_exit$', 1), "
 	  "(ts_ns - latency_ns)::UBIGINT, latency_ns::UBIGINT, ret::BIGINT FROM events "
@@ -194,11 +195,12 @@ static const struct {
 	  WHERE_PID " ORDER BY ts_ns", on_syscall },
 	/* A thread is off CPU from its switch-out to its next switch-in. */
 	{ "context switches",
-	  "WITH s AS (SELECT tgid, pid, ts_ns, prev_state, (next_pid = pid) AS is_in FROM events "
-	  "WHERE event_type = 'sched_switch'" WHERE_PID "), q AS (SELECT *, lead(ts_ns) OVER w AS nt, "
+	  "WITH s AS (SELECT tgid, pid, ts_ns, prev_state, (prev_pid = pid) AS is_out, "
+	  "(next_pid = pid AND prev_pid <> pid) AS is_in FROM events WHERE event_type = 'sched_switch' "
+	  "AND (prev_pid = pid OR next_pid = pid)" WHERE_PID "), q AS (SELECT *, lead(ts_ns) OVER w AS nt, "
 	  "lead(is_in) OVER w AS nin FROM s WINDOW w AS (PARTITION BY pid ORDER BY ts_ns)) "
 	  "SELECT tgid::UBIGINT, pid::UBIGINT, ts_ns::UBIGINT, (nt - ts_ns)::UBIGINT, "
-	  "prev_state::BIGINT FROM q WHERE NOT is_in AND nin ORDER BY ts_ns", on_offcpu },
+	  "prev_state::BIGINT FROM q WHERE is_out AND nin ORDER BY ts_ns", on_offcpu },
 	{ "io_uring completions",
 	  "SELECT tgid::UBIGINT, pid::UBIGINT, submit_ts_ns::UBIGINT, ts_ns::UBIGINT, "
 	  "io_uring_opcode::UBIGINT, io_uring_res::BIGINT, row_number() OVER ()::UBIGINT FROM events "
