@@ -5,6 +5,7 @@
 #   make demo       build, trace a bundled workload, serve the viewer
 #   make bench      overhead and viewer-latency table
 #   make asan       unit tests under ASan/UBSan
+#   make install    binary, DuckDB library, man page, bash completion (PREFIX, DESTDIR)
 
 BUILD     ?= build
 DEPS_DIR  ?= build/deps
@@ -21,8 +22,9 @@ CFLAGS    ?= $(OPT) -g
 CFLAGS    += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -fno-omit-frame-pointer \
 	     -D_GNU_SOURCE -DPROBEX_VERSION='"$(VERSION)"' \
 	     -Isrc -I$(BUILD)/gen -I$(DUCKDB_DIR) $(SAN)
+# DuckDB next to the build (build/deps/duckdb) or, installed, in $(PREFIX)/lib/probex.
 LDFLAGS   += $(SAN) -L$(DUCKDB_DIR) -Wl,-rpath,'$$ORIGIN/deps/duckdb' \
-	     -Wl,-rpath,$(abspath $(DUCKDB_DIR))
+	     -Wl,-rpath,$(abspath $(DUCKDB_DIR)) -Wl,-rpath,'$$ORIGIN/../lib/probex'
 LDLIBS    += -lbpf -lelf -lz -lzstd -ldw -liberty -lmicrohttpd -lduckdb -ledit -lprotobuf-c -lpthread -lm
 
 # Sources are discovered, so a new file in a stage folder needs no Makefile edit.

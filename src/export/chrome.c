@@ -207,7 +207,8 @@ static const struct {
 	  "WHERE event_type = 'io_uring_complete' AND submit_ts_ns > 0" WHERE_PID, on_uring },
 	{ "instants",
 	  "SELECT tgid::UBIGINT, pid::UBIGINT, ts_ns::UBIGINT, CASE event_type WHEN 'cpu_sample' THEN "
-	  "coalesce(stack_trace[-1], 'cpu_sample') ELSE event_type END, CASE event_type "
+	  "coalesce(list_filter(stack_trace, f -> f NOT IN ('[user]', '[kernel]'))[-1], 'cpu_sample') "
+	  "ELSE event_type END, CASE event_type "
 	  "WHEN 'cpu_sample' THEN array_to_string(list_filter(stack_trace, f -> f NOT IN ('[user]', "
 	  "'[kernel]')), ';') WHEN 'process_exit' THEN 'exit code ' || exit_code WHEN 'process_exec' "
 	  "THEN filename ELSE 'child ' || child_pid END, event_type FROM events WHERE event_type IN ('cpu_sample', "

@@ -22,7 +22,8 @@ for t in "${traces[@]}"; do
 	"$PROBEX" sql --json "$t" "SELECT (SELECT count(DISTINCT tgid) FROM events) AS procs,
 		(SELECT count(*) FROM json_each((SELECT value FROM metadata WHERE key = 'probex.drops'))) AS drops,
 		(SELECT sum(coalesce(stack_weight, 1)) FROM events WHERE event_type = 'cpu_sample' AND stack_trace IS NOT NULL) AS samples" >"$TMP/misc.json"
-	"$PROBEX" sql --json "$t" "SELECT stack_trace[-1] AS leaf, sum(coalesce(stack_weight, 1)) AS self FROM events
+	"$PROBEX" sql --json "$t" "SELECT list_filter(stack_trace, f -> f NOT IN ('[user]', '[kernel]'))[-1] AS leaf,
+		sum(coalesce(stack_weight, 1)) AS self FROM events
 		WHERE event_type = 'cpu_sample' AND stack_trace IS NOT NULL GROUP BY 1" >"$TMP/self.json"
 	"$PROBEX" sql --json "$t" "SELECT f, sum(w) AS total FROM (SELECT DISTINCT rowid AS r, unnest(stack_trace) AS f,
 		coalesce(stack_weight, 1) AS w FROM (SELECT row_number() OVER () AS rowid, * FROM events

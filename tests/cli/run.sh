@@ -51,6 +51,7 @@ fi
 . "$here/export.sh"
 . "$here/report.sh"
 . "$here/errors.sh"
+. "$here/docs.sh"
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
