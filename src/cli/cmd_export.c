@@ -63,6 +63,7 @@ int cmd_export(int argc, char **argv)
 	};
 	struct export_opts o = { .event_type = "cpu_sample" };
 	const char *usage = cmd__usage("export"), *path = NULL, *fmt = NULL;
+	struct progress prog;
 	unsigned long pid;
 	FILE *out = stdout;
 	int c;
@@ -94,7 +95,8 @@ int cmd_export(int argc, char **argv)
 		return args__usage_error("export", usage, "unknown event type '%s'", o.event_type);
 	if (o.fmt == EXPORT_PPROF && !path && isatty(STDOUT_FILENO))
 		return args__usage_error("export", usage, "pprof output is binary: give -o FILE or redirect");
-	o.progress = isatty(STDERR_FILENO);
+	progress__init(&prog, isatty(STDERR_FILENO), "export", o.fmt == EXPORT_CHROME ? 5 : 2);
+	o.progress = &prog;
 	if (path && !(out = create_output(path)))
 		return 1;
 	return finish(out, path, export__run(argv[optind], &o, out));

@@ -21,6 +21,7 @@ int cmd_report(int argc, char **argv)
 	};
 	struct report_opts o = { .event_type = "cpu_sample", .top = 20 };
 	const char *usage = cmd__usage("report");
+	struct progress prog;
 	unsigned long v;
 	int c;
 
@@ -62,7 +63,8 @@ int cmd_report(int argc, char **argv)
 		return args__usage_error("report", usage, "unknown event type '%s'", o.event_type);
 	if (o.has_start && o.has_end && o.end_ns < o.start_ns)
 		return args__usage_error("report", usage, "--end is before --start");
-	o.progress = isatty(STDERR_FILENO);
+	progress__init(&prog, isatty(STDERR_FILENO), "report", 6);
+	o.progress = &prog;
 	if (report__run(argv[optind], &o, stdout))
 		return 1;
 	return fflush(stdout) ? 1 : 0;

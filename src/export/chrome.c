@@ -106,6 +106,7 @@ static int each_row(struct cx *x, const char *what, const char *fmt, row_fn fn)
 
 		for (w.r = 0; w.r < n; w.r++)
 			fn(x, &w);
+		progress__rows(x->o->progress, n);
 		duckdb_destroy_data_chunk(&chunk);
 	}
 	duckdb_destroy_result(&res);
@@ -223,12 +224,10 @@ int export__chrome(duckdb_connection con, const struct export_opts *o, FILE *out
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"exporter\":\"probex " PROBEX_VERSION
 	      "\"},\"traceEvents\":[", out);
 	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]) && !err; i++) {
-		if (o->progress)
-			fprintf(stderr, "\rprobex: export: %s...\033[K", parts[i].what);
+		progress__phase(o->progress, parts[i].what);
 		err = each_row(&x, parts[i].what, parts[i].sql, parts[i].fn);
 	}
-	if (o->progress)
-		fprintf(stderr, "\r\033[K");
+	progress__done(o->progress);
 	fputs("\n]}\n", out);
 	strbuf__free(&x.b);
 	return err ? err : ferror(out) ? -EIO : 0;

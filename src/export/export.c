@@ -23,29 +23,22 @@ void export__pid_clause(const struct export_opts *o, char *buf, size_t size)
 		buf[0] = 0;
 }
 
-static void phase(const struct export_opts *o, const char *what)
-{
-	if (o->progress)
-		fprintf(stderr, "\rprobex: export: %s...\033[K", what);
-}
-
 static int stacks(duckdb_connection con, const struct trace_file *tf, const struct export_opts *o,
 		  FILE *out)
 {
 	struct ex_profile p;
 	int err;
 
-	phase(o, "reading stacks");
+	progress__phase(o->progress, "reading stacks");
 	err = ex_profile__load(&p, con, o, tf->sample_freq_hz);
-	phase(o, "writing");
+	progress__phase(o->progress, "writing");
 	if (!err && o->fmt == EXPORT_FOLDED)
 		err = export__folded(&p, out);
 	else if (!err && o->fmt == EXPORT_SPEEDSCOPE)
 		err = export__speedscope(&p, out, tf->path);
 	else if (!err)
 		err = export__pprof(&p, out);
-	if (o->progress)
-		fprintf(stderr, "\r\033[K");
+	progress__done(o->progress);
 	if (!err && !p.nstacks)
 		log__warn("%s: no %s stacks%s", tf->path, o->event_type, o->has_pid ? " for that pid" : "");
 	ex_profile__free(&p);

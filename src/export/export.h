@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/progress.h"
+
 enum export_fmt { EXPORT_FOLDED, EXPORT_SPEEDSCOPE, EXPORT_CHROME, EXPORT_PPROF, EXPORT__COUNT };
 
 extern const char *const export_fmt_names[EXPORT__COUNT];
@@ -19,7 +21,7 @@ struct export_opts {
 	const char *event_type;	/* a name of event_type_names (stack formats) */
 	bool has_pid;
 	uint32_t pid;		/* a process (tgid) or a thread (pid) */
-	bool progress;		/* phase lines on stderr (a terminal) */
+	struct progress *progress;	/* NULL: none */
 };
 
 /* The WHERE clause for the options' pid, into buf: "" or " AND (pid = P OR tgid = P)". */

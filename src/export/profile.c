@@ -177,6 +177,7 @@ int ex_profile__load(struct ex_profile *p, duckdb_connection con, const struct e
 
 		for (idx_t r = 0; r < n && !err; r++)
 			err = add_row(p, chunk, r);
+		progress__rows(o->progress, n);
 		duckdb_destroy_data_chunk(&chunk);
 	}
 	duckdb_destroy_result(&res);

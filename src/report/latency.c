@@ -162,6 +162,7 @@ int latency__table(struct report *r, const char *key, const char *title, const c
 		return err;
 	while (!err && (chunk = duckdb_fetch_chunk(res))) {
 		err = add_chunk(&a, chunk);
+		progress__rows(r->o->progress, duckdb_data_chunk_get_size(chunk));
 		duckdb_destroy_data_chunk(&chunk);
 	}
 	duckdb_destroy_result(&res);

@@ -168,12 +168,10 @@ static int sections(struct report *r, const struct trace_file *tf)
 	int err = header(r, tf);
 
 	for (size_t i = 0; !err && i < sizeof(list) / sizeof(list[0]); i++) {
-		if (r->o->progress)
-			fprintf(stderr, "\rprobex: report: %s...\033[K", list[i].what);
+		progress__phase(r->o->progress, list[i].what);
 		err = list[i].fn(r);
 	}
-	if (r->o->progress)
-		fprintf(stderr, "\r\033[K");
+	progress__done(r->o->progress);
 	return err ? err : drops(r, tf);
 }
 

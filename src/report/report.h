@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/progress.h"
 #include "report/rtable.h"
 
 #define REPORT_WIDTH 100
@@ -21,7 +22,7 @@ struct report_opts {
 	bool has_start, has_end;
 	uint64_t start_ns, end_ns;	/* from the trace's first row */
 	unsigned int top;	/* rows of the top-N tables */
-	bool progress;
+	struct progress *progress;	/* NULL: none */
 };
 
 /* What the sections share: the connection, where `events` is the filtered view and

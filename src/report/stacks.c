@@ -177,7 +177,8 @@ static void chains_table(struct report *r, const struct ex_profile *p, const str
 
 int report__stacks(struct report *r)
 {
-	struct export_opts eo = { .fmt = EXPORT_FOLDED, .event_type = r->o->event_type };
+	struct export_opts eo = { .fmt = EXPORT_FOLDED, .event_type = r->o->event_type,
+				  .progress = r->o->progress };
 	struct ex_profile p;
 	struct fstat *f;
 	int err;

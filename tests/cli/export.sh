@@ -76,3 +76,12 @@ check "export -o left the file alone" keep "$(cat "$TMP/exists")"
 exit_is "export: unknown format" 2 any "$PROBEX" export "$t" --format svg
 exit_is "export: unknown event type" 2 any "$PROBEX" export "$t" --format folded --event-type nope
 exit_is "export: no format" 2 any "$PROBEX" export "$t"
+
+# Progress: quiet unless stderr is a terminal; on one (script(1)), phases with their step.
+exit_is "export is quiet when stderr is not a terminal" 0 0 "$PROBEX" export "$t" --format folded
+if command -v script >/dev/null; then
+	script -qec "'$PROBEX' export '$t' --format chrome -o '$TMP/tty.json'" /dev/null >"$TMP/tty.out" 2>&1
+	check "export shows its phases on a terminal" 1 "$(grep -c 'export: \[5/5\] instants' "$TMP/tty.out")"
+	script -qec "'$PROBEX' report '$t'" /dev/null >"$TMP/tty.out" 2>&1
+	check "report shows its phases on a terminal" 1 "$(grep -c 'report: \[6/6\] stacks' "$TMP/tty.out")"
+fi
