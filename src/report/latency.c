@@ -127,7 +127,8 @@ static void fill(struct rtable *t, struct acc *a)
 {
 	uint64_t all = 0;
 
-	qsort(a->g, a->n, sizeof(*a->g), cmp_total);
+	if (a->n)	/* a->g is NULL when there is none */
+		qsort(a->g, a->n, sizeof(*a->g), cmp_total);
 	for (size_t i = 0; i < a->n; i++)
 		all += a->g[i].sum;
 	for (size_t i = 0; i < a->n; i++) {
