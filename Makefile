@@ -5,6 +5,7 @@
 #   make demo       build, trace a bundled workload, serve the viewer
 #   make bench      overhead and viewer-latency table
 #   make asan       unit tests under ASan/UBSan
+#   make install    binary, DuckDB library, man page, bash completion (PREFIX, DESTDIR)
 
 BUILD     ?= build
 DEPS_DIR  ?= build/deps
@@ -21,9 +22,10 @@ CFLAGS    ?= $(OPT) -g
 CFLAGS    += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -fno-omit-frame-pointer \
 	     -D_GNU_SOURCE -DPROBEX_VERSION='"$(VERSION)"' \
 	     -Isrc -I$(BUILD)/gen -I$(DUCKDB_DIR) $(SAN)
+# DuckDB next to the build (build/deps/duckdb) or, installed, in $(PREFIX)/lib/probex.
 LDFLAGS   += $(SAN) -L$(DUCKDB_DIR) -Wl,-rpath,'$$ORIGIN/deps/duckdb' \
-	     -Wl,-rpath,$(abspath $(DUCKDB_DIR))
-LDLIBS    += -lbpf -lelf -lz -lzstd -ldw -liberty -lmicrohttpd -lduckdb -lpthread -lm
+	     -Wl,-rpath,$(abspath $(DUCKDB_DIR)) -Wl,-rpath,'$$ORIGIN/../lib/probex'
+LDLIBS    += -lbpf -lelf -lz -lzstd -ldw -liberty -lmicrohttpd -lduckdb -ledit -lprotobuf-c -lpthread -lm
 
 # Sources are discovered, so a new file in a stage folder needs no Makefile edit.
 SRCS      := $(sort $(filter-out src/bpf/%,$(wildcard src/*/*.c)))
@@ -32,7 +34,9 @@ SRCS      := $(sort $(filter-out src/bpf/%,$(wildcard src/*/*.c)))
 MAIN_SRCS := src/cli/main.c $(wildcard src/cli/cmd*.c)
 MAIN_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(MAIN_SRCS))
 LIB_SRCS  := $(filter-out $(MAIN_SRCS),$(SRCS))
-LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS)) $(BUILD)/obj/gen/web_assets.o
+# Generated: the web UI bundle and the pprof encoder (protoc-c from src/export/profile.proto).
+LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS)) $(BUILD)/obj/gen/web_assets.o \
+	     $(BUILD)/obj/gen/profile.pb-c.o
 BPF_SRCS  := $(wildcard src/bpf/*.bpf.c)
 SKELS     := $(patsubst src/bpf/%.bpf.c,$(BUILD)/gen/%.skel.h,$(BPF_SRCS))
 
@@ -42,7 +46,7 @@ DEPS_STAMP := $(DUCKDB_DIR)/libduckdb.so
 # every object rebuilt on the next make.
 .SECONDARY:
 
-.PHONY: all deps fixtures test test-unit test-integration test-api test-e2e demo bench asan clean web
+.PHONY: all deps fixtures test test-unit test-integration test-cli test-api test-e2e demo bench asan clean web
 all: $(BUILD)/probex
 
 $(DEPS_STAMP):
@@ -80,7 +84,7 @@ $(BUILD)/probex: $(MAIN_OBJS) $(LIB_OBJS)
 # Each stage may add its own rules (web build, test drivers, benchmarks) in mk/*.mk.
 include $(sort $(wildcard mk/*.mk))
 
-test: test-unit test-integration test-api test-e2e
+test: test-unit test-integration test-cli test-api test-e2e
 	@echo "make test: all suites passed"
 
 asan:

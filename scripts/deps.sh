@@ -16,6 +16,9 @@ apt_pkgs=(
 	# files under /usr/lib/debug/.build-id): most frames of a short-lived process are there
 	libc6-dbg
 	libmicrohttpd-dev libcmocka-dev
+	# probex sql's prompt (line editing, history); probex export --format pprof (the
+	# encoder, its code generator, and protoc to decode exports in the tests)
+	libedit-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
 	fio wrk chromium
 	# reliability suite: libFuzzer runtime, network namespaces, an HTTP client
 	libclang-rt-14-dev iproute2 curl

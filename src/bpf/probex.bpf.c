@@ -126,7 +126,7 @@ static __always_inline __s64 switch_state(bool preempt, struct task_struct *p)
 	unsigned int st, s;
 
 	if (preempt)
-		return 0x100;
+		return SWITCH_STATE_PREEMPTED;
 	if (bpf_core_field_exists(p->__state))
 		st = BPF_CORE_READ(p, __state);
 	else

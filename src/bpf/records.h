@@ -90,6 +90,10 @@ struct rec_syscall {
 	__s64 ret;
 };
 
+/* sched_switch prev_state of a preempted task (the kernel's TASK_REPORT_MAX); 0 is a
+ * task that stayed runnable (yielded).  Both are involuntary switches. */
+#define SWITCH_STATE_PREEMPTED 256	/* 0x100 */
+
 struct rec_sched_switch {
 	struct rec_hdr h;	/* tid/tgid/comm: the traced side (prev if traced, else next) */
 	__u32 prev_pid;

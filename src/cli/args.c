@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/args.h"
 #include "common/log.h"
@@ -31,6 +32,28 @@ int args__ulong(const char *opt, const char *s, unsigned long min, unsigned long
 		return -EINVAL;
 	*out = (unsigned long)v;
 	return 0;
+}
+
+int args__duration_ns(const char *opt, const char *s, uint64_t *out)
+{
+	static const struct { const char *unit; double ns; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1e9 },
+	};
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	for (size_t i = 0; end != s && !errno && v >= 0 && i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].unit))
+			continue;
+		if (v * units[i].ns >= 1.8e19)
+			break;
+		*out = (uint64_t)(v * units[i].ns + 0.5);
+		return 0;
+	}
+	fprintf(stderr, "probex: error: invalid duration '%s' for '%s' (e.g. 1.5, 250ms, 10us)\n", s, opt);
+	return -EINVAL;
 }
 
 int args__usage_error(const char *cmd, const char *usage, const char *fmt, ...)

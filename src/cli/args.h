@@ -12,6 +12,10 @@ int args__u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64
 int args__ulong(const char *opt, const char *s, unsigned long min, unsigned long max,
 		unsigned long *out);
 
+/* A duration for option opt: a decimal number of seconds, or with a unit suffix ns, us,
+ * ms or s ("1.5", "250ms").  Prints the error.  0 or -EINVAL. */
+int args__duration_ns(const char *opt, const char *s, uint64_t *out);
+
 /* Print "probex[ CMD]: error: MSG" and the usage line; returns EXIT_USAGE. */
 int args__usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -5,11 +5,19 @@
 #include "cli/cmd.h"
 
 const struct cmd cmds[] = {
-	{ "query", cmd_query, "probex query [--no-header] FILE SQL", "run SQL on a trace (table: events)" },
+	{ "export", cmd_export, "probex export FILE --format folded|speedscope|chrome|pprof "
+	  "[--event-type T] [--pid P] [-o OUT]", "stacks or the timeline in other tools' formats" },
+	{ "query", cmd_sql, "probex query [--no-header] FILE|GLOB [SQL]",
+	  "alias of sql with tab-separated output" },
 	{ "recover", cmd_recover, "probex recover SPOOL [-o OUTPUT] [-v]",
 	  "finish a trace whose recorder was killed" },
+	{ "report", cmd_report, "probex report FILE [--json] [--pid P] [--start T] [--end T] "
+	  "[--event-type T] [--inverted] [--top N]", "terminal summary: processes, syscalls, faults, "
+	  "scheduling, stacks, drops" },
 	{ "resymbolize", cmd_resymbolize, "probex resymbolize FILE [-o OUTPUT]",
 	  "redo the stack labels from the raw addresses kept in the file" },
+	{ "sql", cmd_sql, "probex sql [--csv|--json|--tsv] [--no-header] FILE|GLOB [SQL]",
+	  "DuckDB SQL over traces (views events, metadata); a prompt without SQL" },
 	{ "synth", cmd_synth, "probex synth -o FILE [--events N] [--seed S] ...",
 	  "write a deterministic synthetic trace" },
 	{ NULL },

@@ -15,9 +15,11 @@ struct cmd {
 /* Every subcommand, ending with { NULL }. */
 extern const struct cmd cmds[];
 
-int cmd_query(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_resymbolize(int argc, char **argv);
+int cmd_sql(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
 
 /* The default command: record COMMAND, then view the trace (or only view: --view). */

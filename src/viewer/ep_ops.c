@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/pct.h"
 #include "viewer/api.h"
 #include "viewer/dist.h"
 
@@ -135,7 +136,7 @@ static uint64_t sel_bytes(const struct op_sel *sel)
 	return sum;
 }
 
-/* The reference's IoTypeStats; percentile events at index n*p/100 (the table's rule). */
+/* The reference's IoTypeStats; percentile events by pct__index (the table's rule). */
 static void type_stats(struct request *rq, const struct op_sel *sel, uint64_t bytes,
 		       uint64_t max_points)
 {
@@ -157,10 +158,8 @@ static void type_stats(struct request *rq, const struct op_sel *sel, uint64_t by
 	json__key(j, "avg_latency_ns");
 	json__u64(j, (uint64_t)(sum / n));
 	for (int i = 0; i < 3; i++) {
-		uint64_t idx = n * pct[i] / 100;
-
 		json__key(j, keys[i]);
-		event_detail(rq, sel, idx < n ? idx : n - 1);
+		event_detail(rq, sel, pct__index(n, pct[i]));
 	}
 	json__key(j, "max_event");
 	event_detail(rq, sel, n - 1);

@@ -1,0 +1,221 @@
+/* The report's frame: open and validate the trace, set up the filtered `events` view,
+ * the header, the drop counters, and the sections in order. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "export/export.h"
+#include "report/report.h"
+#include "trace/duck.h"
+#include "trace/schema.h"
+#include "trace/tracefile.h"
+
+int report__query(struct report *r, const char *what, const char *sql, duckdb_result *res)
+{
+	if (duckdb_query(r->con, sql, res) == DuckDBError) {
+		log__error("reading %s: %s", what, duckdb_result_error(res));
+		duckdb_destroy_result(res);
+		return -EIO;
+	}
+	return 0;
+}
+
+void report__emit(struct report *r, struct rtable *t)
+{
+	if (r->j)
+		rtable__json(t, r->j);
+	else
+		rtable__print(t, r->out, REPORT_WIDTH);
+	rtable__free(t);
+}
+
+/* `trace` is every row; `events` the rows the filters keep (the sections read it). */
+static int views(struct report *r, const struct trace_file *tf)
+{
+	const struct report_opts *o = r->o;
+	char *sql = NULL, pid[96] = "";
+	duckdb_result res;
+	int err;
+
+	if (asprintf(&sql, "CREATE VIEW trace AS SELECT * FROM %s", tf->source) < 0)
+		return -ENOMEM;
+	err = duck__exec(r->con, sql);
+	free(sql);
+	if (err || (err = report__query(r, "the time range", "SELECT coalesce(min(ts_ns), 0) FROM trace", &res)))
+		return err;
+	r->t0 = duckdb_value_uint64(&res, 0, 0);
+	duckdb_destroy_result(&res);
+	if (o->has_pid)
+		snprintf(pid, sizeof(pid), " AND (pid = %u OR tgid = %u)", o->pid, o->pid);
+	if (asprintf(&sql, "CREATE VIEW events AS SELECT * FROM trace WHERE ts_ns >= %llu AND ts_ns <= %llu%s",
+		     (unsigned long long)(r->t0 + (o->has_start ? o->start_ns : 0)),
+		     (unsigned long long)(o->has_end ? r->t0 + o->end_ns : UINT64_MAX), pid) < 0)
+		return -ENOMEM;
+	err = duck__exec(r->con, sql);
+	free(sql);
+	return err;
+}
+
+static const char *meta(duckdb_result *res, const char *key)
+{
+	for (idx_t i = 0; i < duckdb_row_count(res); i++) {
+		const char *k = duckdb_value_varchar_internal(res, 0, i);
+
+		if (k && !strcmp(k, key))
+			return duckdb_value_varchar_internal(res, 1, i);
+	}
+	return NULL;
+}
+
+static int header(struct report *r, const struct trace_file *tf)
+{
+	static const struct rcol cols[] = { { "key", RC_TEXT, NULL }, { "value", RC_TEXT, NULL } };
+	static const char *const keys[] = { META_COMMAND, META_VERSION, META_HOSTNAME, META_KERNEL,
+					    META_EXIT_STATUS, META_STACK_MODE, META_MISSING_PROBES,
+					    "probex.incomplete" };
+	duckdb_result res, cnt;
+	struct rtable t;
+	char buf[64];
+	char *sql;
+	int err;
+
+	if (asprintf(&sql, "SELECT decode(key)::VARCHAR, decode(value)::VARCHAR FROM parquet_kv_metadata(%s)",
+		     tf->literal) < 0)
+		return -ENOMEM;
+	err = report__query(r, "the metadata", sql, &res);
+	free(sql);
+	if (err)
+		return err;
+	if ((err = report__query(r, "the rows", "SELECT count(*), max(ts_ns) - min(ts_ns), "
+				 "(SELECT count(*) FROM trace) FROM events", &cnt))) {
+		duckdb_destroy_result(&res);
+		return err;
+	}
+	rtable__init(&t, "trace", "Trace", cols, 2);
+	rtable__row(&t);
+	rtable__str(&t, "file");
+	rtable__str(&t, tf->path);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *v = meta(&res, keys[i]);
+
+		if (!v)
+			continue;
+		rtable__row(&t);
+		rtable__str(&t, keys[i] + strlen("probex."));
+		rtable__str(&t, v);
+	}
+	rtable__row(&t);
+	rtable__str(&t, "events");
+	snprintf(buf, sizeof(buf), "%llu of %llu", (unsigned long long)duckdb_value_uint64(&cnt, 0, 0),
+		 (unsigned long long)duckdb_value_uint64(&cnt, 2, 0));
+	rtable__str(&t, buf);
+	rtable__row(&t);
+	rtable__str(&t, "duration");
+	rtable__fmt_ns(buf, sizeof(buf), (int64_t)duckdb_value_uint64(&cnt, 1, 0));
+	rtable__str(&t, buf);
+	rtable__row(&t);
+	rtable__str(&t, "sample_freq_hz");
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)tf->sample_freq_hz);
+	rtable__str(&t, buf);
+	report__emit(r, &t);
+	duckdb_destroy_result(&res);
+	duckdb_destroy_result(&cnt);
+	return 0;
+}
+
+/* Every counter of the probex.drops object, zero or not. */
+static int drops(struct report *r, const struct trace_file *tf)
+{
+	static const struct rcol cols[] = { { "counter", RC_TEXT, NULL }, { "count", RC_INT, NULL } };
+	duckdb_result res;
+	struct rtable t;
+	char *sql;
+	int err;
+
+	if (asprintf(&sql, "SELECT key, value::BIGINT FROM json_each((SELECT decode(value) FROM "
+		     "parquet_kv_metadata(%s) WHERE decode(key) = '%s' LIMIT 1)) ORDER BY value::BIGINT "
+		     "DESC, key", tf->literal, META_DROPS) < 0)
+		return -ENOMEM;
+	err = report__query(r, "the drop counters", sql, &res);
+	free(sql);
+	if (err)
+		return err;
+	rtable__init(&t, "drops", "Drop counters (probex.drops)", cols, 2);
+	for (idx_t i = 0; i < duckdb_row_count(&res); i++) {
+		char *k = duckdb_value_varchar(&res, 0, i);
+
+		rtable__row(&t);
+		rtable__str(&t, k ? k : "");
+		rtable__int(&t, duckdb_value_int64(&res, 1, i));
+		duckdb_free(k);
+	}
+	duckdb_destroy_result(&res);
+	report__emit(r, &t);
+	return 0;
+}
+
+static int sections(struct report *r, const struct trace_file *tf)
+{
+	static const struct {
+		const char *what;
+		int (*fn)(struct report *r);
+	} list[] = {
+		{ "processes", report__processes }, { "syscalls", report__syscalls },
+		{ "io_uring", report__io_uring },   { "page faults", report__faults },
+		{ "scheduling", report__sched },    { "stacks", report__stacks },
+	};
+	int err = header(r, tf);
+
+	for (size_t i = 0; !err && i < sizeof(list) / sizeof(list[0]); i++) {
+		progress__phase(r->o->progress, list[i].what);
+		err = list[i].fn(r);
+	}
+	progress__done(r->o->progress);
+	return err ? err : drops(r, tf);
+}
+
+int report__run(const char *path, const struct report_opts *o, FILE *out)
+{
+	struct report r = { .o = o, .out = out };
+	duckdb_database db;
+	struct trace_file tf;
+	struct json j;
+	int err;
+
+	err = duck__open_memory(&db, &r.con, 0);
+	if (err)
+		return err;
+	err = trace_file__open(path, r.con, &tf);
+	if (err)
+		goto out_db;
+	r.sample_freq_hz = tf.sample_freq_hz;
+	if ((err = views(&r, &tf)))
+		goto out;
+	if (o->json) {
+		json__init(&j);
+		r.j = &j;
+		json__obj_begin(&j);
+	}
+	err = sections(&r, &tf);
+	if (o->json) {
+		char *s;
+		size_t len;
+
+		json__obj_end(&j);
+		s = json__steal(&j, &len);
+		if (!err && s) {
+			fwrite(s, 1, len, out);
+			fputc('\n', out);
+		}
+		err = err ? err : s ? 0 : -ENOMEM;
+		free(s);
+		json__free(&j);
+	}
+out:
+	trace_file__free(&tf);
+out_db:
+	duckdb_disconnect(&r.con);
+	duckdb_close(&db);
+	return err;
+}

@@ -1,0 +1,201 @@
+/* The CPU (or other event type's) stacks as perf report --stdio shows them: functions by
+ * total ("children") share with their self share, then for the heaviest functions the
+ * callees they spend time in, or with --inverted the callers they are reached from.
+ * Weights follow stack_weight; the process frame at each root is not a function. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export/export.h"
+#include "report/report.h"
+
+#define CHAIN_FUNCS 8	/* functions whose callees/callers are listed */
+#define CHAIN_ROWS 4	/* callees/callers per function */
+
+struct fstat {
+	uint32_t id;
+	uint64_t self, total;
+	uint64_t seen;		/* last stack (index + 1) counted in total */
+};
+
+static int cmp_total(const void *x, const void *y)
+{
+	const struct fstat *a = x, *b = y;
+
+	if (a->total != b->total)
+		return a->total > b->total ? -1 : 1;
+	if (a->self != b->self)
+		return a->self > b->self ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static struct fstat *function_stats(const struct ex_profile *p)
+{
+	struct fstat *f = calloc(p->nframes + 1, sizeof(*f));
+
+	for (uint32_t i = 0; f && i < p->nframes; i++)
+		f[i].id = i;
+	for (uint64_t s = 0; f && s < p->nstacks; s++) {
+		const struct ex_stack *st = &p->stacks[s];
+
+		if (st->n)
+			f[st->frames[st->n - 1]].self += st->weight;
+		/* Recursion: a function counts once per stack in its total. */
+		for (uint32_t k = 0; k < st->n; k++) {
+			struct fstat *x = &f[st->frames[k]];
+
+			if (x->seen != s + 1) {
+				x->seen = s + 1;
+				x->total += st->weight;
+			}
+		}
+	}
+	return f;
+}
+
+static const char *frame_name(const struct ex_profile *p, uint32_t id, char *buf, size_t size)
+{
+	const struct ex_frame *f = &p->frames[id];
+
+	if (f->process)
+		snprintf(buf, size, "[%s]", f->name);
+	else
+		snprintf(buf, size, "%s%s", f->name, f->kernel ? " [k]" : "");
+	return buf;
+}
+
+static void functions_table(struct report *r, const struct ex_profile *p, struct fstat *f, uint32_t n)
+{
+	static const struct rcol cols[] = {
+		{ "total%", RC_PCT, "total_fraction" }, { "self%", RC_PCT, "self_fraction" },
+		{ "total", RC_INT, "total_weight" }, { "self", RC_INT, "self_weight" },
+		{ "function", RC_TEXT, NULL },
+	};
+	char title[160], buf[1024];
+	struct rtable t;
+	unsigned int rows = 0;
+
+	snprintf(title, sizeof(title), "Top functions of %s stacks (%llu events; perf report --children style)",
+		 r->o->event_type, (unsigned long long)p->total);
+	rtable__init(&t, "functions", title, cols, 5);
+	for (uint32_t i = 0; i < n; i++) {
+		if (p->frames[f[i].id].process)
+			continue;
+		if (rows++ >= r->o->top) {
+			t.left_out++;
+			continue;
+		}
+		rtable__row(&t);
+		rtable__pct(&t, (double)f[i].total / (double)p->total);
+		rtable__pct(&t, (double)f[i].self / (double)p->total);
+		rtable__int(&t, (int64_t)f[i].total);
+		rtable__int(&t, (int64_t)f[i].self);
+		rtable__str(&t, frame_name(p, f[i].id, buf, sizeof(buf)));
+	}
+	report__emit(r, &t);
+}
+
+struct nb {
+	int64_t id;		/* -1: the function itself (self time, callee view) */
+	uint64_t w;
+};
+
+static int cmp_nb(const void *x, const void *y)
+{
+	const struct nb *a = x, *b = y;
+
+	return a->w != b->w ? (a->w > b->w ? -1 : 1) : (a->id < b->id ? -1 : a->id > b->id);
+}
+
+/* Weight per direct callee (or caller) of function id, each stack counted once per pair. */
+static size_t neighbours(const struct ex_profile *p, uint32_t id, bool callers, struct nb *nb)
+{
+	size_t n = 0;
+
+	for (uint64_t s = 0; s < p->nstacks; s++) {
+		const struct ex_stack *st = &p->stacks[s];
+
+		for (uint32_t k = 0; k < st->n; k++) {
+			int64_t other;
+			size_t j;
+
+			if (st->frames[k] != id)
+				continue;
+			other = callers ? (k ? (int64_t)st->frames[k - 1] : -2) :
+				(k + 1 < st->n ? (int64_t)st->frames[k + 1] : -1);
+			for (j = 0; j < n && nb[j].id != other; j++)
+				;
+			if (j == n)
+				nb[n++] = (struct nb){ other, 0 };
+			nb[j].w += st->weight;
+			break;	/* the outermost call of a recursive function */
+		}
+	}
+	qsort(nb, n, sizeof(*nb), cmp_nb);
+	return n;
+}
+
+static void chains_table(struct report *r, const struct ex_profile *p, const struct fstat *f, uint32_t n)
+{
+	static const struct rcol cols[] = {
+		{ "function", RC_TEXT, NULL }, { "callee", RC_TEXT, NULL }, { "share%", RC_PCT, "fraction" },
+		{ "weight", RC_INT, NULL },
+	};
+	static const struct rcol icols[] = {
+		{ "function", RC_TEXT, NULL }, { "caller", RC_TEXT, NULL }, { "share%", RC_PCT, "fraction" },
+		{ "weight", RC_INT, NULL },
+	};
+	bool inv = r->o->inverted;
+	struct nb *nb = calloc(p->nframes + 2, sizeof(*nb));
+	char a[1024], b[1024];
+	struct rtable t;
+	unsigned int funcs = 0;
+
+	rtable__init(&t, inv ? "callers" : "callees",
+		     inv ? "Callers of the top functions (share of all events)" :
+			   "Callees of the top functions (share of all events; [self]: in the function)",
+		     inv ? icols : cols, 4);
+	for (uint32_t i = 0; nb && i < n && funcs < CHAIN_FUNCS; i++) {
+		size_t m;
+
+		if (p->frames[f[i].id].process)
+			continue;
+		funcs++;
+		m = neighbours(p, f[i].id, inv, nb);
+		for (size_t k = 0; k < m && k < CHAIN_ROWS; k++) {
+			rtable__row(&t);
+			rtable__str(&t, k ? "" : frame_name(p, f[i].id, a, sizeof(a)));
+			rtable__str(&t, nb[k].id >= 0 ? frame_name(p, (uint32_t)nb[k].id, b, sizeof(b)) :
+					nb[k].id == -1 ? "[self]" : "[root]");
+			rtable__pct(&t, (double)nb[k].w / (double)p->total);
+			rtable__int(&t, (int64_t)nb[k].w);
+		}
+	}
+	report__emit(r, &t);
+	free(nb);
+}
+
+int report__stacks(struct report *r)
+{
+	struct export_opts eo = { .fmt = EXPORT_FOLDED, .event_type = r->o->event_type,
+				  .progress = r->o->progress };
+	struct ex_profile p;
+	struct fstat *f;
+	int err;
+
+	/* `events` is already filtered by pid and time. */
+	err = ex_profile__load(&p, r->con, &eo, r->sample_freq_hz);
+	if (err)
+		return err;
+	f = function_stats(&p);
+	if (!f) {
+		ex_profile__free(&p);
+		return -ENOMEM;
+	}
+	qsort(f, p.nframes, sizeof(*f), cmp_total);
+	functions_table(r, &p, f, p.nframes);
+	chains_table(r, &p, f, p.nframes);
+	free(f);
+	ex_profile__free(&p);
+	return 0;
+}

@@ -1,0 +1,89 @@
+# probex report --json against independent SQL; the text fits 100 columns.  Sourced by run.sh.
+for t in "${traces[@]}"; do
+	name=$(basename "$t" .parquet)
+	"$PROBEX" report "$t" >"$TMP/r.txt" || bad "$name: report failed"
+	check "$name: report fits 100 columns" 1 "$(awk '{ if (length($0) > m) m = length($0) } END { print (m <= 100) }' "$TMP/r.txt")"
+	for s in Processes Syscalls io_uring 'Page faults' 'Context switches' 'Top functions' Callees 'Drop counters'; do
+		grep -q "^$s" "$TMP/r.txt" || bad "$name: report has no '$s' section"
+	done
+	"$PROBEX" report --json --top 100000 "$t" >"$TMP/r.json" || bad "$name: report --json failed"
+
+	# Syscalls: counts, errors, sums, max and percentiles at min(n*p/100, n-1).
+	"$PROBEX" sql --json "$t" "SELECT regexp_extract(event_type, '^syscall_(.*)_exit\$', 1) AS name,
+		count(*) AS calls, count_if(ret < 0) AS errors, sum(latency_ns)::UBIGINT AS total_ns,
+		max(latency_ns) AS max_ns, list_sort(list(latency_ns)) AS l FROM events
+		WHERE event_type LIKE 'syscall\\_%\\_exit' ESCAPE '\\' AND latency_ns IS NOT NULL GROUP BY 1" >"$TMP/sys.json"
+	"$PROBEX" sql --json "$t" "SELECT coalesce(['NOP','READV','WRITEV','FSYNC','READ_FIXED','WRITE_FIXED','POLL_ADD','POLL_REMOVE','SYNC_FILE_RANGE','SENDMSG','RECVMSG','TIMEOUT','TIMEOUT_REMOVE','ACCEPT','ASYNC_CANCEL','LINK_TIMEOUT','CONNECT','FALLOCATE','OPENAT','CLOSE','FILES_UPDATE','STATX','READ','WRITE'][io_uring_opcode + 1], 'op ' || io_uring_opcode) AS name,
+		count(*) AS calls, count_if(io_uring_res < 0) AS errors, sum(ts_ns - submit_ts_ns)::UBIGINT AS total_ns,
+		max(ts_ns - submit_ts_ns) AS max_ns, list_sort(list(ts_ns - submit_ts_ns)) AS l FROM events
+		WHERE event_type = 'io_uring_complete' AND submit_ts_ns > 0 GROUP BY 1" >"$TMP/uring.json"
+	"$PROBEX" sql --json "$t" "SELECT tgid AS pid, count(*) AS faults FROM events WHERE event_type = 'page_fault' GROUP BY 1" >"$TMP/pf.json"
+	"$PROBEX" sql --json "$t" "SELECT pid AS tid, count(*) AS switches FROM events WHERE event_type = 'sched_switch' AND prev_pid = pid GROUP BY 1" >"$TMP/cs.json"
+	"$PROBEX" sql --json "$t" "SELECT (SELECT count(DISTINCT tgid) FROM events) AS procs,
+		(SELECT count(*) FROM json_each((SELECT value FROM metadata WHERE key = 'probex.drops'))) AS drops,
+		(SELECT sum(coalesce(stack_weight, 1)) FROM events WHERE event_type = 'cpu_sample' AND stack_trace IS NOT NULL) AS samples" >"$TMP/misc.json"
+	"$PROBEX" sql --json "$t" "SELECT list_filter(stack_trace, f -> f NOT IN ('[user]', '[kernel]'))[-1] AS leaf,
+		sum(coalesce(stack_weight, 1)) AS self FROM events
+		WHERE event_type = 'cpu_sample' AND stack_trace IS NOT NULL GROUP BY 1" >"$TMP/self.json"
+	"$PROBEX" sql --json "$t" "SELECT f, sum(w) AS total FROM (SELECT DISTINCT rowid AS r, unnest(stack_trace) AS f,
+		coalesce(stack_weight, 1) AS w FROM (SELECT row_number() OVER () AS rowid, * FROM events
+		WHERE event_type = 'cpu_sample' AND stack_trace IS NOT NULL)) GROUP BY f" >"$TMP/total.json"
+	check "$name: report figures equal SQL" "ok" "$($PY - "$TMP" <<'PYEOF'
+import json, sys
+d = sys.argv[1]
+r = json.load(open(d + '/r.json'))
+bad = []
+def pct(l, p):
+    return l[min(len(l) * p // 100, len(l) - 1)]
+for sec, f in (('syscalls', 'sys.json'), ('io_uring', 'uring.json')):
+    want = {x['name']: x for x in json.load(open(d + '/' + f))}
+    got = {x['name']: x for x in r[sec]}
+    if set(want) != set(got):
+        bad.append(f'{sec} names {sorted(got)} != {sorted(want)}')
+    for k, w in want.items():
+        g = got.get(k, {})
+        exp = {'calls': w['calls'], 'errors': w['errors'], 'total_ns': w['total_ns'], 'max_ns': w['max_ns'],
+               'p50_ns': pct(w['l'], 50), 'p95_ns': pct(w['l'], 95), 'p99_ns': pct(w['l'], 99),
+               'avg_ns': w['total_ns'] // w['calls']}
+        for key, v in exp.items():
+            if g.get(key) != v:
+                bad.append(f'{sec} {k} {key}: {g.get(key)} != {v}')
+pf = {x['pid']: x['faults'] for x in json.load(open(d + '/pf.json'))}
+if {x['pid']: x['faults'] for x in r['page_faults']} != pf:
+    bad.append('page faults per process')
+cs = {x['tid']: x['switches'] for x in json.load(open(d + '/cs.json'))}
+if {x['tid']: x['switches'] for x in r['context_switches']} != cs:
+    bad.append('context switches per thread')
+m = json.load(open(d + '/misc.json'))[0]
+if len(r['processes']) != m['procs']:
+    bad.append(f"processes {len(r['processes'])} != {m['procs']}")
+if len(r['drops']) != m['drops']:
+    bad.append(f"drop counters {len(r['drops'])} != {m['drops']}")
+selfw = {x['leaf']: x['self'] for x in json.load(open(d + '/self.json'))}
+totw = {x['f']: x['total'] for x in json.load(open(d + '/total.json'))}
+for fn in r['functions'][:20]:
+    n = fn['function'][:-4] if fn['function'].endswith(' [k]') else fn['function']
+    if fn['self_weight'] != selfw.get(n, 0):
+        bad.append(f"self of {n}: {fn['self_weight']} != {selfw.get(n, 0)}")
+    if fn['total_weight'] != totw.get(n):
+        bad.append(f"total of {n}: {fn['total_weight']} != {totw.get(n)}")
+    if abs(fn['self_fraction'] - fn['self_weight'] / m['samples']) > 1e-6:
+        bad.append(f'self fraction of {n}')
+print('ok' if not bad else '; '.join(bad[:5]))
+PYEOF
+)"
+done
+
+# Filters: --pid and a time window give the counts SQL gives over the same rows.
+t=${traces[0]}
+pid=$(q "$t" "SELECT tgid FROM events WHERE event_type = 'syscall_read_exit' GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1")
+t0=$(q "$t" "SELECT min(ts_ns) FROM events")
+want=$(q "$t" "SELECT count(*) FROM events WHERE event_type = 'syscall_read_exit' AND latency_ns IS NOT NULL AND (pid = $pid OR tgid = $pid) AND ts_ns BETWEEN $t0 + 10000000 AND $t0 + 50000000")
+got=$("$PROBEX" report --json --pid "$pid" --start 10ms --end 0.05 "$t" | $PY -c "
+import json, sys
+print(sum(x['calls'] for x in json.load(sys.stdin)['syscalls'] if x['name'] == 'read'))")
+check "report --pid --start --end: read calls" "$want" "$got"
+"$PROBEX" report --inverted "$t" | grep -q '^Callers' && ok "report --inverted lists callers" || bad "report --inverted"
+"$PROBEX" report --event-type page_fault "$t" | grep -q '^Top functions of page_fault' && ok "report --event-type" || bad "report --event-type"
+exit_is "report: unknown event type" 2 any "$PROBEX" report --event-type nope "$t"
+exit_is "report: bad --start" 2 any "$PROBEX" report --start 1x "$t"
