@@ -106,7 +106,10 @@ function stacksFromTree(root: TreeIn): Stack[] {
 function stacksFromSvg(svg: string): Stack[] | null {
   let doc: Document;
   try {
-    doc = new DOMParser().parseFromString(svg, 'image/svg+xml');
+    // Only the frames are read: the standalone SVG's own script and event handlers
+    // (onload="init(evt)") are removed first, as the viewer's CSP forbids inline handlers.
+    const inert = svg.replace(/\son[a-z]+\s*=\s*("[^"]*"|'[^']*')/gi, '');
+    doc = new DOMParser().parseFromString(inert, 'image/svg+xml');
   } catch {
     return null;
   }
