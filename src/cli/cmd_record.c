@@ -82,13 +82,14 @@ static void print_summary(const struct record_result *r, uint64_t rows)
 	for (int k = 0; k < REC__COUNT; k++)
 		rb += c[CNT_RB_DROP0 + k];
 	log__info("%llu events; dropped: %llu records (ring buffer full), %llu mmap records; "
-		  "stack failures: %llu user, %llu kernel, %llu truncated; map full: %llu; unpaired: %llu; "
-		  "cpu samples: %llu",
+		  "stack failures: %llu user, %llu kernel, %llu truncated; map full: %llu; unpaired: %llu "
+		  "syscalls, %llu io_uring completions; cpu samples: %llu",
 		  (unsigned long long)rows, (unsigned long long)rb, (unsigned long long)r->sideband_lost,
 		  (unsigned long long)c[CNT_USTACK_ERR], (unsigned long long)c[CNT_KSTACK_ERR],
 		  (unsigned long long)c[CNT_STACK_TRUNC],
 		  (unsigned long long)(c[CNT_TRACED_FULL] + c[CNT_TSTATE_FULL] + c[CNT_IOU_FULL]),
-		  (unsigned long long)c[CNT_UNPAIRED_EXIT], (unsigned long long)c[CNT_SAMPLES_TRACED]);
+		  (unsigned long long)c[CNT_UNPAIRED_EXIT], (unsigned long long)c[CNT_IOU_UNMATCHED],
+		  (unsigned long long)c[CNT_SAMPLES_TRACED]);
 }
 
 /* Spool → trace, as the user (see cmd_record).  The spool is removed once the trace is
