@@ -31,8 +31,9 @@ fuzz-build: | $(DEPS_STAMP)
 	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) OPT=-O1 SAN='$(FUZZ_SAN)' \
 		$(patsubst %,$(FUZZ_BUILD)/fuzzers/fuzz_%,$(FUZZ_HARNESSES))
 
-fuzz: fuzz-build $(BUILD)/probex
+fuzz: fuzz-build $(BUILD)/probex $(BUILD)/probex-test
 	@FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) REL_DIR=$(REL_DIR) PROBEX=$(abspath $(BUILD)/probex) \
+		PROBEX_TEST=$(abspath $(BUILD)/probex-test) \
 		BUILD=$(BUILD) tests/fuzz/run.sh $(FUZZ_HARNESSES)
 
 # The viewer under ASan/UBSan for the load test: the whole binary, built like `make asan`.

@@ -10,5 +10,5 @@ test-unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 
 # Integration tests trace real programs and need root (CI runs as root).
-test-integration: $(BUILD)/probex
+test-integration: $(BUILD)/probex $(BUILD)/probex-test
 	@BUILD=$(BUILD) tests/integration/run.sh

@@ -359,8 +359,15 @@ int BPF_PROG(io_uring_complete, void *ctx_, void *req, struct io_uring_cqe *cqe)
 	__u64 now;
 
 	v = bpf_map_lookup_elem(&iou_inflight, &key);
-	if (!v)
+	if (!v) {
+		__u32 tgid = pid_tgid >> 32;
+
+		/* The tracepoint is system-wide: a completion is only ours to miss when a
+		 * traced process posts it (its submission fell out, or came before tracing). */
+		if (bpf_map_lookup_elem(&traced, &tgid))
+			cnt_add(CNT_IOU_UNMATCHED, 1);
 		return 0;
+	}
 	now = bpf_ktime_get_ns();
 	flags = BPF_CORE_READ(cqe, flags);
 	/* A stack only means something when the submitter itself posts the completion. */

@@ -162,6 +162,8 @@ enum counter {
 	CNT_SAMPLES_TOTAL,		/* CPU sampler invocations, all tasks */
 	CNT_SAMPLES_TRACED,
 	CNT_EVENTS,			/* records submitted */
+	CNT_IOU_UNMATCHED,		/* io_uring completion in a traced process without a recorded
+				 * submission (also those CNT_IOU_FULL could not keep) */
 	CNT__COUNT,
 };
 

@@ -3,22 +3,23 @@
 #include <string.h>
 
 #include "cli/cmd.h"
+#include "common/priv.h"
 
 const struct cmd cmds[] = {
 	{ "export", cmd_export, "probex export FILE --format folded|speedscope|chrome|pprof "
 	  "[--event-type T] [--pid P] [-o OUT]", "stacks or the timeline in other tools' formats" },
 	{ "query", cmd_sql, "probex query [--no-header] FILE|GLOB [SQL]",
 	  "alias of sql with tab-separated output" },
-	{ "recover", cmd_recover, "probex recover SPOOL [-o OUTPUT] [-v]",
+	{ "recover", cmd_recover, "probex recover SPOOL [-o OUTPUT] [--force] [-v]",
 	  "finish a trace whose recorder was killed" },
 	{ "report", cmd_report, "probex report FILE [--json] [--pid P] [--start T] [--end T] "
 	  "[--event-type T] [--inverted] [--top N]", "terminal summary: processes, syscalls, faults, "
 	  "scheduling, stacks, drops" },
-	{ "resymbolize", cmd_resymbolize, "probex resymbolize FILE [-o OUTPUT]",
+	{ "resymbolize", cmd_resymbolize, "probex resymbolize FILE [-o OUTPUT] [--force]",
 	  "redo the stack labels from the raw addresses kept in the file" },
 	{ "sql", cmd_sql, "probex sql [--csv|--json|--tsv] [--no-header] FILE|GLOB [SQL]",
 	  "DuckDB SQL over traces (views events, metadata); a prompt without SQL" },
-	{ "synth", cmd_synth, "probex synth -o FILE [--events N] [--seed S] ...",
+	{ "synth", cmd_synth, "probex synth -o FILE [--force] [--events N] [--seed S] ...",
 	  "write a deterministic synthetic trace" },
 	{ NULL },
 };
@@ -29,4 +30,25 @@ const char *cmd__usage(const char *name)
 		if (!strcmp(c->name, name))
 			return c->usage;
 	return "probex [OPTIONS] [--] COMMAND [ARGS...]";
+}
+
+/* The few steps a subcommand takes as root before dropping: reading kernel facts that
+ * only root can read.  Never a path the user named. */
+static const struct {
+	int (*fn)(int argc, char **argv);
+	int (*as_root)(void);
+} root_steps[] = {
+	{ cmd_recover, cmd_recover_as_root },
+};
+
+int cmd__run(const struct cmd *c, int argc, char **argv)
+{
+	/* Subcommands open the files the user named and start DuckDB (whose SQL can read and
+	 * write any path): all of it as the user, never as root. */
+	for (size_t i = 0; i < sizeof(root_steps) / sizeof(root_steps[0]); i++)
+		if (root_steps[i].fn == c->fn && root_steps[i].as_root())
+			return 1;
+	if (priv__drop_to_invoker())
+		return 1;
+	return c->fn(argc, argv);
 }

@@ -26,6 +26,12 @@ int cmd_synth(int argc, char **argv);
 int cmd_record(const struct probex_opts *o);
 int cmd_view(const struct probex_opts *o);
 
+/* Run a subcommand: its as_root step (cmd.c), then the drop to the invoking user (under
+ * sudo), then the subcommand itself; returns the exit status. */
+int cmd__run(const struct cmd *c, int argc, char **argv);
+/* recover's as_root step: this kernel's symbols, read while privileged. */
+int cmd_recover_as_root(void);
+
 /* The usage line of a subcommand by name. */
 const char *cmd__usage(const char *name);
 

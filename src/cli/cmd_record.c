@@ -15,8 +15,11 @@
 #include "cli/cmd.h"
 #include "cli/options.h"
 #include "common/log.h"
+#include "common/outfile.h"
 #include "common/priv.h"
+#include "common/test_hooks.h"
 #include "finalize/finalize.h"
+#include "record/child.h"
 #include "record/record.h"
 #include "spool/spool.h"
 #include "symbolize/ksym.h"
@@ -36,37 +39,39 @@ static int default_output(char *buf, size_t size)
 	return strftime(buf, size, "probex-%Y%m%d-%H%M%S.parquet", &tm) ? 0 : -ENAMETOOLONG;
 }
 
-/* The output and spool paths, checked before anything starts. */
+/* The output and spool paths, checked (with the user's identity) before anything starts. */
 static int paths__resolve(struct paths *p, const char *output)
 {
-	char dir[PATH_MAX], *slash;
 	struct stat st;
 
 	if (output)
 		snprintf(p->output, sizeof(p->output), "%s", output);
 	else if (default_output(p->output, sizeof(p->output)))
 		return 1;
-	snprintf(dir, sizeof(dir), "%s", p->output);
-	slash = strrchr(dir, '/');
-	if (slash)
-		*(slash == dir ? slash + 1 : slash) = 0;
-	else
-		strcpy(dir, ".");
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK)) {
-		log__error("cannot write the output %s: directory %s is not writable", p->output, dir);
+	if (outfile__check(p->output))
 		return 1;
-	}
-	if (stat(p->output, &st) == 0 && S_ISDIR(st.st_mode)) {
-		log__error("output %s is a directory", p->output);
-		return 1;
-	}
 	snprintf(p->spool, sizeof(p->spool), "%s%s", p->output, SPOOL_SUFFIX);
-	if (access(p->spool, F_OK) == 0) {
+	if (lstat(p->spool, &st) == 0) {
 		log__error("%s exists: an earlier probex run was interrupted. Turn it into a trace with "
 			   "`probex recover %s`, or delete it", p->spool, p->spool);
 		return 1;
 	}
 	return 0;
+}
+
+static int paths__resolve_as(struct paths *p, const char *output, const struct priv_target *priv)
+{
+	struct priv_fs saved;
+	int err;
+
+	err = priv__fs_enter(priv, &saved);
+	if (err) {
+		log__error("cannot act as uid %u: %s", priv->uid, strerror(-err));
+		return 1;
+	}
+	err = paths__resolve(p, output);
+	priv__fs_leave(&saved);
+	return err;
 }
 
 static void print_summary(const struct record_result *r, uint64_t rows)
@@ -77,21 +82,24 @@ static void print_summary(const struct record_result *r, uint64_t rows)
 	for (int k = 0; k < REC__COUNT; k++)
 		rb += c[CNT_RB_DROP0 + k];
 	log__info("%llu events; dropped: %llu records (ring buffer full), %llu mmap records; "
-		  "stack failures: %llu user, %llu kernel, %llu truncated; map full: %llu; unpaired: %llu; "
-		  "cpu samples: %llu",
+		  "stack failures: %llu user, %llu kernel, %llu truncated; map full: %llu; unpaired: %llu "
+		  "syscalls, %llu io_uring completions; cpu samples: %llu",
 		  (unsigned long long)rows, (unsigned long long)rb, (unsigned long long)r->sideband_lost,
 		  (unsigned long long)c[CNT_USTACK_ERR], (unsigned long long)c[CNT_KSTACK_ERR],
 		  (unsigned long long)c[CNT_STACK_TRUNC],
 		  (unsigned long long)(c[CNT_TRACED_FULL] + c[CNT_TSTATE_FULL] + c[CNT_IOU_FULL]),
-		  (unsigned long long)c[CNT_UNPAIRED_EXIT], (unsigned long long)c[CNT_SAMPLES_TRACED]);
+		  (unsigned long long)c[CNT_UNPAIRED_EXIT], (unsigned long long)c[CNT_IOU_UNMATCHED],
+		  (unsigned long long)c[CNT_SAMPLES_TRACED]);
 }
 
-/* Spool → trace.  The spool is removed once the trace is complete. */
-static int finalize(const struct paths *p, const struct record_result *r, const struct priv_target *priv)
+/* Spool → trace, as the user (see cmd_record).  The spool is removed once the trace is
+ * complete. */
+static int finalize(const struct paths *p, const struct record_result *r, bool force)
 {
 	struct finalize_result fres = { 0 };
 	struct finalize_opts fo = {
 		.spool = p->spool, .output = p->output, .ksyms = r->ksyms, .progress = isatty(STDERR_FILENO),
+		.force = force,
 	};
 	struct rusage ru;
 	int err;
@@ -102,14 +110,11 @@ static int finalize(const struct paths *p, const struct record_result *r, const 
 			   p->output, p->spool, p->spool);
 		return err;
 	}
-	err = priv__chown(priv, p->output);
-	if (err)
-		log__warn("cannot give %s to uid %u: %s", p->output, priv->uid, strerror(-err));
 	print_summary(r, fres.rows);
 	getrusage(RUSAGE_SELF, &ru);
 	log__info("wrote %s (%llu events, finalized in %.2f s, probex peak RSS %ld MiB)", p->output,
 		  (unsigned long long)fres.rows, fres.seconds, ru.ru_maxrss / 1024);
-	if (!getenv("PROBEX_KEEP_SPOOL"))
+	if (!test_hooks__keep_spool())
 		unlink(p->spool);
 	return 0;
 }
@@ -134,7 +139,7 @@ static void discard_pending(const sigset_t *set)
 
 static int view(const char *file, const struct probex_opts *o, const struct priv_target *priv)
 {
-	struct viewer_opts vo = { .bind = o->bind, .port = o->port };
+	struct viewer_opts vo = { .bind = o->bind, .port = o->port, .no_token = o->no_token };
 	int err;
 
 	/* The viewer never needs root: become the invoking user before touching the file. */
@@ -174,9 +179,11 @@ int cmd_record(const struct probex_opts *o)
 
 	if (priv__resolve(&priv))
 		return 1;
+	/* What the traced command must start with, before probex changes any of it. */
+	child__save_caller();
 	err = record__check(&ro);
 	if (!err)
-		err = paths__resolve(&p, o->output);
+		err = paths__resolve_as(&p, o->output, &priv);
 	if (err)
 		return err;
 	ro.spool_path = p.spool;
@@ -186,8 +193,16 @@ int cmd_record(const struct probex_opts *o)
 	pthread_sigmask(SIG_BLOCK, &stops, &caller);
 	ro.child_mask = &caller;
 	err = record__run(&ro, &priv, &res);
+	/* The probes are detached and the tree has ended: nothing left needs root.  The
+	 * finalization parses the traced programs' ELF and DWARF and writes the user's
+	 * path, so it runs as the user, for good. */
+	if (!err && priv__drop(&priv)) {
+		log__error("cannot drop privileges to uid %u; the recorded data is kept in %s", priv.uid,
+			   p.spool);
+		err = -EPERM;
+	}
 	if (!err)
-		err = finalize(&p, &res, &priv);
+		err = finalize(&p, &res, o->force);
 	ksyms__free(res.ksyms);
 	discard_pending(&stops);
 	pthread_sigmask(SIG_SETMASK, &caller, NULL);

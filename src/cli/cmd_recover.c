@@ -9,14 +9,28 @@
 #include "cli/args.h"
 #include "cli/cmd.h"
 #include "common/log.h"
+#include "common/outfile.h"
 #include "finalize/finalize.h"
 #include "spool/spool.h"
 #include "symbolize/ksym.h"
 
+/* Kernel addresses are only meaningful on the machine and boot that recorded them; the
+ * spool carries no symbols, so read this kernel's (correct when recovering right after a
+ * crash, which is the point).  Root only: kallsyms shows zeros to others. */
+static struct ksyms *ksyms;
+
+int cmd_recover_as_root(void)
+{
+	if (geteuid() == 0)
+		ksyms = ksyms__load(NULL);
+	return 0;
+}
+
 int cmd_recover(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' }, { "verbose", no_argument, NULL, 'v' }, { 0 },
+		{ "output", required_argument, NULL, 'o' }, { "verbose", no_argument, NULL, 'v' },
+		{ "force", no_argument, NULL, 'f' }, { 0 },
 	};
 	struct finalize_result res;
 	struct finalize_opts fo = { 0 };
@@ -27,9 +41,11 @@ int cmd_recover(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:v", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:vf", longopts, NULL)) != -1) {
 		if (c == 'o')
 			out = optarg;
+		else if (c == 'f')
+			fo.force = true;
 		else if (c == 'v')
 			verbose++;
 		else
@@ -52,15 +68,15 @@ int cmd_recover(int argc, char **argv)
 		log__error("%s: %s", spool, strerror(errno));
 		return 1;
 	}
+	if (outfile__check(out))
+		return 1;
 	fo.spool = spool;
 	fo.output = out;
 	fo.progress = isatty(STDERR_FILENO);
-	/* Kernel addresses are only meaningful on the machine and boot that recorded them;
-	 * the spool carries no symbols, so read this kernel's (correct when recovering
-	 * right after a crash, which is the point). */
-	fo.ksyms = geteuid() == 0 ? ksyms__load(NULL) : NULL;
+	fo.ksyms = ksyms;
 	err = finalize__run(&fo, &res);
-	ksyms__free((struct ksyms *)fo.ksyms);
+	ksyms__free(ksyms);
+	ksyms = NULL;
 	if (err)
 		return 1;
 	log__info("recovered %llu events from %s into %s%s", (unsigned long long)res.rows, spool, out,

@@ -4,6 +4,7 @@
 
 #include "cli/args.h"
 #include "cli/cmd.h"
+#include "common/outfile.h"
 #include "synth/synth.h"
 
 static void usage(void)
@@ -17,7 +18,8 @@ static void usage(void)
 		"  --sample-freq HZ probex.sample_freq_hz metadata (default 1999)\n"
 		"  --lost-ppm P     drop P per million syscall rows, as a lossy recorder would\n"
 		"  --row-group-size N  Parquet rows per row group (default 122880; the\n"
-		"                   reference writes 1048576)\n", cmd__usage("synth"));
+		"                   reference writes 1048576)\n"
+		"  --force          replace an existing FILE (default: keep it as FILE.old)\n", cmd__usage("synth"));
 }
 
 int cmd_synth(int argc, char **argv)
@@ -27,7 +29,7 @@ int cmd_synth(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' }, { "duration-ms", required_argument, NULL, 'd' },
 		{ "sample-freq", required_argument, NULL, 'f' }, { "lost-ppm", required_argument, NULL, 'l' },
 		{ "row-group-size", required_argument, NULL, 'g' },
-		{ "help", no_argument, NULL, 'h' }, { 0 },
+		{ "force", no_argument, NULL, 'F' }, { "help", no_argument, NULL, 'h' }, { 0 },
 	};
 	struct synth_opts o = {
 		.events = 1000000, .seed = 1, .sample_freq = 1999, .row_group_rows = 122880,
@@ -38,6 +40,7 @@ int cmd_synth(int argc, char **argv)
 	while (!err && (c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o.output = optarg; break;
+		case 'F': o.force = true; break;
 		case 'n': err = args__u64("--events", optarg, 0, 1ull << 32, &o.events); break;
 		case 's': err = args__u64("--seed", optarg, 0, UINT64_MAX, &o.seed); break;
 		case 'd': err = args__u64("--duration-ms", optarg, 0, UINT64_MAX / 1000000, &o.duration_ms); break;
@@ -54,5 +57,7 @@ int cmd_synth(int argc, char **argv)
 		usage();
 		return EXIT_USAGE;
 	}
+	if (outfile__check(o.output))
+		return 1;
 	return synth__write(&o) ? 1 : 0;
 }

@@ -31,7 +31,7 @@ int main(int argc, char **argv)
 	 * always runs a program called query. */
 	for (const struct cmd *c = cmds; argc > 1 && c->name; c++)
 		if (!strcmp(argv[1], c->name))
-			return c->fn(argc - 1, argv + 1);
+			return cmd__run(c, argc - 1, argv + 1);
 
 	switch (opts__parse(&opts, argc, argv)) {
 	case OPTS_HELP:

@@ -18,13 +18,17 @@ enum {
 	OPT_STACK_INTERVAL,
 	OPT_RINGBUF,
 	OPT_VERSION,
+	OPT_FORCE,
+	OPT_NO_TOKEN,
 };
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "port", required_argument, NULL, 'p' },
 	{ "bind", required_argument, NULL, OPT_BIND },
+	{ "no-token", no_argument, NULL, OPT_NO_TOKEN },
 	{ "no-viewer", no_argument, NULL, OPT_NO_VIEWER },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "view", required_argument, NULL, OPT_VIEW },
 	{ "sample-freq", required_argument, NULL, OPT_SAMPLE_FREQ },
 	{ "stacks", required_argument, NULL, OPT_STACKS },
@@ -50,9 +54,13 @@ void opts__print_help(void)
 	       "with stacks), writes one Parquet file and opens a local web viewer on it.\n"
 	       "\n"
 	       "Options:\n"
-	       "  -o, --output FILE        Output parquet file (default: probex-YYYYMMDD-HHMMSS.parquet)\n"
+	       "  -o, --output FILE        Output parquet file (default: probex-YYYYMMDD-HHMMSS.parquet);\n"
+	       "                           an existing FILE is kept as FILE.old\n"
+	       "      --force              Replace an existing output file instead\n"
 	       "  -p, --port PORT          Port for the viewer web interface (default 8080; 0 = any)\n"
-	       "      --bind ADDR          Address the viewer listens on (default 127.0.0.1)\n"
+	       "      --bind ADDR          Address the viewer listens on (default 127.0.0.1); a\n"
+	       "                           non-loopback ADDR requires the token in the printed URL\n"
+	       "      --no-token           Serve a non-loopback --bind without a token\n"
 	       "      --no-viewer          Don't launch the viewer after tracing\n"
 	       "      --view FILE          View an existing parquet trace file without tracing\n"
 	       "      --sample-freq HZ     CPU sampling frequency (default 1999)\n"
@@ -118,6 +126,12 @@ enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv)
 			break;
 		case OPT_NO_VIEWER:
 			o->no_viewer = true;
+			break;
+		case OPT_NO_TOKEN:
+			o->no_token = true;
+			break;
+		case OPT_FORCE:
+			o->force = true;
 			break;
 		case OPT_VIEW:
 			o->view_file = optarg;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -17,12 +18,31 @@ static int parse_id(const char *name, const char *s, unsigned int *out)
 
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v > UINT_MAX || s[0] == '-') {
+	if (errno || end == s || *end || v >= UINT_MAX || s[0] == '-') {
 		log__error("invalid %s value '%s'", name, s);
 		return -EINVAL;
 	}
 	*out = (unsigned int)v;
 	return 0;
+}
+
+/* The user's groups as the login would set them; just the primary group when the user
+ * is not in the database (a numeric SUDO_UID only). */
+static void resolve_groups(struct priv_target *t)
+{
+	int n = PRIV_MAX_GROUPS;
+
+	t->ngroups = 1;
+	t->groups[0] = t->gid;
+	if (!t->user[0])
+		return;
+	if (getgrouplist(t->user, t->gid, t->groups, &n) >= 0) {
+		t->ngroups = n;
+		return;
+	}
+	log__warn("user %s is in more than %d groups: acting with its primary group only", t->user,
+		  PRIV_MAX_GROUPS);
+	t->groups[0] = t->gid;
 }
 
 int priv__resolve(struct priv_target *t)
@@ -44,6 +64,9 @@ int priv__resolve(struct priv_target *t)
 		err = parse_id("SUDO_GID", sg, &gid);
 	if (err)
 		return err;
+	/* sudo -u root, or root running sudo: nothing to drop to. */
+	if (uid == 0)
+		return 0;
 	t->valid = true;
 	t->uid = uid;
 	t->gid = gid;
@@ -52,27 +75,83 @@ int priv__resolve(struct priv_target *t)
 		snprintf(t->user, sizeof(t->user), "%s", pw->pw_name);
 		snprintf(t->home, sizeof(t->home), "%s", pw->pw_dir);
 	}
+	resolve_groups(t);
 	return 0;
+}
+
+static void set_user_env(const struct priv_target *t)
+{
+	/* sudo may leave root's HOME: DuckDB, caches and the traced command use the user's. */
+	if (t->home[0])
+		setenv("HOME", t->home, 1);
+	if (t->user[0]) {
+		setenv("USER", t->user, 1);
+		setenv("LOGNAME", t->user, 1);
+	}
 }
 
 int priv__drop(const struct priv_target *t)
 {
+	uid_t r, e, s;
+
 	if (!t->valid)
 		return 0;
-	/* Keep the user's own supplementary groups: clearing them (as the reference did)
-	 * makes files the user can normally read unreadable to the traced command. */
-	if (t->user[0] ? initgroups(t->user, t->gid) : setgroups(0, NULL))
+	if (getresuid(&r, &e, &s) == 0 && r == t->uid && e == t->uid && s == t->uid)
+		return 0;	/* dropped already */
+	/* The user's own supplementary groups, not none: clearing them would make files the
+	 * user can normally read unreadable (to the traced command, to DuckDB). */
+	if (setgroups((size_t)t->ngroups, t->groups))
 		return -errno;
-	if (setgid(t->gid) || setuid(t->uid))
+	if (setresgid(t->gid, t->gid, t->gid) || setresuid(t->uid, t->uid, t->uid))
 		return -errno;
-	if (geteuid() != t->uid || getegid() != t->gid || setuid(0) == 0)
+	if (geteuid() != t->uid || getegid() != t->gid || setuid(0) == 0 || setegid(0) == 0 ||
+	    setfsuid(0) == 0 || (int)setfsuid((uid_t)-1) != (int)t->uid)
 		return -EPERM;
+	set_user_env(t);
 	return 0;
 }
 
-int priv__chown(const struct priv_target *t, const char *path)
+int priv__drop_to_invoker(void)
 {
-	if (!t->valid)
+	struct priv_target t;
+	int err;
+
+	if (priv__resolve(&t))
+		return -EINVAL;
+	err = priv__drop(&t);
+	if (err)
+		log__error("cannot become uid %u (SUDO_UID): %s", t.uid, strerror(-err));
+	return err;
+}
+
+int priv__fs_enter(const struct priv_target *t, struct priv_fs *saved)
+{
+	memset(saved, 0, sizeof(*saved));
+	if (!t->valid || geteuid() != 0)
 		return 0;
-	return chown(path, t->uid, t->gid) ? -errno : 0;
+	saved->ngroups = getgroups(PRIV_MAX_GROUPS, saved->groups);
+	if (saved->ngroups < 0)
+		return -errno;
+	if (setgroups((size_t)t->ngroups, t->groups))
+		return -errno;
+	saved->entered = true;
+	/* setfsuid reports the previous id and no error: read back to verify. */
+	saved->fsgid = (gid_t)setfsgid(t->gid);
+	saved->fsuid = (uid_t)setfsuid(t->uid);
+	if ((uid_t)setfsuid((uid_t)-1) != t->uid || (gid_t)setfsgid((gid_t)-1) != t->gid) {
+		priv__fs_leave(saved);
+		return -EPERM;
+	}
+	return 0;
+}
+
+void priv__fs_leave(struct priv_fs *saved)
+{
+	if (!saved->entered)
+		return;
+	setfsuid(saved->fsuid);
+	setfsgid(saved->fsgid);
+	if (setgroups((size_t)saved->ngroups, saved->groups))
+		log__warn("cannot restore the supplementary groups: %s", strerror(errno));
+	saved->entered = false;
 }

@@ -14,6 +14,7 @@
 
 #include "bpf/records.h"
 #include "common/log.h"
+#include "common/outfile.h"
 #include "common/strbuf.h"
 #include "spool/spool.h"
 #include "symbolize/addrspace.h"
@@ -226,7 +227,11 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	int err, nkv;
 
 	memset(res, 0, sizeof(*res));
-	snprintf(tmp, sizeof(tmp), "%s.probex-tmp", o->output);
+	err = outfile__tmp_name(tmp, sizeof(tmp), o->output);
+	if (err) {
+		log__error("%s: %s", o->output, strerror(-err));
+		return err;
+	}
 	err = spool_map__open(&f.map, o->spool);
 	if (err) {
 		log__error("%s: %s", o->spool, err == -EBADMSG ? "not a probex spool" : strerror(-err));
@@ -266,22 +271,29 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 		   (unsigned long long)ls.kernel_frames, (unsigned long long)ls.kernel_symbolized);
 
 	err = pq_writer__open(&w, tmp, trace_schema__pq_columns(), TC__COUNT, &po);
-	if (!err)
-		err = rows__write(f.rows, w, sl, ROW_GROUP_ROWS);
+	if (err) {
+		/* Not ours to remove: a file (or symlink) someone left at the temporary name. */
+		log__error("cannot create %s: %s%s", tmp, strerror(-err),
+			   err == -EEXIST ? " (left by an interrupted probex? remove it)" : "");
+		goto cleanup;
+	}
+	err = rows__write(f.rows, w, sl, ROW_GROUP_ROWS);
 	symdata = symdata__encode(f.as, f.ustacks, f.kstacks);
 	if (!err && !symdata)
 		err = -ENOMEM;
 	if (err) {
-		pq_writer__abort(w);
+		pq_writer__abort(w);	/* unlinks tmp */
 	} else {
 		nkv = metadata(&f, kv, 63);
 		kv[nkv++] = (struct pq_kv){ META_SYMBOL_DATA, symdata };
 		err = pq_writer__close(w, kv, nkv);	/* fsyncs; unlinks on error */
 	}
-	if (!err && rename(tmp, o->output))
-		err = -errno;
 	if (err) {
 		log__error("cannot write %s: %s", o->output, strerror(-err));
+		goto cleanup;
+	}
+	err = outfile__commit(tmp, o->output, o->force);
+	if (err) {
 		unlink(tmp);
 		goto cleanup;
 	}

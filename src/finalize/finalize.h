@@ -4,6 +4,7 @@
 #ifndef PROBEX_FINALIZE_FINALIZE_H
 #define PROBEX_FINALIZE_FINALIZE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct ksyms;
@@ -14,6 +15,7 @@ struct finalize_opts {
 	const struct ksyms *ksyms;	/* kernel symbols read while privileged; NULL → hex */
 	int threads;			/* DuckDB threads, 0 = default */
 	int progress;			/* print progress lines (on a TTY) */
+	bool force;			/* replace an existing output instead of keeping it as .old */
 };
 
 struct finalize_result {

@@ -3,9 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/outfile.h"
 #include "common/strbuf.h"
 #include "symbolize/addrspace.h"
 #include "trace/duck.h"
@@ -123,7 +125,7 @@ static int write_out(duckdb_connection con, const char *in_lit, const char *tmp,
 	return err;
 }
 
-int resymbolize__run(const char *in, const char *out)
+int resymbolize__run(const char *in, const char *out, bool force)
 {
 	const char *data = NULL;
 	struct kv_list kv = { 0 };
@@ -134,6 +136,7 @@ int resymbolize__run(const char *in, const char *out)
 	duckdb_database db = NULL;
 	duckdb_connection con = NULL;
 	char lit[8400], tmp[4200];
+	struct stat st;
 	int err = -ENOMEM;
 
 	if (!as || !us || !ks)
@@ -162,13 +165,23 @@ int resymbolize__run(const char *in, const char *out)
 	err = l ? load_labels(con, l, us) : -ENOMEM;
 	if (err)
 		goto cleanup;
-	snprintf(tmp, sizeof(tmp), "%s.probex-tmp", out);
+	err = outfile__tmp_name(tmp, sizeof(tmp), out);
+	if (!err && lstat(tmp, &st) == 0)
+		err = -EEXIST;	/* not ours: leave it be */
+	if (err) {
+		log__error("cannot create %s: %s", tmp, strerror(-err));
+		goto cleanup;
+	}
 	err = write_out(con, lit, tmp, &kv);
-	if (!err && rename(tmp, out))
-		err = -errno;
 	if (err) {
 		unlink(tmp);
 		log__error("cannot write %s: %s", out, strerror(-err));
+		goto cleanup;
+	}
+	/* In place (out is the input): replacing it is what was asked. */
+	err = outfile__commit(tmp, out, force || !strcmp(in, out));
+	if (err) {
+		unlink(tmp);
 		goto cleanup;
 	}
 	labeler__stats(l, &ls);

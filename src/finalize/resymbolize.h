@@ -4,8 +4,11 @@
 #ifndef PROBEX_FINALIZE_RESYMBOLIZE_H
 #define PROBEX_FINALIZE_RESYMBOLIZE_H
 
-/* Write IN with new labels to OUT (may equal IN: written aside, then renamed).  Errors
- * are logged; returns 0 or a negative errno. */
-int resymbolize__run(const char *in, const char *out);
+#include <stdbool.h>
+
+/* Write IN with new labels to OUT (may equal IN: written aside, then renamed).  An
+ * existing OUT other than IN is kept as OUT.old unless force.  Errors are logged;
+ * returns 0 or a negative errno. */
+int resymbolize__run(const char *in, const char *out, bool force);
 
 #endif

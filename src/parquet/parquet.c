@@ -186,7 +186,9 @@ int pq_writer__open(struct pq_writer **wp, const char *path, const struct pq_col
 	if (err)
 		goto cleanup;
 
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* Exclusive and not through a symlink: the writer unlinks the file on failure, which
+	 * is only right for a file it created. */
+	w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (w->fd < 0) {
 		err = -errno;
 		goto cleanup;

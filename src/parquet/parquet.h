@@ -71,7 +71,7 @@ struct pq_options {
 
 struct pq_writer;
 
-/* Create (truncate) path and write the header magic.  cols is copied; opts may be NULL. */
+/* Create path (O_EXCL: -EEXIST if anything is there) and write the header magic.  cols is copied; opts may be NULL. */
 int pq_writer__open(struct pq_writer **w, const char *path, const struct pq_column_def *cols,
 		    int ncols, const struct pq_options *opts);
 

@@ -1,8 +1,11 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,24 +23,57 @@ static void child_fail(int fd, int stage, int err, int status)
 	_exit(status);
 }
 
+/* What the caller gave probex, restored in the command before exec. */
+static const int saved_limits[] = { RLIMIT_MEMLOCK, RLIMIT_NOFILE, RLIMIT_CORE, RLIMIT_STACK };
+static struct {
+	bool valid;
+	bool have[sizeof(saved_limits) / sizeof(saved_limits[0])];
+	struct rlimit rl[sizeof(saved_limits) / sizeof(saved_limits[0])];
+	bool ignored[NSIG];
+} caller;
+
+void child__save_caller(void)
+{
+	struct sigaction sa;
+
+	for (size_t i = 0; i < sizeof(saved_limits) / sizeof(saved_limits[0]); i++)
+		caller.have[i] = !getrlimit(saved_limits[i], &caller.rl[i]);
+	for (int sig = 1; sig < NSIG; sig++)
+		caller.ignored[sig] = !sigaction(sig, NULL, &sa) && sa.sa_handler == SIG_IGN;
+	caller.valid = true;
+}
+
+/* Back to the caller's limits and dispositions: handlers probex installed (none today)
+ * would be reset by exec anyway; what probex set to ignored or default is not. */
+static int restore_caller(void)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, ign = { .sa_handler = SIG_IGN };
+
+	if (!caller.valid)
+		return 0;
+	for (size_t i = 0; i < sizeof(saved_limits) / sizeof(saved_limits[0]); i++)
+		if (caller.have[i] && setrlimit(saved_limits[i], &caller.rl[i]))
+			return errno;
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, caller.ignored[sig] ? &ign : &dfl, NULL);
+	return 0;
+}
+
 static void child_run(int report_fd, char *const argv[], const struct priv_target *priv,
 		      const sigset_t *mask)
 {
-	/* Handlers were not installed (probex uses signalfd), so only the mask needs
-	 * restoring; SIGPIPE may be ignored by whoever started us, reset it. */
-	signal(SIGPIPE, SIG_DFL);
+	int err;
+
+	/* Limits first, while still root: lowering a hard limit needs no privilege, but
+	 * raising one (never needed here) would. */
+	err = restore_caller();
+	if (err)
+		child_fail(report_fd, 1, err, 126);
 	sigprocmask(SIG_SETMASK, mask, NULL);
-	if (priv->valid) {
-		if (priv__drop(priv))
-			child_fail(report_fd, 1, errno ? errno : EPERM, 126);
-		/* sudo may leave root's HOME: give the command the user's own. */
-		if (priv->home[0])
-			setenv("HOME", priv->home, 1);
-		if (priv->user[0]) {
-			setenv("USER", priv->user, 1);
-			setenv("LOGNAME", priv->user, 1);
-		}
-	}
+	err = priv__drop(priv);
+	if (err)
+		child_fail(report_fd, 1, -err, 126);
 	raise(SIGSTOP);
 	execvp(argv[0], argv);
 	child_fail(report_fd, 2, errno, 127);

@@ -18,8 +18,14 @@ struct child_failure {
 	int err;	/* errno */
 };
 
-/* Fork; in the child become the invoking user (when priv->valid), restore the signal
- * mask `child_mask`, stop, then exec argv[0] from PATH.  Returns once the child is stopped. */
+/* Remember what the command must start with, before probex changes it: the resource
+ * limits (libbpf raises RLIMIT_MEMLOCK) and the signal dispositions (what the caller
+ * ignores, the command ignores too).  Call once, first thing. */
+void child__save_caller(void);
+
+/* Fork; in the child restore what child__save_caller saw and the signal mask
+ * `child_mask`, become the invoking user (when priv->valid), stop, then exec argv[0]
+ * from PATH.  Returns once the child is stopped. */
 int child__spawn(struct child *c, char *const argv[], const struct priv_target *priv,
 		 const sigset_t *child_mask);
 

@@ -22,10 +22,12 @@
 
 #include "common/log.h"
 #include "common/strbuf.h"
+#include "common/test_hooks.h"
 #include "record/child.h"
 #include "record/guardian.h"
 #include "record/probes.h"
 #include "record/record.h"
+#include "record/sbfilter.h"
 #include "record/session_info.h"
 #include "record/tree.h"
 #include "spool/spool.h"
@@ -34,9 +36,11 @@
 
 struct session {
 	const struct record_opts *opts;
+	const struct priv_target *priv;	/* the spool is the user's: created and removed as them */
 	struct session_info info;
 	struct spool_writer *spool;
 	struct probes *probes;
+	struct sbfilter *sbf;		/* side-band records of traced processes only */
 	pthread_t consumer;
 	bool consumer_started;
 	atomic_bool stop_consumer;
@@ -58,30 +62,42 @@ static uint64_t now_ns(clockid_t clk)
 static int on_record(void *ctx, const void *data, uint32_t size)
 {
 	struct session *s = ctx;
+	const struct rec_fork *fk = data;
 
 	s->records++;
+	/* A traced process's children are traced: their mappings may be spooled. */
+	if (size >= sizeof(*fk) && fk->h.kind == REC_FORK && fk->child_tgid != fk->h.tgid)
+		sbfilter__add_pid(s->sbf, fk->child_tgid);
 	return spool_writer__append(s->spool, SPOOL_BPF, data, size);
+}
+
+static int spool_sideband(void *ctx, const struct perf_event_header *ev)
+{
+	struct session *s = ctx;
+	const uint16_t *size = (const uint16_t *)ev + 3;	/* perf_event_header.size */
+
+	return spool_writer__append(s->spool, SPOOL_PERF, ev, *size);
 }
 
 static void on_sideband(void *ctx, const struct perf_event_header *ev)
 {
 	struct session *s = ctx;
-	const uint16_t *size = (const uint16_t *)ev + 3;	/* perf_event_header.size */
 
-	spool_writer__append(s->spool, SPOOL_PERF, ev, *size);
+	sbfilter__record(s->sbf, ev, spool_sideband, s);
 }
 
 static void *consumer_main(void *arg)
 {
 	struct session *s = arg;
 	/* Tests simulate a consumer that cannot keep up, to check that drops are counted. */
-	const char *delay = getenv("PROBEX_TEST_CONSUMER_DELAY_MS");
-	int n, delay_ms = delay ? atoi(delay) : 0;
+	int n, delay_ms = test_hooks__consumer_delay_ms();
 
 	while (!atomic_load(&s->stop_consumer)) {
 		if (delay_ms > 0)
 			usleep(delay_ms * 1000);
 		n = probes__poll(s->probes, 10);
+		if (n >= 0)
+			n = sbfilter__settle(s->sbf, false, spool_sideband, s);
 		/* Hand what we have to the kernel every cycle: if probex is killed, the page
 		 * cache still holds it for `probex recover`. */
 		if (n >= 0)
@@ -95,7 +111,10 @@ static void *consumer_main(void *arg)
 		if (n < 0)
 			goto fail;
 	} while (n > 0);
-	n = spool_writer__flush(s->spool);
+	/* Both buffers are empty: every fork is known, what is still unknown is foreign. */
+	n = sbfilter__settle(s->sbf, true, spool_sideband, s);
+	if (n >= 0)
+		n = spool_writer__flush(s->spool);
 	if (n < 0)
 		goto fail;
 	return NULL;
@@ -190,14 +209,22 @@ static int session__arm(struct session *s, const sigset_t *mask)
 		.on_sideband = on_sideband,
 		.ctx = s,
 	};
+	struct priv_fs fs;
 	uint64_t t0;
 	int err;
 
-	err = spool_writer__open(&s->spool, o->spool_path);
+	err = priv__fs_enter(s->priv, &fs);
+	if (!err) {
+		err = spool_writer__open(&s->spool, o->spool_path);
+		priv__fs_leave(&fs);
+	}
 	if (err) {
 		log__error("cannot create %s: %s", o->spool_path, strerror(-err));
 		return err;
 	}
+	s->sbf = sbfilter__new();
+	if (!s->sbf)
+		return -ENOMEM;
 	t0 = now_ns(CLOCK_MONOTONIC);
 	err = probes__open(&s->probes, &po);
 	if (err)
@@ -233,6 +260,8 @@ static int session__start_command(struct session *s, struct child *child, const 
 	/* The spool has one writer at a time: this thread until the consumer starts.
 	 * Nothing is traced before probes__trace_pid, so the ring buffer is empty. */
 	err = spool_writer__append(s->spool, SPOOL_SESSION, s->info.text.s, (uint32_t)s->info.text.len);
+	if (!err)
+		err = sbfilter__add_pid(s->sbf, (uint32_t)child->pid);
 	if (!err) {
 		err = -pthread_create(&s->consumer, NULL, consumer_main, s);
 		s->consumer_started = !err;
@@ -270,6 +299,8 @@ static int session__drain(struct session *s, int run_err, struct record_result *
 		run_err = atomic_load(&s->consumer_err);
 	probes__counters(s->probes, res->counters);
 	res->sideband_lost = probes__sideband_lost(s->probes);
+	log__debug("side-band: %llu records of untraced processes left out",
+		   (unsigned long long)sbfilter__dropped(s->sbf));
 	session_info__end(&s->info, res->status, res->counters, res->sideband_lost);
 	if (!run_err)
 		run_err = spool_writer__append(s->spool, SPOOL_END, s->info.text.s, (uint32_t)s->info.text.len);
@@ -284,6 +315,17 @@ static int session__drain(struct session *s, int run_err, struct record_result *
 	return err ? err : run_err;
 }
 
+/* Remove the spool we created, as its owner (never as root in the user's directory). */
+static void session__unlink_spool(const struct session *s)
+{
+	struct priv_fs fs;
+
+	if (priv__fs_enter(s->priv, &fs))
+		return;
+	unlink(s->opts->spool_path);
+	priv__fs_leave(&fs);
+}
+
 static void session__cleanup(struct session *s, const sigset_t *orig)
 {
 	struct signalfd_siginfo si;
@@ -295,9 +337,10 @@ static void session__cleanup(struct session *s, const sigset_t *orig)
 	}
 	if (s->spool) {
 		spool_writer__close(s->spool);
-		unlink(s->opts->spool_path);
+		session__unlink_spool(s);
 	}
 	probes__close(s->probes);
+	sbfilter__free(s->sbf);
 	if (s->wake_fd >= 0)
 		close(s->wake_fd);
 	/* Stop requests that arrived while draining were answered by keeping the data; do
@@ -312,7 +355,7 @@ static void session__cleanup(struct session *s, const sigset_t *orig)
 
 int record__run(const struct record_opts *o, const struct priv_target *priv, struct record_result *res)
 {
-	struct session s = { .opts = o, .wake_fd = -1, .sfd = -1, .guard_fd = -1 };
+	struct session s = { .opts = o, .priv = priv, .wake_fd = -1, .sfd = -1, .guard_fd = -1 };
 	struct child child = { .pid = -1, .report_fd = -1 };
 	struct tree tree;
 	sigset_t mask, orig;
@@ -343,7 +386,7 @@ int record__run(const struct record_opts *o, const struct priv_target *priv, str
 	if (err) {
 		/* The spool is incomplete in ways recover cannot fix (a write failed). */
 		log__error("recording failed: %s", strerror(-err));
-		unlink(o->spool_path);
+		session__unlink_spool(&s);
 	}
 cleanup:
 	session__cleanup(&s, &orig);

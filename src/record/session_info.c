@@ -30,6 +30,7 @@ static const char *const counter_names[CNT__COUNT] = {
 	[CNT_SAMPLES_TOTAL] = "cpu_sampler_calls",
 	[CNT_SAMPLES_TRACED] = "cpu_samples_traced",
 	[CNT_EVENTS] = "records_submitted",
+	[CNT_IOU_UNMATCHED] = "io_uring_complete_unmatched",
 };
 
 int session_info__load_ksyms(struct session_info *si)

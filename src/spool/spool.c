@@ -62,7 +62,7 @@ int spool_writer__open(struct spool_writer **wp, const char *path)
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (w->fd < 0) {
 		err = -errno;
 		goto cleanup;

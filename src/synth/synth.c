@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bpf/records.h"
 #include "common/log.h"
+#include "common/outfile.h"
 #include "common/sort.h"
 #include "parquet/colbuf.h"
 #include "parquet/parquet.h"
@@ -270,7 +272,7 @@ int synth__write(const struct synth_opts *o)
 	p.lost_ppm = (uint32_t)lost;
 	p.duration_ns = dur_ms ? dur_ms * 1000000ull : (p.events ? p.events : 1) * 3000ull;
 	synth_stacks__init(&st);
-	if (asprintf(&tmp, "%s.tmp", out) < 0)
+	if (asprintf(&tmp, "%s" OUTFILE_TMP_SUFFIX, out) < 0)
 		goto cleanup;
 	/* Threads end when their time runs out, so the row count is only known afterwards:
 	 * simulate a little more than asked and keep the first N rows in file order. */
@@ -303,16 +305,15 @@ int synth__write(const struct synth_opts *o)
 	synth_meta__init(&meta, o, store.n ? store.rows[perm[0]].ts : 0);
 	if (write_parquet(tmp, &store, perm, p.events, &st, &meta, row_group))
 		goto cleanup;
-	if (rename(tmp, out)) {
-		log__error("synth: cannot rename %s to %s: %s", tmp, out, strerror(errno));
+	/* The writer removed tmp on its own failures (and never touches one it did not create). */
+	if (outfile__commit(tmp, out, o->force)) {
+		unlink(tmp);
 		goto cleanup;
 	}
 	log__info("synth: wrote %s: %llu events, %zu distinct stacks", out,
 		  (unsigned long long)p.events, st.n);
 	ret = 0;
 cleanup:
-	if (ret && tmp)
-		remove(tmp);
 	free(tmp);
 	synth_stacks__free(&st);
 	free(store.rows);

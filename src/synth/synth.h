@@ -2,6 +2,7 @@
 #ifndef PROBEX_SYNTH_SYNTH_H
 #define PROBEX_SYNTH_SYNTH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct synth_opts {
@@ -12,6 +13,7 @@ struct synth_opts {
 	uint64_t sample_freq;	/* probex.sample_freq_hz metadata */
 	uint64_t lost_ppm;	/* syscall rows dropped per million, as a lossy recorder would */
 	uint64_t row_group_rows;
+	bool force;		/* replace an existing output instead of keeping it as .old */
 };
 
 /* Write the trace (under a temporary name, renamed when complete).  Errors are logged;

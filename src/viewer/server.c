@@ -16,8 +16,21 @@
 #include "trace/duck.h"
 #include "viewer/api.h"
 #include "viewer/assets.h"
+#include "viewer/guard.h"
 #include "viewer/loader.h"
 #include "viewer/viewer.h"
+
+/* One server per process; set before the daemon starts, read-only afterwards. */
+static struct guard guard;
+/* The request being answered (a thread per connection) brought the token in its query:
+ * its response hands the browser the cookie, so the UI's own requests carry it. */
+static __thread bool reply_sets_cookie;
+
+/* What the bundled UI needs and nothing more: its own scripts, styles (and the inline
+ * style attributes of its tooltips), data: images, requests to this origin only. */
+#define CSP "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; " \
+	    "img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; " \
+	    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 static enum MHD_Result send_buf(struct MHD_Connection *conn, unsigned int status, char *body,
 				size_t len, const char *type, bool must_free)
@@ -34,7 +47,15 @@ static enum MHD_Result send_buf(struct MHD_Connection *conn, unsigned int status
 	}
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "Content-Security-Policy", CSP);
+	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+	if (reply_sets_cookie) {
+		char cookie[128];
+
+		guard__cookie(&guard, cookie, sizeof(cookie));
+		MHD_add_response_header(r, MHD_HTTP_HEADER_SET_COOKIE, cookie);
+	}
 	ret = MHD_queue_response(conn, status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -159,12 +180,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 				  size_t *upload_size, void **req_cls)
 {
 	struct viewer_state *st = cls;
+	bool api = !strncmp(url, "/api/", 5);
+	const char *refused;
 
+	refused = guard__check(&guard, conn, api, &reply_sets_cookie);
+	if (refused)
+		return send_error(conn, MHD_HTTP_FORBIDDEN, refused, NULL);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return send_error(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD are served", NULL);
 	if (*upload_size)	/* a GET with a body: ignore it */
 		return (*upload_size = 0), MHD_YES;
-	if (!strncmp(url, "/api/", 5))
+	if (api)
 		return serve_api(st, conn, url + 5);
 	return serve_static(conn, url);
 }
@@ -200,7 +226,7 @@ static int resolve(const char *bind, unsigned int port, struct sockaddr_storage 
 
 static void print_urls(const struct sockaddr_storage *ss, unsigned int port)
 {
-	char host[INET6_ADDRSTRLEN + 2], name[256];
+	char host[INET6_ADDRSTRLEN + 2], name[256], query[48] = "";
 
 	if (ss->ss_family == AF_INET6) {
 		const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
@@ -221,12 +247,14 @@ static void print_urls(const struct sockaddr_storage *ss, unsigned int port)
 		else
 			inet_ntop(AF_INET, a, host, sizeof(host));
 	}
-	fprintf(stderr, "probex: viewer at http://%s:%u/\n", host, port);
+	if (guard.need_token)
+		snprintf(query, sizeof(query), "?token=%s", guard.token);
+	fprintf(stderr, "probex: viewer at http://%s:%u/%s\n", host, port, query);
 	/* Listening on every interface: also the address others would use. */
 	if ((ss->ss_family == AF_INET && ((const struct sockaddr_in *)ss)->sin_addr.s_addr == htonl(INADDR_ANY)) ||
 	    (ss->ss_family == AF_INET6 && IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)ss)->sin6_addr))) {
 		if (!gethostname(name, sizeof(name)) && name[0] && strcasecmp(name, "localhost"))
-			fprintf(stderr, "probex: viewer at http://%s:%u/\n", name, port);
+			fprintf(stderr, "probex: viewer at http://%s:%u/%s\n", name, port, query);
 	}
 	fflush(stderr);
 }
@@ -264,6 +292,11 @@ static struct MHD_Daemon *start_http(struct viewer_state *st, const struct viewe
 							   ((struct sockaddr_in *)&got)->sin_port);
 	else
 		*bound = opts->port;
+	if (guard__init(&guard, &ss, *bound, opts->no_token)) {
+		log__error("cannot draw the viewer's token: %s", strerror(errno));
+		MHD_stop_daemon(d);
+		return NULL;
+	}
 	print_urls(&ss, *bound);
 	return d;
 }

@@ -82,6 +82,13 @@ export function watchErrors(page, origin) {
     if (m.type() === 'error') errors.push(`console: ${m.text()}`);
   });
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  // The viewer sends a Content-Security-Policy: anything the UI does that it forbids is
+  // an error here (the console message alone depends on the browser's wording).
+  page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}:${e.columnNumber} ${e.sample} ${e.target && e.target.outerHTML ? e.target.outerHTML.slice(0, 200) : ''}`);
+    });
+  });
   page.on('requestfailed', (r) => {
     const f = r.failure()?.errorText ?? '';
     if (!/ERR_ABORTED/.test(f)) errors.push(`requestfailed: ${r.url()} ${f}`);

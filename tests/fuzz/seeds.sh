@@ -3,12 +3,13 @@
 #   tracefile  synthetic traces in the reference format (`probex synth`, DuckDB's writer)
 #              and, as root, traces recorded by probex (its own Parquet writer, extra
 #              columns such as latency_ns and stack_weight)
-#   spool      as root, the spools of those recordings (PROBEX_KEEP_SPOOL=1)
+#   spool      as root, the spools of those recordings (the test build, PROBEX_TEST_KEEP_SPOOL=1)
 #   params     the requests the web UI sends (spec/viewer-ui.md §3), with the time range,
 #              pids and event types of DIR/params.parquet, the trace fuzz_params serves
-# Usage: seeds.sh DIR   (PROBEX and BUILD in the environment)
+# Usage: seeds.sh DIR   (PROBEX, BUILD and optionally PROBEX_TEST in the environment)
 set -eu
 : "${PROBEX:?}" "${BUILD:?}"
+PROBEX_TEST=${PROBEX_TEST:-$PROBEX-test}	# the test build: reads PROBEX_TEST_* variables
 out=$1
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$out/tracefile" "$out/spool" "$out/params"
@@ -30,7 +31,7 @@ if [ "$(id -u)" -eq 0 ]; then
 		local name=$1
 		shift
 		[ -s "$out/tracefile/rec-$name.parquet" ] && return 0
-		PROBEX_KEEP_SPOOL=1 "$PROBEX" -q --sample-freq 99 -o "$tmp/$name.parquet" --no-viewer -- "$@" \
+		PROBEX_TEST_KEEP_SPOOL=1 "$PROBEX_TEST" -q --sample-freq 99 -o "$tmp/$name.parquet" --no-viewer -- "$@" \
 			>/dev/null 2>&1 || true
 		[ -s "$tmp/$name.parquet" ] && cp "$tmp/$name.parquet" "$out/tracefile/rec-$name.parquet"
 		[ -s "$tmp/$name.parquet.probex-spool" ] && cp "$tmp/$name.parquet.probex-spool" "$out/spool/$name"

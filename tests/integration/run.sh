@@ -5,9 +5,16 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 export BUILD=${BUILD:-build}
 export PROBEX=${PROBEX:-$(cd "$here/../.." && pwd)/$BUILD/probex}
+# The test build (fault injection through PROBEX_TEST_* variables); the shipped one has none.
+export PROBEX_TEST=${PROBEX_TEST:-$PROBEX-test}
 if [ "$(id -u)" -ne 0 ]; then
-	echo "integration: SKIPPED — these tests load BPF programs and need root (run: sudo make test-integration)"
-	exit 0
+	if [ "${ALLOW_SKIP:-}" = 1 ]; then
+		echo "integration: SKIPPED (ALLOW_SKIP=1) — these tests load BPF programs and need root"
+		exit 0
+	fi
+	echo "integration: needs root (it loads BPF programs): run sudo make test-integration," >&2
+	echo "integration: or set ALLOW_SKIP=1 to skip it knowingly" >&2
+	exit 1
 fi
 pass=0 fail=0 failed=()
 for t in "$here"/t_*.sh; do

@@ -57,7 +57,7 @@ fi
 # the same on every run, so rows + dropped records must equal a lossless run's rows.
 cmd="dd if=/dev/zero of=/dev/null bs=1 count=20000 status=none"
 "$PROBEX" -q --stacks=none -o "$TMP/big.parquet" --no-viewer -- $cmd || fail "lossless run failed"
-PROBEX_TEST_CONSUMER_DELAY_MS=20 "$PROBEX" -q --stacks=none --ringbuf-size 4 -o "$TMP/tiny.parquet" --no-viewer -- $cmd ||
+PROBEX_TEST_CONSUMER_DELAY_MS=20 "$PROBEX_TEST" -q --stacks=none --ringbuf-size 4 -o "$TMP/tiny.parquet" --no-viewer -- $cmd ||
 	fail "tiny run failed"
 sys_rows() { q "$1" "SELECT count(*) FROM events WHERE event_type LIKE 'syscall_%_exit'"; }
 drops() { q "$1" "SELECT decode(value) FROM parquet_kv_metadata('$1') WHERE key='probex.drops'" |

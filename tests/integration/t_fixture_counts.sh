@@ -45,6 +45,9 @@ assert_eq "io_uring_complete rows" "$(get io_uring_complete)" \
 	"$(q "$out" "SELECT count(*) FROM events WHERE event_type='io_uring_complete' AND tgid=$pid")"
 assert_eq "io_uring completions after submission" "0" \
 	"$(q "$out" "SELECT count(*) FROM events WHERE event_type='io_uring_complete' AND NOT (submit_ts_ns <= ts_ns)")"
+# Every completion of the fixture had its submission seen: counted, and none unmatched.
+assert_eq "io_uring completions without a seen submission (probex.drops)" 0 \
+	"$(q "$out" "SELECT json_extract(decode(value), '\$.io_uring_complete_unmatched') FROM parquet_kv_metadata('$out') WHERE key = 'probex.drops'")"
 
 freq=$(q "$out" "SELECT decode(value) FROM parquet_kv_metadata('$out') WHERE key='probex.sample_freq_hz'")
 burn=$(get burn_s)

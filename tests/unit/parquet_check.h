@@ -87,6 +87,7 @@ static PQT_UNUSED int pqt_write(const char *path, const struct ttable *t, const 
 
 	for (int c = 0; c < t->ncols; c++)
 		defs[c] = t->cols[c].def;
+	unlink(path);	/* the writer refuses an existing file (O_EXCL) */
 	err = pq_writer__open(&w, path, defs, t->ncols, o);
 	if (err)
 		return err;

@@ -194,6 +194,7 @@ static void test_zero_rows(void **state)
 	struct pq_column_def defs[] = { { "a", PQ_U64, true, false }, { "l", PQ_STRING_LIST, false, false } };
 	struct pq_writer *w;
 
+	unlink(pqt_path);
 	assert_int_equal(pq_writer__open(&w, pqt_path, defs, 2, NULL), 0);
 	assert_int_equal(pq_writer__write_row_group(w, 0, NULL), 0);
 	assert_int_equal(pq_writer__close(w, NULL, 0), 0);

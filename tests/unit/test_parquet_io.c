@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -34,6 +35,7 @@ static int write_one(struct pq_column_def def, const void *values, const uint8_t
 	struct pq_writer *w;
 	int err, err2;
 
+	unlink(pqt_path);
 	assert_int_equal(pq_writer__open(&w, pqt_path, &def, 1, NULL), 0);
 	err = pq_writer__write_row_group(w, 4, &cd);
 	if (err)
@@ -91,6 +93,37 @@ static void test_invalid_arguments(void **state)
 	pq_writer__abort(w);
 	assert_false(exists(pqt_path));
 	pq_writer__abort(NULL);
+}
+
+/* The writer creates its file: anything already at the path (a file, a symlink someone
+ * planted) is refused and left as it was, never followed, truncated or unlinked. */
+static void test_refuses_existing(void **state)
+{
+	struct pq_column_def u = { "u", PQ_U64, true, false };
+	char target[300], buf[8] = { 0 };
+	struct pq_writer *w = NULL;
+	struct stat st;
+	int fd;
+
+	snprintf(target, sizeof(target), "%s.target", pqt_path);
+	unlink(pqt_path);
+	fd = open(target, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0 && write(fd, "keep", 4) == 4);
+	close(fd);
+	assert_int_equal(symlink(target, pqt_path), 0);
+	assert_int_equal(pq_writer__open(&w, pqt_path, &u, 1, NULL), -EEXIST);
+	assert_null(w);
+	assert_int_equal(lstat(pqt_path, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	unlink(pqt_path);
+	assert_int_equal(link(target, pqt_path), 0);
+	assert_int_equal(pq_writer__open(&w, pqt_path, &u, 1, NULL), -EEXIST);
+	fd = open(target, O_RDONLY);
+	assert_int_equal(read(fd, buf, sizeof(buf)), 4);
+	close(fd);
+	assert_string_equal(buf, "keep");
+	unlink(pqt_path);
+	unlink(target);
 }
 
 /* ---- full filesystem: a small tmpfs ---- */
@@ -340,6 +373,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_invalid_arguments),
+		cmocka_unit_test(test_refuses_existing),
 		cmocka_unit_test(test_disk_full),
 		cmocka_unit_test(test_random_roundtrip),
 	};

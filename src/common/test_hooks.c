@@ -1,0 +1,12 @@
+/* The shipped hooks: all off (see test_hooks.h). */
+#include "common/test_hooks.h"
+
+int test_hooks__consumer_delay_ms(void)
+{
+	return 0;
+}
+
+bool test_hooks__keep_spool(void)
+{
+	return false;
+}

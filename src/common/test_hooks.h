@@ -1,0 +1,17 @@
+/* Knobs for tests (fault injection, keeping intermediate files).  The shipped binary links
+ * src/common/test_hooks.c, where every hook is off and nothing reads the environment; the
+ * test build (build/probex-test) links tests/hooks/test_hooks.c instead, which reads
+ * PROBEX_TEST_* variables.  A user of the shipped binary cannot switch any of them on. */
+#ifndef PROBEX_COMMON_TEST_HOOKS_H
+#define PROBEX_COMMON_TEST_HOOKS_H
+
+#include <stdbool.h>
+
+/* Milliseconds the ring-buffer consumer sleeps each cycle (a consumer that cannot keep
+ * up, to check that drops are counted).  PROBEX_TEST_CONSUMER_DELAY_MS. */
+int test_hooks__consumer_delay_ms(void);
+
+/* Keep the spool after a successful finalization (fuzz seeds).  PROBEX_TEST_KEEP_SPOOL. */
+bool test_hooks__keep_spool(void);
+
+#endif

@@ -1,0 +1,16 @@
+/* The test build's hooks (build/probex-test): read from PROBEX_TEST_* variables. */
+#include <stdlib.h>
+
+#include "common/test_hooks.h"
+
+int test_hooks__consumer_delay_ms(void)
+{
+	const char *v = getenv("PROBEX_TEST_CONSUMER_DELAY_MS");
+
+	return v ? atoi(v) : 0;
+}
+
+bool test_hooks__keep_spool(void)
+{
+	return getenv("PROBEX_TEST_KEEP_SPOOL") != NULL;
+}
