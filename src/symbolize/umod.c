@@ -10,6 +10,7 @@
 
 #include "symbolize/dwfunc.h"
 #include "symbolize/dwname.h"
+#include "symbolize/elfsyms.h"
 #include "symbolize/umod.h"
 
 struct umod_seg {
@@ -27,6 +28,7 @@ struct umod {
 	int build_id_len;
 	struct dwfunc *dw;
 	struct dwname *names;
+	struct elfsyms *syms;	/* built at the first address DWARF does not name */
 	bool use_dwarf;		/* inline chains from DWARF (see umod__open) */
 };
 
@@ -166,6 +168,7 @@ void umod__close(struct umod *m)
 {
 	if (!m)
 		return;
+	elfsyms__free(m->syms);
 	dwname__free(m->names);
 	dwfunc__free(m->dw);
 	free(m->segs);
@@ -238,10 +241,11 @@ int umod__symbolize(struct umod *m, unsigned long long file_offset, bool lines,
 			out->names[out->n++] = NULL;
 	}
 	if (out->n == 0 || !out->names[0]) {
-		GElf_Off symoff;
-		GElf_Sym sym;
-		const char *name = dwfl_module_addrinfo(m->mod, addr, &symoff, &sym, NULL, NULL, NULL);
+		const char *name;
 
+		if (!m->syms && !(m->syms = elfsyms__new(m->mod)))
+			return -ENOMEM;
+		name = elfsyms__name(m->syms, addr);
 		if (name && *name) {
 			if (out->n == 0)
 				out->n = 1;
