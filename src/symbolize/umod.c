@@ -30,6 +30,7 @@ struct umod {
 	struct dwname *names;
 	struct elfsyms *syms;	/* built at the first address DWARF does not name */
 	bool use_dwarf;		/* inline chains from DWARF (see umod__open) */
+	bool own_dwarf;		/* the file has .debug_info itself */
 };
 
 /* NULL debuginfo_path selects libdwfl's default ":.debug:/usr/lib/debug": the build-id
@@ -89,7 +90,7 @@ static int umod__load_segments(struct umod *m)
 	elf = dwfl_module_getelf(m->mod, &m->bias);
 	if (!elf || elf_getphdrnum(elf, &phnum))
 		return -ENOEXEC;
-	m->use_dwarf = elf_has_dwarf(elf);
+	m->use_dwarf = m->own_dwarf = elf_has_dwarf(elf);
 	m->segs = calloc(phnum ? phnum : 1, sizeof(*m->segs));
 	if (!m->segs)
 		return -ENOMEM;
@@ -181,6 +182,16 @@ int umod__build_id(struct umod *m, const unsigned char **id)
 {
 	*id = m->build_id;
 	return m->build_id_len;
+}
+
+bool umod__own_dwarf(const struct umod *m)
+{
+	return m->own_dwarf;
+}
+
+bool umod__indexed(const struct umod *m)
+{
+	return m->syms;
 }
 
 /* offset → vaddr through the PT_LOAD that holds it in the file. Page-aligned mappings can
