@@ -222,7 +222,7 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	struct labeler *l = NULL;
 	struct rows_stats rs;
 	struct pq_kv kv[64];
-	char tmp[4200], dir[4200], *slash, *symdata = NULL;
+	char tmp[4200], dir[4200], *slash, *symdata = NULL, *symstats = NULL;
 	double t0 = now_s();
 	int err, nkv;
 
@@ -269,6 +269,13 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 		   (unsigned long long)ls.user_symbolized,
 		   (unsigned long long)(ls.user_mapped - ls.user_symbolized),
 		   (unsigned long long)ls.kernel_frames, (unsigned long long)ls.kernel_symbolized);
+	log__debug("finalize: objects %llu opened (%llu indexed), %llu failed; %llu frames of "
+		   "files changed since recording", (unsigned long long)ls.objects,
+		   (unsigned long long)ls.objects_indexed, (unsigned long long)ls.objects_failed,
+		   (unsigned long long)ls.build_id_mismatch);
+	if (ls.build_id_mismatch)
+		log__warn("%llu stack frames left unnamed: their binary changed on disk since it ran",
+			  (unsigned long long)ls.build_id_mismatch);
 
 	err = pq_writer__open(&w, tmp, trace_schema__pq_columns(), TC__COUNT, &po);
 	if (err) {
@@ -279,13 +286,15 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	}
 	err = rows__write(f.rows, w, sl, ROW_GROUP_ROWS);
 	symdata = symdata__encode(f.as, f.ustacks, f.kstacks);
-	if (!err && !symdata)
+	symstats = labeler__stats_json(&ls);
+	if (!err && (!symdata || !symstats))
 		err = -ENOMEM;
 	if (err) {
 		pq_writer__abort(w);	/* unlinks tmp */
 	} else {
-		nkv = metadata(&f, kv, 63);
+		nkv = metadata(&f, kv, 62);
 		kv[nkv++] = (struct pq_kv){ META_SYMBOL_DATA, symdata };
+		kv[nkv++] = (struct pq_kv){ META_SYMBOLIZE, symstats };
 		err = pq_writer__close(w, kv, nkv);	/* fsyncs; unlinks on error */
 	}
 	if (err) {
@@ -317,6 +326,7 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	res->seconds = now_s() - t0;
 cleanup:
 	free(symdata);
+	free(symstats);
 	labeler__free(l);
 	stacklists__free(sl);
 	rows__free(f.rows);

@@ -193,5 +193,29 @@ int labeler__kernel(struct labeler *l, const struct stack_entry *e, struct strbu
 
 void labeler__stats(const struct labeler *l, struct labeler_stats *out)
 {
+	struct usym_stats us;
+
+	usym__stats(l->usym, &us);
 	*out = l->st;
+	out->objects = us.files_opened;
+	out->objects_failed = us.files_failed;
+	out->objects_indexed = us.objects_indexed;
+	out->build_id_mismatch = us.build_id_mismatch;
+}
+
+char *labeler__stats_json(const struct labeler_stats *st)
+{
+	char *s;
+
+	if (asprintf(&s, "{\"objects\":%llu,\"objects_failed\":%llu,\"objects_indexed\":%llu,"
+		     "\"user_frames\":%llu,\"user_frames_named\":%llu,\"user_frames_unnamed_in_file\":%llu,"
+		     "\"build_id_mismatch\":%llu,\"kernel_frames\":%llu,\"kernel_frames_named\":%llu}",
+		     (unsigned long long)st->objects, (unsigned long long)st->objects_failed,
+		     (unsigned long long)st->objects_indexed, (unsigned long long)st->user_frames,
+		     (unsigned long long)st->user_symbolized,
+		     (unsigned long long)(st->user_mapped - st->user_symbolized),
+		     (unsigned long long)st->build_id_mismatch, (unsigned long long)st->kernel_frames,
+		     (unsigned long long)st->kernel_symbolized) < 0)
+		return NULL;
+	return s;
 }

@@ -14,9 +14,18 @@ struct labeler;
 
 #define LABEL_SEP '\x1f'	/* joins labels of one stack; never inside a label */
 
+/* objects*: distinct ELF objects (by build-id, else inode and mtime) opened, failed and
+ * indexed (symbol table sorted); build_id_mismatch: frames left file+offset because the
+ * file on disk is no longer the object that was mapped. */
 struct labeler_stats {
 	uint64_t user_frames, user_symbolized, user_mapped, kernel_frames, kernel_symbolized;
+	uint64_t objects, objects_failed, objects_indexed, build_id_mismatch;
 };
+
+#define META_SYMBOLIZE "probex.symbolize"	/* JSON object: labeller counters */
+
+/* The labeller's counters as the JSON value of META_SYMBOLIZE (malloc'd; NULL on ENOMEM). */
+char *labeler__stats_json(const struct labeler_stats *st);
 
 struct labeler *labeler__new(const struct addrspace *as, const struct ksyms *ks);
 void labeler__free(struct labeler *l);

@@ -59,6 +59,38 @@ static int read_kv(duckdb_connection con, const char *lit, struct kv_list *kv)
 	return 0;
 }
 
+/* The labeller's counters of this run replace the recorded ones (kv has room for one more
+ * entry: read_kv allocates rows + 1). */
+static int set_stats(struct kv_list *kv, const struct labeler_stats *ls)
+{
+	char *json = labeler__stats_json(ls), *val;
+	int i;
+
+	if (!json)
+		return -ENOMEM;
+	val = duckdb_malloc(strlen(json) + 1);
+	if (val)
+		strcpy(val, json);
+	free(json);
+	if (!val)
+		return -ENOMEM;
+	for (i = 0; i < kv->n && strcmp(kv->key[i], META_SYMBOLIZE); i++)
+		;
+	if (i == kv->n) {
+		kv->key[i] = duckdb_malloc(sizeof(META_SYMBOLIZE));
+		if (!kv->key[i]) {
+			duckdb_free(val);
+			return -ENOMEM;
+		}
+		strcpy(kv->key[i], META_SYMBOLIZE);
+		kv->val[i] = NULL;
+		kv->n++;
+	}
+	duckdb_free(kv->val[i]);
+	kv->val[i] = val;
+	return 0;
+}
+
 static int load_labels(duckdb_connection con, struct labeler *l, struct stackset *us)
 {
 	duckdb_appender app;
@@ -165,6 +197,10 @@ int resymbolize__run(const char *in, const char *out, bool force)
 	err = l ? load_labels(con, l, us) : -ENOMEM;
 	if (err)
 		goto cleanup;
+	labeler__stats(l, &ls);
+	err = set_stats(&kv, &ls);
+	if (err)
+		goto cleanup;
 	err = outfile__tmp_name(tmp, sizeof(tmp), out);
 	if (!err && lstat(tmp, &st) == 0)
 		err = -EEXIST;	/* not ours: leave it be */
@@ -184,7 +220,6 @@ int resymbolize__run(const char *in, const char *out, bool force)
 		unlink(tmp);
 		goto cleanup;
 	}
-	labeler__stats(l, &ls);
 	log__info("re-symbolized %u stacks: %llu of %llu user frames named; wrote %s", stackset__count(us),
 		  (unsigned long long)ls.user_symbolized, (unsigned long long)ls.user_frames, out);
 cleanup:

@@ -10,6 +10,7 @@
 
 #include "symbolize/dwfunc.h"
 #include "symbolize/dwname.h"
+#include "symbolize/elfsyms.h"
 #include "symbolize/umod.h"
 
 struct umod_seg {
@@ -27,7 +28,9 @@ struct umod {
 	int build_id_len;
 	struct dwfunc *dw;
 	struct dwname *names;
+	struct elfsyms *syms;	/* built at the first address DWARF does not name */
 	bool use_dwarf;		/* inline chains from DWARF (see umod__open) */
+	bool own_dwarf;		/* the file has .debug_info itself */
 };
 
 /* NULL debuginfo_path selects libdwfl's default ":.debug:/usr/lib/debug": the build-id
@@ -87,7 +90,7 @@ static int umod__load_segments(struct umod *m)
 	elf = dwfl_module_getelf(m->mod, &m->bias);
 	if (!elf || elf_getphdrnum(elf, &phnum))
 		return -ENOEXEC;
-	m->use_dwarf = elf_has_dwarf(elf);
+	m->use_dwarf = m->own_dwarf = elf_has_dwarf(elf);
 	m->segs = calloc(phnum ? phnum : 1, sizeof(*m->segs));
 	if (!m->segs)
 		return -ENOMEM;
@@ -166,6 +169,7 @@ void umod__close(struct umod *m)
 {
 	if (!m)
 		return;
+	elfsyms__free(m->syms);
 	dwname__free(m->names);
 	dwfunc__free(m->dw);
 	free(m->segs);
@@ -178,6 +182,16 @@ int umod__build_id(struct umod *m, const unsigned char **id)
 {
 	*id = m->build_id;
 	return m->build_id_len;
+}
+
+bool umod__own_dwarf(const struct umod *m)
+{
+	return m->own_dwarf;
+}
+
+bool umod__indexed(const struct umod *m)
+{
+	return m->syms;
 }
 
 /* offset → vaddr through the PT_LOAD that holds it in the file. Page-aligned mappings can
@@ -238,10 +252,11 @@ int umod__symbolize(struct umod *m, unsigned long long file_offset, bool lines,
 			out->names[out->n++] = NULL;
 	}
 	if (out->n == 0 || !out->names[0]) {
-		GElf_Off symoff;
-		GElf_Sym sym;
-		const char *name = dwfl_module_addrinfo(m->mod, addr, &symoff, &sym, NULL, NULL, NULL);
+		const char *name;
 
+		if (!m->syms && !(m->syms = elfsyms__new(m->mod)))
+			return -ENOMEM;
+		name = elfsyms__name(m->syms, addr);
 		if (name && *name) {
 			if (out->n == 0)
 				out->n = 1;

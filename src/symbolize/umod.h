@@ -2,6 +2,7 @@
 #ifndef PROBEX_SYMBOLIZE_UMOD_H
 #define PROBEX_SYMBOLIZE_UMOD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define UMOD_MAX_DEPTH 64	/* inline chain entries kept per address */
@@ -22,6 +23,11 @@ void umod__close(struct umod *m);
 
 /* The file's GNU build-id: its length (bytes at *id, owned by m) or 0 when it has none. */
 int umod__build_id(struct umod *m, const unsigned char **id);
+
+/* Whether the file itself carries DWARF (not a stripped copy relying on a debug file). */
+bool umod__own_dwarf(const struct umod *m);
+/* Whether the sorted symbol table was built (at the first address DWARF did not name). */
+bool umod__indexed(const struct umod *m);
 
 /* Names for the code at file_offset, pointing into m's data (valid until umod__close).
  * -ENOENT when no loadable segment covers the offset or no symbol names it. */

@@ -34,7 +34,8 @@ struct ures {
 
 struct usym {
 	struct hmap by_path;	/* root + path → struct ufile * */
-	struct hmap by_inode;	/* (dev, ino) → struct ufile *: one Dwfl per file however reached */
+	struct hmap by_inode;	/* (dev, ino, mtime) → struct ufile *: one Dwfl per file however reached */
+	struct hmap by_build_id;	/* GNU build-id → struct ufile *: one per object, by content */
 	struct hmap results;	/* (file idx, offset) → struct ures * */
 	struct hmap strings;	/* interned demangled names and source paths */
 	struct ufile **files;
@@ -74,6 +75,7 @@ void usym__free(struct usym *u)
 	hmap__free(&u->strings);
 	hmap__free(&u->results);
 	hmap__free(&u->by_inode);
+	hmap__free(&u->by_build_id);
 	hmap__free(&u->by_path);
 	free(u);
 }
@@ -81,6 +83,9 @@ void usym__free(struct usym *u)
 void usym__stats(const struct usym *u, struct usym_stats *out)
 {
 	*out = u->stats;
+	out->objects_indexed = 0;
+	for (size_t i = 0; i < u->nfiles; i++)
+		out->objects_indexed += u->files[i]->mod && umod__indexed(u->files[i]->mod);
 }
 
 static const char *usym__intern(struct usym *u, const char *s)
@@ -129,11 +134,74 @@ static struct ufile *usym__new_file(struct usym *u)
 	return f;
 }
 
+/* The object open under a build-id: one module per object however many paths, copies
+ * and processes reach it.  The cell lets a richer copy take over (see usym__add_file). */
+static struct ufile **usym__id_cell(struct usym *u, const unsigned char *id, size_t len)
+{
+	uint64_t val;
+
+	return len && hmap__get(&u->by_build_id, id, len, &val) ? (struct ufile **)(uintptr_t)val : NULL;
+}
+
+static struct ufile *usym__by_build_id(struct usym *u, const unsigned char *id, size_t len)
+{
+	struct ufile **cell = usym__id_cell(u, id, len);
+
+	return cell ? *cell : NULL;
+}
+
+static int usym__set_id_cell(struct usym *u, struct ufile **cell, const unsigned char *id,
+			     size_t len, struct ufile *f)
+{
+	if (!cell) {
+		cell = arena__alloc(&u->arena, sizeof(*cell));
+		if (!cell || !hmap__put(&u->by_build_id, id, len, (uintptr_t)cell))
+			return -ENOMEM;
+	}
+	*cell = f;
+	return 0;
+}
+
+/* Opens fd as a module, or finds its build-id already open.  A copy that has DWARF of its
+ * own is kept apart from a stripped one opened first (and answers for the build-id from
+ * then on): sharing the stripped module would lose its inline frames. */
+static struct ufile *usym__add_file(struct usym *u, int fd, const char *full)
+{
+	struct ufile *f, **cell = NULL;
+	const unsigned char *id;
+	struct umod *mod = NULL;
+	int err, len;
+
+	err = fd < 0 ? fd : umod__open(fd, full, &mod);	/* umod__open owns fd */
+	len = err ? 0 : umod__build_id(mod, &id);
+	cell = len > 0 ? usym__id_cell(u, id, len) : NULL;
+	if (cell && (!umod__own_dwarf(mod) || umod__own_dwarf((*cell)->mod))) {
+		umod__close(mod);
+		return *cell;
+	}
+	f = usym__new_file(u);
+	if (!f) {
+		umod__close(mod);
+		return NULL;
+	}
+	f->mod = mod;
+	f->err = err;
+	if (len > 0 && usym__set_id_cell(u, cell, id, len, f))
+		return NULL;
+	if (f->err)
+		u->stats.files_failed++;
+	else
+		u->stats.files_opened++;
+	return f;
+}
+
 static struct ufile *usym__file(struct usym *u, const char *path, const char *root, int verify)
 {
 	struct ufile *f = NULL;
 	char *full = (char *)path;
-	uint64_t ino_key[2] = { 0, 0 }, val;
+	/* Without a build-id a file is known by inode and change time: a binary rebuilt in
+	 * place is another object. */
+	uint64_t ino_key[3] = { 0, 0, 0 }, val;
 	bool have_ino = false;
 	const char *key;
 	struct stat st;
@@ -155,6 +223,7 @@ static struct ufile *usym__file(struct usym *u, const char *path, const char *ro
 	if (fd >= 0 && fstat(fd, &st) == 0) {
 		ino_key[0] = st.st_dev;
 		ino_key[1] = st.st_ino;
+		ino_key[2] = st.st_mtim.tv_sec * 1000000000ull + st.st_mtim.tv_nsec;
 		have_ino = true;
 		if (hmap__get(&u->by_inode, ino_key, sizeof(ino_key), &val)) {
 			f = (struct ufile *)(uintptr_t)val;
@@ -163,21 +232,11 @@ static struct ufile *usym__file(struct usym *u, const char *path, const char *ro
 		}
 	}
 	if (!f) {
-		f = usym__new_file(u);
-		if (!f)
+		f = usym__add_file(u, fd, full);
+		fd = -1;
+		if (!f || (have_ino && !hmap__get(&u->by_inode, ino_key, sizeof(ino_key), NULL) &&
+			   !hmap__put(&u->by_inode, ino_key, sizeof(ino_key), (uintptr_t)f)))
 			goto cleanup;
-		if (fd < 0) {
-			f->err = fd;
-		} else {
-			f->err = umod__open(fd, full, &f->mod);
-			fd = -1;	/* umod__open owns it now */
-			if (!f->err && have_ino && !hmap__put(&u->by_inode, ino_key, sizeof(ino_key), (uintptr_t)f))
-				f->err = -ENOMEM;
-		}
-		if (f->err)
-			u->stats.files_failed++;
-		else
-			u->stats.files_opened++;
 	}
 	key = hmap__put(&u->by_path, full, strlen(full), (uintptr_t)f);
 	if (!key)
@@ -236,7 +295,9 @@ int usym__lookup(struct usym *u, const char *path, const char *root, const unsig
 	u->stats.lookups++;
 	if (!build_id)
 		build_id_len = 0;
-	f = usym__file(u, path, root, build_id_len > 0);
+	f = usym__by_build_id(u, build_id, build_id_len);
+	if (!f)
+		f = usym__file(u, path, root, build_id_len > 0);
 	if (!f) {
 		err = -ENOMEM;
 		goto fail;
@@ -249,6 +310,7 @@ int usym__lookup(struct usym *u, const char *path, const char *root, const unsig
 		int len = umod__build_id(f->mod, &id);
 
 		if ((size_t)len != build_id_len || memcmp(id, build_id, len)) {
+			u->stats.build_id_mismatch++;
 			err = -ESTALE;
 			goto fail;
 		}

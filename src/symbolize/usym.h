@@ -38,8 +38,8 @@ struct usym_result {
  *   -EACCES/… the file cannot be opened (open(2)'s errno);
  *   -ENOEXEC  not an ELF file;
  *   -ESTALE   build-id mismatch.
- * Results, including failures, are cached: each unique (file, offset) costs once and each
- * file is opened once. */
+ * Results, including failures, are cached: each unique (object, offset) costs once and each
+ * object is opened once: a build-id already open answers without opening path at all. */
 int usym__lookup(struct usym *u, const char *path, const char *root, const unsigned char *build_id,
 		 size_t build_id_len, unsigned long long file_offset, struct usym_result *out);
 
@@ -50,9 +50,12 @@ int usym__read_build_id(const char *path, unsigned char *buf, size_t size);
 
 /* Counters for the end-of-run summary. resolved + unresolved == lookups (every call counts
  * by its outcome); cache_hits are calls answered without new DWARF work; files_opened and
- * files_failed count distinct files. */
+ * files_failed count distinct objects (by build-id, else inode and mtime); objects_indexed
+ * those whose symbol table was read and sorted; build_id_mismatch the lookups refused
+ * because the file no longer is the one recorded. */
 struct usym_stats {
 	unsigned long lookups, cache_hits, resolved, unresolved, files_opened, files_failed;
+	unsigned long objects_indexed, build_id_mismatch;
 };
 void usym__stats(const struct usym *u, struct usym_stats *out);
 

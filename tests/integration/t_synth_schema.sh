@@ -19,10 +19,11 @@ assert_eq "parquet_schema of synth = of a recording" "$rec" "$syn"
 describe() { "$PROBEX" query --no-header "$1" "SELECT string_agg(column_name || ' ' || column_type, ', ') FROM (DESCRIBE SELECT * FROM events)"; }
 assert_eq "DuckDB types of synth = of a recording" "$(describe "$TMP/rec.parquet")" "$(describe "$TMP/syn.parquet")"
 
-# Metadata keys: all but the symbol data only a recording has (its binaries).
+# Metadata keys: all but the symbol data and symbolizer counters only a recording has (its
+# binaries).
 keys() {
 	"$PROBEX" query --no-header "$1" "SELECT string_agg(decode(key), ' ' ORDER BY decode(key))
-		FROM parquet_kv_metadata('$1') WHERE decode(key) <> 'probex.symbol_data'"
+		FROM parquet_kv_metadata('$1') WHERE decode(key) NOT IN ('probex.symbol_data', 'probex.symbolize')"
 }
 assert_eq "metadata keys of synth = of a recording" "$(keys "$TMP/rec.parquet")" "$(keys "$TMP/syn.parquet")"
 

@@ -212,6 +212,7 @@ static void test_build_id(void **state)
 	const char *path = fx_path("sym_chain_knownid");
 	unsigned long long off = sym_offset(path, "fx_inner", 0);
 	unsigned char id[64], wrong[sizeof(known)];
+	struct usym_stats st;
 	struct usym_result r;
 
 	assert_int_equal(usym__read_build_id(path, id, sizeof(id)), sizeof(known));
@@ -221,16 +222,59 @@ static void test_build_id(void **state)
 	assert_int_equal(usym__read_build_id(CHAIN_SRC, id, sizeof(id)), -ENOEXEC);
 	assert_int_equal(usym__read_build_id(fx_path("no-such-file"), id, sizeof(id)), -ENOENT);
 
+	/* A file without build-id cannot vouch for one. */
+	assert_int_equal(usym__lookup(*state, fx_path("sym_chain_noid"), NULL, known, sizeof(known),
+				      sym_offset(fx_path("sym_chain_noid"), "fx_inner", 0), &r), -ESTALE);
+	assert_int_equal(lookup(*state, fx_path("sym_chain_noid"), sym_offset(fx_path("sym_chain_noid"), "fx_inner", 0), &r), 0);
+
 	assert_int_equal(usym__lookup(*state, path, NULL, known, sizeof(known), off, &r), 0);
 	assert_string_equal(r.names[0], "fx_inner");
 	memcpy(wrong, known, sizeof(known));
 	wrong[19] ^= 1;
 	assert_int_equal(usym__lookup(*state, path, NULL, wrong, sizeof(wrong), off, &r), -ESTALE);
 	assert_int_equal(usym__lookup(*state, path, NULL, known, 8, off, &r), -ESTALE);
-	/* A file without build-id cannot vouch for one. */
-	assert_int_equal(usym__lookup(*state, fx_path("sym_chain_noid"), NULL, known, sizeof(known),
-				      sym_offset(fx_path("sym_chain_noid"), "fx_inner", 0), &r), -ESTALE);
-	assert_int_equal(lookup(*state, fx_path("sym_chain_noid"), sym_offset(fx_path("sym_chain_noid"), "fx_inner", 0), &r), 0);
+	usym__stats(*state, &st);
+	assert_int_equal(st.build_id_mismatch, 3);
+}
+
+/* One object per build-id: a copy of a binary under another path (another inode) is the
+ * same object, opened and indexed once; a build-id already open answers for any path. */
+static void test_same_build_id(void **state)
+{
+	const char *a = fx_path("sym_chain_stripped"), *b = fx_path("with space/sym chain");
+	const char *c = fx_path("sym_chain");
+	unsigned long long off = sym_offset(a, "fx_inner", 0);
+	unsigned char id[64];
+	struct usym_result ra, rb;
+	struct usym_stats st;
+	struct stat sa, sb;
+	int len;
+
+	/* The stripped copy has the same build-id (strip keeps it) but is another file. */
+	assert_int_equal(stat(a, &sa), 0);
+	assert_int_equal(stat(c, &sb), 0);
+	assert_true(sa.st_ino != sb.st_ino);
+	len = usym__read_build_id(a, id, sizeof(id));
+	assert_true(len > 0);
+	assert_int_equal(lookup(*state, a, off, &ra), 0);
+	assert_string_equal(ra.names[0], "fx_inner");
+	/* Known by build-id, the path is not even opened. */
+	assert_int_equal(usym__lookup(*state, "/nonexistent/prog", NULL, id, len, off, &rb), 0);
+	assert_ptr_equal(ra.names, rb.names);
+	usym__stats(*state, &st);
+	assert_int_equal(st.files_opened, 1);
+	assert_int_equal(st.objects_indexed, 1);	/* no DWARF in the stripped one: symbols */
+	assert_int_equal(st.cache_hits, 1);
+
+	/* A copy with its own DWARF is not answered from the stripped module (that would
+	 * lose inline frames); from then on it answers for the build-id, copies included. */
+	assert_int_equal(lookup(*state, c, off, &rb), 0);
+	assert_ptr_not_equal(ra.names, rb.names);
+	assert_int_equal(usym__lookup(*state, b, NULL, id, len, off, &ra), 0);
+	assert_ptr_equal(ra.names, rb.names);
+	usym__stats(*state, &st);
+	assert_int_equal(st.files_opened, 2);
+	assert_int_equal(st.cache_hits, 2);
 }
 
 static void test_errors(void **state)
@@ -368,10 +412,10 @@ static void test_fd_budget(void **state)
 	static const struct {
 		const char *file, *syms_from, *sym;
 	} cases[] = {
-		{ "sym_chain", "sym_chain", "fx_inner" },
+		{ "sym_chain_debuglink", "sym_chain", "fx_inner" },
 		{ "sym_cxx", "sym_cxx", "main" },
 		{ "libsymfx.so", "libsymfx.so", "symfx_entry" },
-		{ "sym_chain_debuglink", "sym_chain", "fx_inner" },
+		{ "sym_chain_knownid", "sym_chain_knownid", "fx_inner" },
 	};
 	int before = count_fds(), after;
 	struct usym_stats st;
@@ -431,6 +475,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_debuglink_mismatch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_path_with_spaces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_build_id, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_same_build_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cache, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_root_prefix, setup, teardown),

@@ -1,0 +1,28 @@
+/* One module's ELF symbol table (.symtab, else .dynsym, plus libdwfl's auxiliary table from
+ * .gnu_debugdata) read once and sorted by address, so that naming an address is a binary
+ * search instead of libdwfl's scan of every symbol per call (dwfl_module_addrinfo is
+ * O(symbols), which made symbolizing large binaries cost ~0.5 ms per address).
+ *
+ * The answer is dwfl_module_addrinfo's, exactly: its choice between overlapping or
+ * aliased symbols (global before local, closest start, binding, size) is replayed on the
+ * few symbols that contain the address; the rare cases that depend on section membership
+ * of sizeless labels are handed back to libdwfl. */
+#ifndef PROBEX_SYMBOLIZE_ELFSYMS_H
+#define PROBEX_SYMBOLIZE_ELFSYMS_H
+
+#include <elfutils/libdwfl.h>
+
+struct elfsyms;
+
+/* Reads mod's symbols; names point into libdwfl's data and live as long as mod.
+ * Returns NULL when out of memory. */
+struct elfsyms *elfsyms__new(Dwfl_Module *mod);
+void elfsyms__free(struct elfsyms *t);
+
+/* The symbol name dwfl_module_addrinfo(mod, addr) gives, or NULL for none. */
+const char *elfsyms__name(const struct elfsyms *t, Dwarf_Addr addr);
+
+/* Symbols kept (for statistics and tests). */
+size_t elfsyms__count(const struct elfsyms *t);
+
+#endif
