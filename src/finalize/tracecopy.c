@@ -28,22 +28,25 @@ struct copier {
 	uint32_t nitems, cap_lists, cap_items;
 };
 
-static int copier__list_item(struct copier *k, uint32_t id)
+/* *p holds at least need entries. */
+static int grow_u32(uint32_t **p, uint32_t *cap, uint32_t need)
 {
-	if (k->nitems == k->cap_items) {
-		uint32_t cap = k->cap_items ? 2 * k->cap_items : 4096;
-		uint32_t *p = realloc(k->items, (size_t)cap * sizeof(*p));
+	uint32_t n = *cap ? *cap : 4096, *q;
 
-		if (!p)
-			return -ENOMEM;
-		k->items = p;
-		k->cap_items = cap;
-	}
-	k->items[k->nitems++] = id;
+	while (n < need)
+		n *= 2;
+	if (n == *cap)
+		return 0;
+	q = realloc(*p, (size_t)n * sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
 	return 0;
 }
 
-/* A new list of the child's [off, off + len) items; returns its id or negative errno. */
+/* A new list of the child's [off, off + len) items; returns its id or negative errno.
+ * (trace_schema has one list column, stack_trace: its lists and labels are k's.) */
 static int64_t copier__list(struct copier *k, duckdb_vector child, idx_t off, idx_t len)
 {
 	duckdb_string_t *s = duckdb_vector_get_data(child);
@@ -51,15 +54,9 @@ static int64_t copier__list(struct copier *k, duckdb_vector child, idx_t off, id
 	int64_t id;
 	int err;
 
-	if (k->lists.n + 2 > k->cap_lists) {
-		uint32_t cap = k->cap_lists ? 2 * k->cap_lists : 4096;
-		uint32_t *p = realloc(k->offsets, (size_t)cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		k->offsets = p;
-		k->cap_lists = cap;
-	}
+	if ((err = grow_u32(&k->offsets, &k->cap_lists, k->lists.n + 2)) ||
+	    (err = grow_u32(&k->items, &k->cap_items, k->nitems + (uint32_t)len)))
+		return err;
 	k->offsets[k->lists.n] = k->nitems;
 	for (idx_t j = off; j < off + len; j++) {
 		id = PQ_NULL_ITEM;
@@ -69,8 +66,7 @@ static int64_t copier__list(struct copier *k, duckdb_vector child, idx_t off, id
 			if (id < 0)
 				return id;
 		}
-		if ((err = copier__list_item(k, (uint32_t)id)))
-			return err;
+		k->items[k->nitems++] = (uint32_t)id;
 	}
 	k->offsets[k->lists.n + 1] = k->nitems;
 	return k->lists.n++;
