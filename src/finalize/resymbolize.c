@@ -100,10 +100,9 @@ static int write_out(duckdb_connection con, const char *in_lit, const char *tmp,
 	struct strbuf from = { 0 };
 	int err, n = 0;
 
-	/* The writer adds ARROW:schema for the columns it writes: not the input's copy. */
+	/* The input's ARROW:schema too: the writer replaces it with its own. */
 	for (int i = 0; pkv && i < kv->n; i++)
-		if (strcmp(kv->key[i], PQ_ARROW_SCHEMA_KEY))
-			pkv[n++] = (struct pq_kv){ kv->key[i], kv->val[i] };
+		pkv[n++] = (struct pq_kv){ kv->key[i], kv->val[i] };
 	strbuf__addf(&from, "FROM read_parquet(%s, file_row_number = true) e LEFT JOIN newu n "
 			    "ON n.id = e.stack_id ORDER BY e.file_row_number", in_lit);
 	err = !pkv ? -ENOMEM : from.err ? from.err : trace_copy__write(con, from.s, exprs, tmp, pkv, n);

@@ -329,9 +329,10 @@ void pq_writer__abort(struct pq_writer *w)
 	writer__free(w);
 }
 
-/* The caller's pairs and ARROW:schema, as arrow-rs writes it for the same columns. */
+/* The caller's pairs and ARROW:schema, as arrow-rs writes it for the same columns (a
+ * caller's own ARROW:schema, e.g. copied from another file, is dropped).  *nall: how many. */
 static int with_arrow_schema(const struct pq_writer *w, const struct pq_kv *kv, int nkv,
-			     struct pq_kv **all, char **schema)
+			     struct pq_kv **all, int *nall, char **schema)
 {
 	struct pq_column_def *cols = calloc((size_t)w->ncols + 1, sizeof(*cols));
 
@@ -347,12 +348,14 @@ static int with_arrow_schema(const struct pq_writer *w, const struct pq_kv *kv, 
 	free(cols);
 	if (!*schema)
 		return -ENOMEM;
+	*nall = 0;
 	for (int i = 0; i < nkv; i++) {
 		if (!kv[i].key)
 			return -EINVAL;
-		(*all)[i] = kv[i];
+		if (strcmp(kv[i].key, PQ_ARROW_SCHEMA_KEY))
+			(*all)[(*nall)++] = kv[i];
 	}
-	(*all)[nkv] = (struct pq_kv){ PQ_ARROW_SCHEMA_KEY, *schema };
+	(*all)[(*nall)++] = (struct pq_kv){ PQ_ARROW_SCHEMA_KEY, *schema };
 	return 0;
 }
 
@@ -362,7 +365,7 @@ int pq_writer__close(struct pq_writer *w, const struct pq_kv *kv, int nkv)
 	struct pq_kv *all = NULL;
 	char *schema = NULL;
 	uint32_t len;
-	int err;
+	int err, nall = 0;
 
 	if (!w)
 		return -EINVAL;
@@ -370,10 +373,10 @@ int pq_writer__close(struct pq_writer *w, const struct pq_kv *kv, int nkv)
 	if (nkv < 0 || (nkv > 0 && !kv))
 		err = -EINVAL;
 	if (!err)
-		err = with_arrow_schema(w, kv, nkv, &all, &schema);
+		err = with_arrow_schema(w, kv, nkv, &all, &nall, &schema);
 	if (!err)
 		err = pq_thrift__file_meta(&meta, w->leaves, w->ncols, w->nrows, &w->row_groups,
-					   w->nrg, all, nkv + 1, "probex " PROBEX_VERSION);
+					   w->nrg, all, nall, "probex " PROBEX_VERSION);
 	free(all);
 	free(schema);
 	if (!err && meta.len > UINT32_MAX)

@@ -91,8 +91,9 @@ int pq_writer__open(struct pq_writer **w, const char *path, const struct pq_colu
 int pq_writer__write_row_group(struct pq_writer *w, uint32_t nrows,
 			       const struct pq_column_data *cols);
 
-/* Write the footer with kv metadata (then ARROW:schema), fsync and close; frees w.  On any error (now or
- * earlier) the file is unlinked and the first error returned. */
+/* Write the footer with kv metadata, then ARROW:schema (replacing any in kv), fsync and
+ * close; frees w.  On any error (now or earlier) the file is unlinked and the first error
+ * returned. */
 int pq_writer__close(struct pq_writer *w, const struct pq_kv *kv, int nkv);
 
 /* Close and unlink after an error; frees w.  NULL is a no-op. */

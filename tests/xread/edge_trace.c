@@ -15,7 +15,7 @@
 
 #define BIG (1ull << 63)
 
-static const char *names[] = { "main", "prüf-日本", "", "bad\xff\xfe" "name" };
+static const char *names[] = { "main", "prüf-日本", "", ("bad\xff\xfe" "name") };
 static const char *labels[] = { "[user]", "main", "fork_child", "leaf", "日本語", "[kernel]" };
 /* 0: user stack; 1: empty; 2: with a null item; 3: user + kernel */
 static const uint32_t offsets[] = { 0, 3, 3, 6, 11 };
