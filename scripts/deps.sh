@@ -69,4 +69,10 @@ if [ -f "$here/web/package.json" ] && [ ! -d "$here/web/node_modules/.bin" -o "$
 	echo "deps.sh: installing web packages"
 	(cd "$here/web" && npm install --no-audit --no-fund --silent && touch node_modules/.stamp)
 fi
+# Arrow-based readers for the cross-reader tests (versions pinned in tests/xread/package.json).
+xread=$here/tests/xread
+if [ -f "$xread/package.json" ] && [ ! -d "$xread/node_modules" -o "$xread/package.json" -nt "$xread/node_modules/.stamp" ]; then
+	echo "deps.sh: installing cross-reader test packages"
+	(cd "$xread" && npm install --no-audit --no-fund --silent && touch node_modules/.stamp)
+fi
 echo "deps.sh: ok"

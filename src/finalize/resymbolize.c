@@ -15,6 +15,7 @@
 #include "finalize/resymbolize.h"
 #include "finalize/stackset.h"
 #include "finalize/symdata.h"
+#include "finalize/tracecopy.h"
 
 struct kv_list {
 	char **key, **val;
@@ -120,40 +121,27 @@ static int load_labels(duckdb_connection con, struct labeler *l, struct stackset
 	return err;
 }
 
+/* New user labels, with the kernel part of the old list kept as it was. */
 static int write_out(duckdb_connection con, const char *in_lit, const char *tmp, struct kv_list *kv)
 {
-	struct strbuf sql = { 0 };
-	char *q;
-	int err;
+	const char *exprs[TC__COUNT] = {
+		[TC_STACK_TRACE] =
+			"CASE WHEN e.stack_id IS NULL OR n.labels IS NULL THEN e.stack_trace ELSE "
+			"list_concat(string_split(n.labels, chr(31)), CASE WHEN list_position(e.stack_trace, '[kernel]') > 0 "
+			"THEN e.stack_trace[list_position(e.stack_trace, '[kernel]'):] ELSE []::VARCHAR[] END) END",
+	};
+	struct pq_kv *pkv = calloc((size_t)kv->n + 1, sizeof(*pkv));
+	struct strbuf from = { 0 };
+	int err, n = 0;
 
-	q = malloc(2 * strlen(tmp) + 3);
-	if (!q || duck__quote(q, 2 * strlen(tmp) + 3, tmp)) {
-		free(q);
-		return -ENOMEM;
-	}
-	strbuf__addf(&sql,
-		     "COPY (SELECT e.* EXCLUDE (file_row_number) REPLACE ("
-		     "CASE WHEN e.stack_id IS NULL OR n.labels IS NULL THEN e.stack_trace ELSE "
-		     "list_concat(string_split(n.labels, chr(31)), CASE WHEN list_position(e.stack_trace, '[kernel]') > 0 "
-		     "THEN e.stack_trace[list_position(e.stack_trace, '[kernel]'):] ELSE []::VARCHAR[] END) END AS stack_trace) "
-		     "FROM read_parquet(%s, file_row_number = true) e LEFT JOIN newu n ON n.id = e.stack_id "
-		     "ORDER BY e.file_row_number) TO %s (FORMAT parquet, COMPRESSION zstd, KV_METADATA {",
-		     in_lit, q);
-	free(q);
-	for (int i = 0; i < kv->n; i++) {
-		size_t kl = 2 * strlen(kv->key[i]) + 3, vl = 2 * strlen(kv->val[i]) + 3;
-		char *kq = malloc(kl), *vq = malloc(vl);
-
-		if (kq && vq && !duck__quote(kq, kl, kv->key[i]) && !duck__quote(vq, vl, kv->val[i]))
-			strbuf__addf(&sql, "%s%s: %s", i ? ", " : "", kq, vq);
-		else
-			sql.err = -ENOMEM;
-		free(kq);
-		free(vq);
-	}
-	strbuf__add(&sql, "})", 2);
-	err = sql.err ? sql.err : duck__exec(con, sql.s);
-	strbuf__free(&sql);
+	/* The input's ARROW:schema too: the writer replaces it with its own. */
+	for (int i = 0; pkv && i < kv->n; i++)
+		pkv[n++] = (struct pq_kv){ kv->key[i], kv->val[i] };
+	strbuf__addf(&from, "FROM read_parquet(%s, file_row_number = true) e LEFT JOIN newu n "
+			    "ON n.id = e.stack_id ORDER BY e.file_row_number", in_lit);
+	err = !pkv ? -ENOMEM : from.err ? from.err : trace_copy__write(con, from.s, exprs, tmp, pkv, n);
+	strbuf__free(&from);
+	free(pkv);
 	return err;
 }
 

@@ -118,7 +118,7 @@ static int leaf__init(struct pq_leaf *l, const struct pq_column_def *def)
 		l->phys = PT_BYTE_ARRAY;
 		break;
 	case PQ_STRING_LIST:
-		/* [optional] list group, repeated "list", optional element */
+		/* [optional] list group, repeated "list", optional item */
 		l->phys = PT_BYTE_ARRAY;
 		l->max_def = def->required ? 2 : 3;
 		l->max_rep = 1;
@@ -331,24 +331,56 @@ void pq_writer__abort(struct pq_writer *w)
 	writer__free(w);
 }
 
+/* The caller's pairs and ARROW:schema, as arrow-rs writes it for the same columns (a
+ * caller's own ARROW:schema, e.g. copied from another file, is dropped).  *nall: how many. */
+static int with_arrow_schema(const struct pq_writer *w, const struct pq_kv *kv, int nkv,
+			     struct pq_kv **all, int *nall, char **schema)
+{
+	struct pq_column_def *cols = calloc((size_t)w->ncols + 1, sizeof(*cols));
+
+	*all = calloc((size_t)nkv + 1, sizeof(**all));
+	*schema = NULL;
+	if (cols && *all) {
+		for (int i = 0; i < w->ncols; i++)
+			cols[i] = (struct pq_column_def){ .name = w->leaves[i].name,
+							  .type = w->leaves[i].type,
+							  .required = w->leaves[i].required };
+		*schema = pq_arrow_schema__base64(cols, w->ncols);
+	}
+	free(cols);
+	if (!*schema)
+		return -ENOMEM;
+	*nall = 0;
+	for (int i = 0; i < nkv; i++) {
+		if (!kv[i].key)
+			return -EINVAL;
+		if (strcmp(kv[i].key, PQ_ARROW_SCHEMA_KEY))
+			(*all)[(*nall)++] = kv[i];
+	}
+	(*all)[(*nall)++] = (struct pq_kv){ PQ_ARROW_SCHEMA_KEY, *schema };
+	return 0;
+}
+
 int pq_writer__close(struct pq_writer *w, const struct pq_kv *kv, int nkv)
 {
 	struct pq_buf meta = { 0 };
+	struct pq_kv *all = NULL;
+	char *schema = NULL;
 	uint32_t len;
-	int err;
+	int err, nall = 0;
 
 	if (!w)
 		return -EINVAL;
 	err = w->err;
-	if (nkv > 0 && !kv)
+	if (nkv < 0 || (nkv > 0 && !kv))
 		err = -EINVAL;
-
-	for (int i = 0; i < nkv && !err; i++)
-		if (!kv[i].key)
-			err = -EINVAL;
+	if (!err)
+		err = with_arrow_schema(w, kv, nkv, &all, &nall, &schema);
 	if (!err)
 		err = pq_thrift__file_meta(&meta, w->leaves, w->ncols, w->nrows, &w->row_groups,
-					   w->nrg, kv, nkv, "probex " PROBEX_VERSION);
+					   w->nrg, all, nall, "probex " PROBEX_VERSION);
+	free(all);
+	free(schema);
 	if (!err && meta.len > UINT32_MAX)
 		err = -E2BIG;
 	len = (uint32_t)meta.len;

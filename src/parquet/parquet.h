@@ -23,9 +23,17 @@ enum pq_type {
 	PQ_BOOL,	/* bool     → BOOLEAN */
 	PQ_STRING,	/* uint32_t string ids → BYTE_ARRAY STRING, dictionary-encoded */
 	/* int32_t list ids → optional group NAME (LIST) { repeated group list {
-	 * optional binary element (STRING) } }, items dictionary-encoded */
+	 * optional binary item (STRING) } }, items dictionary-encoded.  The child is named
+	 * "item", as arrow-rs names it: Arrow readers take the list field's name from it. */
 	PQ_STRING_LIST,
 };
+
+#define PQ_LIST_ITEM "item"
+
+/* Every file also carries ARROW:schema (arrow_schema.c): each column's Arrow type as
+ * arrow-rs reads it back — UInt8/UInt32/Int32/UInt64/Int64, Boolean, Utf8, and
+ * List<"item": Utf8View, nullable> — nullable unless required. */
+#define PQ_ARROW_SCHEMA_KEY "ARROW:schema"
 
 struct pq_column_def {
 	const char *name;
@@ -41,7 +49,10 @@ struct pq_dict {
 	uint32_t n;
 };
 
-/* list id → string ids items[offsets[id] .. offsets[id + 1]); offsets has n + 1 entries. */
+/* list id → string ids items[offsets[id] .. offsets[id + 1]); offsets has n + 1 entries.
+ * An item PQ_NULL_ITEM is a null element of its list. */
+#define PQ_NULL_ITEM UINT32_MAX
+
 struct pq_lists {
 	const uint32_t *offsets;
 	const uint32_t *items;
@@ -80,11 +91,17 @@ int pq_writer__open(struct pq_writer **w, const char *path, const struct pq_colu
 int pq_writer__write_row_group(struct pq_writer *w, uint32_t nrows,
 			       const struct pq_column_data *cols);
 
-/* Write the footer with kv metadata, fsync and close; frees w.  On any error (now or
- * earlier) the file is unlinked and the first error returned. */
+/* Write the footer with kv metadata, then ARROW:schema (replacing any in kv), fsync and
+ * close; frees w.  On any error (now or earlier) the file is unlinked and the first error
+ * returned. */
 int pq_writer__close(struct pq_writer *w, const struct pq_kv *kv, int nkv);
 
 /* Close and unlink after an error; frees w.  NULL is a no-op. */
 void pq_writer__abort(struct pq_writer *w);
+
+/* The encapsulated Arrow IPC Schema message for these columns (malloc'd, *len bytes, a
+ * multiple of 8), or its base64 as the ARROW:schema value (malloc'd, NULL on error). */
+int pq_arrow_schema__ipc(const struct pq_column_def *cols, int ncols, uint8_t **out, size_t *len);
+char *pq_arrow_schema__base64(const struct pq_column_def *cols, int ncols);
 
 #endif

@@ -446,6 +446,9 @@ static int encode_strings(struct pq_scratch *s, const struct pq_encode_opts *o,
 
 /* ---- string lists: 3-level LIST, one level entry per item, or one for null/empty ---- */
 
+/* A present item is at the leaf's max definition level, a null one a level below. */
+#define ITEM_DEF(id) ((uint8_t)((id) == PQ_NULL_ITEM ? item - 1 : item))
+
 struct list_page {
 	uint32_t row_end, item_end, entries;
 };
@@ -484,6 +487,8 @@ static int encode_lists(struct pq_scratch *s, const struct pq_encode_opts *o,
 			if (err)
 				return err;
 			for (uint32_t j = a; j < b; j++) {
+				if (ls->items[j] == PQ_NULL_ITEM)
+					continue;
 				if (ls->items[j] >= d->dict->n)
 					return -EINVAL;
 				((uint32_t *)s->ids.p)[k++] = local_id(s, ls->items[j], ndict);
@@ -531,10 +536,10 @@ static int encode_lists(struct pq_scratch *s, const struct pq_encode_opts *o,
 			uint32_t a = null ? 0 : ls->offsets[v[r]], b = null ? 0 : ls->offsets[v[r] + 1];
 
 			rep[e] = 0;
-			def[e++] = null ? 0 : b > a ? item : empty;
+			def[e++] = null ? 0 : b == a ? empty : ITEM_DEF(ls->items[a]);
 			for (uint32_t j = a + 1; j < b; j++) {
 				rep[e] = 1;
-				def[e++] = item;
+				def[e++] = ITEM_DEF(ls->items[j]);
 			}
 		}
 		put_len_prefixed_u8(&s->page, rep, e, 1);

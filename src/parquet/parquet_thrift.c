@@ -238,7 +238,7 @@ static void column_chunk(struct pq_thrift *t, const struct pq_leaf *l, const str
 		f_list(t, 3, CT_BINARY, 3);
 		bin(t, l->name, strlen(l->name));
 		bin(t, "list", 4);
-		bin(t, "element", 7);
+		bin(t, PQ_LIST_ITEM, strlen(PQ_LIST_ITEM));
 	} else {
 		f_list(t, 3, CT_BINARY, 1);
 		bin(t, l->name, strlen(l->name));
@@ -306,7 +306,7 @@ static void schema_leaf(struct pq_thrift *t, const struct pq_leaf *l)
 {
 	struct_begin(t, 0);
 	if (l->type == PQ_STRING_LIST) {
-		/* optional group NAME (LIST) { repeated group list { optional binary element } } */
+		/* optional group NAME (LIST) { repeated group list { optional binary item } } */
 		f_i32(t, 3, l->required ? REP_REQUIRED : REP_OPTIONAL);
 		f_str(t, 4, l->name);
 		f_i32(t, 5, 1);
@@ -321,7 +321,7 @@ static void schema_leaf(struct pq_thrift *t, const struct pq_leaf *l)
 		struct_begin(t, 0);
 		f_i32(t, 1, PT_BYTE_ARRAY);
 		f_i32(t, 3, REP_OPTIONAL);
-		f_str(t, 4, "element");
+		f_str(t, 4, PQ_LIST_ITEM);
 		f_i32(t, 6, CONV_UTF8);
 		empty_logical(t, 1);
 		struct_end(t);

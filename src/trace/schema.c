@@ -51,7 +51,9 @@ const char *const stack_mode_names[3] = {
 #define REF .reference = true
 #define REQ .required = true
 
-/* The reference's types, except cpu: UInt8 there, wrapped at 256 CPUs. */
+/* The reference's types, except cpu: UInt8 there, wrapped at 256 CPUs.  The Arrow types
+ * that ARROW:schema declares follow from .type (see enum pq_type), so this table is also
+ * the files' Arrow schema: List<"item": Utf8View> for stack_trace, UInt32 for cpu. */
 const struct trace_column trace_schema[TC__COUNT] = {
 	[TC_EVENT_TYPE] = { "event_type", PQ_STRING, REQ, REF, .viewer = true, .doc = "row type (event_type_names)" },
 	[TC_TS] = { "ts_ns", PQ_U64, REQ, .delta = true, REF, .viewer = true, .doc = "CLOCK_MONOTONIC ns; rows are sorted by it" },

@@ -138,5 +138,8 @@ else
 	assert_eq "read exits recovered after SIGKILL during finalization" "$ref" "$got"
 	assert_eq "a complete spool recovers as complete" "" \
 		"$(q "$out" "SELECT decode(value) FROM parquet_kv_metadata('$out') WHERE key = 'probex.incomplete'")"
+	arrow_schema() { q "$1" "SELECT md5(decode(value)) FROM parquet_kv_metadata('$1') WHERE key = 'ARROW:schema'"; }
+	assert_eq "a recovered file's ARROW:schema is a recording's" "$(arrow_schema "$TMP/ref.parquet")" \
+		"$(arrow_schema "$out")"
 	ledger fault "probex SIGKILLed during finalization, recovered" 1 $((ref - got))
 fi

@@ -26,6 +26,9 @@ keys() {
 		FROM parquet_kv_metadata('$1') WHERE decode(key) NOT IN ('probex.symbol_data', 'probex.symbolize')"
 }
 assert_eq "metadata keys of synth = of a recording" "$(keys "$TMP/rec.parquet")" "$(keys "$TMP/syn.parquet")"
+arrow_schema() { q "$1" "SELECT md5(decode(value)) FROM parquet_kv_metadata('$1') WHERE decode(key) = 'ARROW:schema'"; }
+[ -n "$(arrow_schema "$TMP/rec.parquet")" ] || fail "a recording has no ARROW:schema"
+assert_eq "ARROW:schema of synth = of a recording" "$(arrow_schema "$TMP/rec.parquet")" "$(arrow_schema "$TMP/syn.parquet")"
 
 backsteps() {
 	q "$1" "SELECT count(*) FILTER (WHERE ts_ns < prev) FROM (

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 #include <unistd.h>
 
+#include "common/base64.h"
 #include "parquet_check.h"
 
 /* ---- a small fixture table with every type, nullable and required ---- */
@@ -97,7 +98,7 @@ static void test_all_types_roundtrip(void **state)
 	pqt_expect(pqt_path, "SELECT count(*) FROM parquet_metadata(%P) WHERE column_id = 0", "4");
 	pqt_expect(pqt_path, "SELECT decode(value) FROM parquet_kv_metadata(%P) WHERE key = 'unicode'",
 		   "ü → ✓");
-	pqt_expect(pqt_path, "SELECT count(*) FROM parquet_kv_metadata(%P)", "3");
+	pqt_expect(pqt_path, "SELECT count(*) FROM parquet_kv_metadata(%P)", "4");	/* + ARROW:schema */
 	pqt_expect(pqt_path, "SELECT created_by FROM parquet_file_metadata(%P)",
 		   "probex " PROBEX_VERSION);
 	/* null list, empty list and items stay distinct */
@@ -121,11 +122,11 @@ static void test_schema_types(void **state)
 	pqt_expect(pqt_path,
 		   "SELECT string_agg(name || ':' || coalesce(repetition_type, '-') || ':' || "
 		   "coalesce(converted_type, '-'), ',') FROM parquet_schema(%P) "
-		   "WHERE name IN ('u8', 'u32n', 'i64', 'sn', 'l', 'lreq', 'list', 'element')",
+		   "WHERE name IN ('u8', 'u32n', 'i64', 'sn', 'l', 'lreq', 'list', 'item')",
 		   "u8:REQUIRED:UINT_8,u32n:OPTIONAL:UINT_32,i64:REQUIRED:INT_64,"
-		   "sn:OPTIONAL:UTF8,l:OPTIONAL:LIST,list:REPEATED:-,element:OPTIONAL:UTF8,"
-		   "list:REPEATED:-,element:OPTIONAL:UTF8,list:REPEATED:-,element:OPTIONAL:UTF8,"
-		   "lreq:REQUIRED:LIST,list:REPEATED:-,element:OPTIONAL:UTF8");
+		   "sn:OPTIONAL:UTF8,l:OPTIONAL:LIST,list:REPEATED:-,item:OPTIONAL:UTF8,"
+		   "list:REPEATED:-,item:OPTIONAL:UTF8,list:REPEATED:-,item:OPTIONAL:UTF8,"
+		   "lreq:REQUIRED:LIST,list:REPEATED:-,item:OPTIONAL:UTF8");
 	pqt_expect(pqt_path, "SELECT logical_type FROM parquet_schema(%P) WHERE name = 'u64'",
 		   "IntType(bitWidth=@, isSigned=0)");
 	pqt_expect(pqt_path, "SELECT string_agg(DISTINCT compression, ',') FROM parquet_metadata(%P)",
@@ -154,7 +155,7 @@ static void test_statistics(void **state)
 	}
 	pqt_expect(pqt_path, "SELECT (SELECT stats_min_value || '|' || stats_max_value || '|' || "
 			 "stats_null_count FROM parquet_metadata(%P) WHERE path_in_schema = "
-			 "'l, list, element') = (SELECT min(x) || '|' || max(x) || '|429' FROM "
+			 "'l, list, item') = (SELECT min(x) || '|' || max(x) || '|429' FROM "
 			 "(SELECT unnest(l) AS x FROM read_parquet(%P)))", "true");
 	pqt_expect(pqt_path, "SELECT stats_max_value FROM parquet_metadata(%P) "
 			 "WHERE path_in_schema = 'u32'", "4294967295");
@@ -187,6 +188,65 @@ static void test_long_string_statistics(void **state)
 	pqt_expect(pqt_path, "SELECT coalesce(stats_min_value, 'none') || stats_null_count FROM "
 			 "parquet_metadata(%P)", "none0");
 	pqt_expect(pqt_path, "SELECT count(*) FROM read_parquet(%P) WHERE s = 'a'", "1");
+}
+
+/* Null items are kept apart from null and empty lists (PQ_NULL_ITEM). */
+static void test_null_items(void **state)
+{
+	static const char *const s[] = { "a", "b" };
+	static const uint32_t sl[] = { 1, 1 }, off[] = { 0, 3, 4, 4 };
+	static const uint32_t it[] = { 0, PQ_NULL_ITEM, 1, PQ_NULL_ITEM };
+	static const struct pq_dict d = { s, sl, 2 };
+	static const struct pq_lists ls = { off, it, 3 };
+	static const int32_t ids[] = { 0, 1, 2, -1 };
+	struct pq_column_def def = { "l", PQ_STRING_LIST, false, false };
+	struct pq_column_data col = { ids, NULL, &d, &ls };
+	struct pq_writer *w;
+
+	assert_int_equal(pq_writer__open(&w, pqt_path, &def, 1, NULL), 0);
+	assert_int_equal(pq_writer__write_row_group(w, 4, &col), 0);
+	assert_int_equal(pq_writer__close(w, NULL, 0), 0);
+	pqt_expect(pqt_path,
+		   "SELECT string_agg(coalesce(CAST(l AS VARCHAR), 'NULL') || ':' || "
+		   "coalesce(CAST(list_count(l) AS VARCHAR), '-'), '|' ORDER BY file_row_number) "
+		   "FROM read_parquet(%P, file_row_number = true)",
+		   "[a, NULL, b]:2|[NULL]:0|[]:0|NULL:-");
+}
+
+/* ARROW:schema is the base64 of the encapsulated IPC message (the node cross-reader test
+ * decodes it with apache-arrow); here: framing, padding and that every file carries it. */
+static void test_arrow_schema_kv(void **state)
+{
+	static const struct pq_column_def defs[] = { { "a", PQ_U64, true, false },
+						     { "l", PQ_STRING_LIST, false, false } };
+	struct pq_writer *w;
+	uint8_t *msg;
+	size_t len, dlen;
+	char *want, *got;
+	void *raw;
+	int32_t body;
+
+	assert_int_equal(pq_arrow_schema__ipc(defs, 2, &msg, &len), 0);
+	assert_int_equal(len % 8, 0);
+	assert_memory_equal(msg, "\xff\xff\xff\xff", 4);
+	memcpy(&body, msg + 4, 4);
+	assert_int_equal((size_t)body, len - 8);
+	want = pq_arrow_schema__base64(defs, 2);
+	assert_non_null(want);
+	raw = base64__decode(want, &dlen);
+	assert_int_equal(dlen, len);
+	assert_memory_equal(raw, msg, len);
+	/* a caller's ARROW:schema (copied from another file) gives way to the writer's */
+	assert_int_equal(pq_writer__open(&w, pqt_path, defs, 2, NULL), 0);
+	assert_int_equal(pq_writer__close(w, &(struct pq_kv){ PQ_ARROW_SCHEMA_KEY, "stale" }, 1), 0);
+	pqt_expect(pqt_path, "SELECT count(*) FROM parquet_kv_metadata(%P)", "1");
+	got = pqt_scalar(pqt_path, "SELECT decode(value) FROM parquet_kv_metadata(%P) "
+				   "WHERE decode(key) = 'ARROW:schema'");
+	assert_string_equal(got, want);
+	free(got);
+	free(raw);
+	free(want);
+	free(msg);
 }
 
 static void test_zero_rows(void **state)
@@ -272,6 +332,8 @@ int main(void)
 		cmocka_unit_test(test_schema_types),
 		cmocka_unit_test(test_statistics),
 		cmocka_unit_test(test_long_string_statistics),
+		cmocka_unit_test(test_null_items),
+		cmocka_unit_test(test_arrow_schema_kv),
 		cmocka_unit_test(test_zero_rows),
 		cmocka_unit_test(test_one_row),
 		cmocka_unit_test(test_many_row_groups),

@@ -1,0 +1,244 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/strbuf.h"
+#include "finalize/tracecopy.h"
+#include "parquet/colbuf.h"
+#include "parquet/strtab.h"
+
+#define GROUP_ROWS (128u * 1024)
+
+/* DuckDB types whose vectors hold exactly the C values colbuf__set takes. */
+static const char *const duck_types[] = {
+	[PQ_U8] = "UTINYINT", [PQ_U32] = "UINTEGER", [PQ_I32] = "INTEGER", [PQ_U64] = "UBIGINT",
+	[PQ_I64] = "BIGINT", [PQ_BOOL] = "BOOLEAN", [PQ_STRING] = "VARCHAR",
+	[PQ_STRING_LIST] = "VARCHAR[]",
+};
+
+/* One row group's columns and the strings and lists its ids refer to. */
+struct copier {
+	struct colbuf c;
+	struct strtab strs[TC__COUNT];
+	struct pq_dict dicts[TC__COUNT];
+	struct pq_lists lists;
+	uint32_t *offsets, *items;
+	uint32_t nitems, cap_lists, cap_items;
+};
+
+/* *p holds at least need entries. */
+static int grow_u32(uint32_t **p, uint32_t *cap, uint32_t need)
+{
+	uint32_t n = *cap ? *cap : 4096, *q;
+
+	while (n < need)
+		n *= 2;
+	if (n == *cap)
+		return 0;
+	q = realloc(*p, (size_t)n * sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+/* A new list of the child's [off, off + len) items; returns its id or negative errno.
+ * (trace_schema has one list column, stack_trace: its lists and labels are k's.) */
+static int64_t copier__list(struct copier *k, duckdb_vector child, idx_t off, idx_t len)
+{
+	duckdb_string_t *s = duckdb_vector_get_data(child);
+	uint64_t *mask = duckdb_vector_get_validity(child);
+	int64_t id;
+	int err;
+
+	if ((err = grow_u32(&k->offsets, &k->cap_lists, k->lists.n + 2)) ||
+	    (err = grow_u32(&k->items, &k->cap_items, k->nitems + (uint32_t)len)))
+		return err;
+	k->offsets[k->lists.n] = k->nitems;
+	for (idx_t j = off; j < off + len; j++) {
+		id = PQ_NULL_ITEM;
+		if (duckdb_validity_row_is_valid(mask, j)) {
+			id = strtab__intern(&k->strs[TC_STACK_TRACE], duckdb_string_t_data(&s[j]),
+					    duckdb_string_t_length(s[j]));
+			if (id < 0)
+				return id;
+		}
+		k->items[k->nitems++] = (uint32_t)id;
+	}
+	k->offsets[k->lists.n + 1] = k->nitems;
+	return k->lists.n++;
+}
+
+static int copier__cell(struct copier *k, int col, duckdb_vector v, idx_t r)
+{
+	void *d = duckdb_vector_get_data(v);
+	duckdb_list_entry e;
+	int64_t id;
+
+	switch (trace_schema[col].type) {
+	case PQ_U8: colbuf__set(&k->c, col, ((uint8_t *)d)[r]); return 0;
+	case PQ_BOOL: colbuf__set(&k->c, col, ((bool *)d)[r]); return 0;
+	case PQ_U32:
+	case PQ_I32: colbuf__set(&k->c, col, ((uint32_t *)d)[r]); return 0;
+	case PQ_U64:
+	case PQ_I64: colbuf__set(&k->c, col, ((uint64_t *)d)[r]); return 0;
+	case PQ_STRING:
+		id = strtab__intern(&k->strs[col], duckdb_string_t_data(&((duckdb_string_t *)d)[r]),
+				    duckdb_string_t_length(((duckdb_string_t *)d)[r]));
+		break;
+	case PQ_STRING_LIST:
+		e = ((duckdb_list_entry *)d)[r];
+		id = copier__list(k, duckdb_list_vector_get_child(v), e.offset, e.length);
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (id < 0)
+		return (int)id;
+	colbuf__set(&k->c, col, (uint64_t)id);
+	return 0;
+}
+
+/* Write the group, then start the next one with empty dictionaries and lists. */
+static int copier__flush(struct copier *k, struct pq_writer *w)
+{
+	int err;
+
+	for (int i = 0; i < TC__COUNT; i++)
+		k->dicts[i] = (struct pq_dict){ k->strs[i].strs, k->strs[i].lens, k->strs[i].n };
+	k->lists = (struct pq_lists){ k->offsets, k->items, k->lists.n };
+	err = colbuf__flush(&k->c, w);
+	for (int i = 0; i < TC__COUNT; i++) {
+		strtab__free(&k->strs[i]);
+		memset(&k->strs[i], 0, sizeof(k->strs[i]));
+	}
+	k->lists.n = 0;
+	k->nitems = 0;
+	return err;
+}
+
+static int copier__chunk(struct copier *k, duckdb_data_chunk chunk, struct pq_writer *w)
+{
+	idx_t n = duckdb_data_chunk_get_size(chunk);
+	duckdb_vector vecs[TC__COUNT];
+	uint64_t *masks[TC__COUNT];
+	int err = 0;
+
+	for (int i = 0; i < TC__COUNT; i++) {
+		vecs[i] = duckdb_data_chunk_get_vector(chunk, i);
+		masks[i] = duckdb_vector_get_validity(vecs[i]);
+	}
+	for (idx_t r = 0; r < n && !err; r++) {
+		for (int i = 0; i < TC__COUNT && !err; i++)
+			if (duckdb_validity_row_is_valid(masks[i], r))
+				err = copier__cell(k, i, vecs[i], r);
+		if (!err && colbuf__next(&k->c))
+			err = copier__flush(k, w);
+	}
+	return err;
+}
+
+/* "SELECT" and one expression per trace_schema column, cast to its writer type. */
+static int build_select(duckdb_connection con, const char *from, const char *const exprs[TC__COUNT],
+			struct strbuf *sql)
+{
+	bool have[TC__COUNT] = { false };
+	struct strbuf probe = { 0 };
+	duckdb_result res;
+	int err = 0;
+
+	strbuf__addf(&probe, "SELECT e.* %s LIMIT 0", from);
+	err = probe.err;
+	if (!err && duckdb_query(con, probe.s, &res) == DuckDBError) {
+		log__error("cannot read the trace: %s", duckdb_result_error(&res));
+		err = -EIO;
+	}
+	for (idx_t c = 0; !err && c < duckdb_column_count(&res); c++)
+		for (int i = 0; i < TC__COUNT; i++)
+			if (!strcmp(duckdb_column_name(&res, c), trace_schema[i].name))
+				have[i] = true;
+	if (!probe.err)
+		duckdb_destroy_result(&res);
+	strbuf__free(&probe);
+	strbuf__add(sql, "SELECT ", 7);
+	for (int i = 0; i < TC__COUNT; i++)
+		strbuf__addf(sql, "%sCAST(%s%s%s AS %s)", i ? ", " : "",
+			     exprs[i] ? exprs[i] : have[i] ? "e.\"" : "NULL",
+			     exprs[i] || !have[i] ? "" : trace_schema[i].name,
+			     exprs[i] || !have[i] ? "" : "\"", duck_types[trace_schema[i].type]);
+	strbuf__addf(sql, " %s", from);
+	return err ? err : sql->err;
+}
+
+/* The rows as a streaming result: chunks are fetched as the writer consumes them. */
+static int stream_query(duckdb_connection con, const char *sql, duckdb_result *res)
+{
+	duckdb_prepared_statement st = NULL;
+	duckdb_pending_result pending = NULL;
+	int err = 0;
+
+	if (duckdb_prepare(con, sql, &st) == DuckDBError) {
+		log__error("cannot read the trace: %s", duckdb_prepare_error(st));
+		err = -EIO;
+	} else if (duckdb_pending_prepared_streaming(st, &pending) == DuckDBError) {
+		log__error("cannot read the trace: %s", duckdb_pending_error(pending));
+		err = -EIO;
+	} else if (duckdb_execute_pending(pending, res) == DuckDBError) {
+		log__error("cannot read the trace: %s", duckdb_result_error(res));
+		duckdb_destroy_result(res);
+		err = -EIO;
+	}
+	duckdb_destroy_pending(&pending);
+	duckdb_destroy_prepare(&st);
+	return err;
+}
+
+int trace_copy__write(duckdb_connection con, const char *from, const char *const exprs[TC__COUNT],
+		      const char *path, const struct pq_kv *kv, int nkv)
+{
+	struct copier k = { 0 };
+	struct strbuf sql = { 0 };
+	struct pq_writer *w = NULL;
+	duckdb_data_chunk chunk;
+	duckdb_result res;
+	int err;
+
+	err = build_select(con, from, exprs, &sql);
+	if (!err)
+		err = colbuf__init(&k.c, trace_schema__pq_columns(), TC__COUNT, GROUP_ROWS);
+	if (!err)
+		err = stream_query(con, sql.s, &res);
+	strbuf__free(&sql);
+	if (err)
+		goto out;
+	for (int i = 0; i < TC__COUNT; i++)
+		if (trace_schema[i].type == PQ_STRING || trace_schema[i].type == PQ_STRING_LIST)
+			colbuf__set_dict(&k.c, i, &k.dicts[i],
+					 trace_schema[i].type == PQ_STRING_LIST ? &k.lists : NULL);
+	err = pq_writer__open(&w, path, trace_schema__pq_columns(), TC__COUNT, NULL);
+	while (!err && (chunk = duckdb_fetch_chunk(res))) {
+		err = copier__chunk(&k, chunk, w);
+		duckdb_destroy_data_chunk(&chunk);
+	}
+	if (!err && duckdb_result_error(&res)) {
+		log__error("cannot read the trace: %s", duckdb_result_error(&res));
+		err = -EIO;
+	}
+	duckdb_destroy_result(&res);
+	if (!err)
+		err = copier__flush(&k, w);
+	if (!err)
+		err = pq_writer__close(w, kv, nkv);	/* unlinks on error */
+	else
+		pq_writer__abort(w);
+out:
+	for (int i = 0; i < TC__COUNT; i++)
+		strtab__free(&k.strs[i]);
+	free(k.offsets);
+	free(k.items);
+	colbuf__free(&k.c);
+	return err;
+}
