@@ -16,3 +16,8 @@ $(BUILD)/fixtures/%: tests/fixtures/%.cpp
 
 fixtures: $(FIXTURES)
 test-unit test-integration: $(FIXTURES)
+
+# Built like distribution code (no frame pointers): its stacks need CFI unwinding.
+$(BUILD)/fixtures/nofp: tests/fixtures/nofp.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -fomit-frame-pointer $< -o $@

@@ -37,6 +37,8 @@ struct finalizer {
 	struct finalize_result *res;
 	struct spool_map map;
 	struct strbuf meta;		/* "key\tvalue\n" lines from the spool */
+	struct strbuf drops;		/* probex.drops with finalize's own counters added */
+	struct labeler_stats ls;
 	struct addrspace *as;
 	struct stackset *ustacks, *kstacks;
 	struct rows *rows;
@@ -151,6 +153,20 @@ static bool freq_ok(const char *v)
 	return n && n <= 19 && strspn(v, "0123456789") == n && strspn(v, "0") != n;
 }
 
+/* The recorder's drop counters (a JSON object) plus the stack walks finalize cut. */
+static const char *drops_value(struct finalizer *f, const char *rec)
+{
+	size_t n = strlen(rec);
+
+	if (n < 2 || rec[0] != '{' || rec[n - 1] != '}')
+		return rec;
+	f->drops.len = 0;
+	strbuf__add(&f->drops, rec, n - 1);
+	strbuf__addf(&f->drops, "%s\"ustack_cut_outside_code\":%llu}", n > 2 ? "," : "",
+		     (unsigned long long)f->ls.user_cut_records);
+	return f->drops.err ? rec : f->drops.s;
+}
+
 /* Key-value metadata from the spool's "key\tvalue" lines (pointers into f->meta).  The
  * two keys the viewer requires are always present and valid, even when the session
  * header is missing or damaged: a recovered trace must open. */
@@ -183,6 +199,8 @@ static int metadata(struct finalizer *f, struct pq_kv *kv, int max)
 			have_format = true;
 			val = META_STACK_FORMAT_V1;	/* finalize labels the stacks itself */
 		}
+		if (!strcmp(line, META_DROPS))
+			val = drops_value(f, val);
 		kv[n++] = (struct pq_kv){ line, val };
 	}
 	if (!have_freq) {
@@ -217,7 +235,6 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	struct pq_options po = { .zstd_level = 1, .threads = o->threads > 0 ? o->threads : 2 };
 	struct stacklists *sl = NULL;
 	struct pq_writer *w = NULL;
-	struct labeler_stats ls;
 	struct labeler *l = NULL;
 	struct rows_stats rs;
 	struct pq_kv kv[64];
@@ -257,13 +274,15 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	err = stacklists__label(sl, l, f.ustacks, f.kstacks, o->progress);
 	if (err)
 		goto cleanup;
-	labeler__stats(l, &ls);
+	labeler__stats(l, &f.ls);
 	log__debug("finalize: %u+%u stacks labelled %.3f s; user frames %llu, named %llu, in a file "
 		   "but unnamed %llu; kernel frames %llu, named %llu", stackset__count(f.ustacks),
-		   stackset__count(f.kstacks), now_s() - t0, (unsigned long long)ls.user_frames,
-		   (unsigned long long)ls.user_symbolized,
-		   (unsigned long long)(ls.user_mapped - ls.user_symbolized),
-		   (unsigned long long)ls.kernel_frames, (unsigned long long)ls.kernel_symbolized);
+		   stackset__count(f.kstacks), now_s() - t0, (unsigned long long)f.ls.user_frames,
+		   (unsigned long long)f.ls.user_symbolized,
+		   (unsigned long long)(f.ls.user_mapped - f.ls.user_symbolized),
+		   (unsigned long long)f.ls.kernel_frames, (unsigned long long)f.ls.kernel_symbolized);
+	log__debug("finalize: %llu user stacks (%llu records) cut where a frame left code",
+		   (unsigned long long)f.ls.user_cut_stacks, (unsigned long long)f.ls.user_cut_records);
 
 	err = pq_writer__open(&w, tmp, trace_schema__pq_columns(), TC__COUNT, &po);
 	if (!err)
@@ -296,8 +315,8 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	res->records = rs.records;
 	res->bad_records = rs.bad_records;
 	res->unique_stacks = stackset__count(f.ustacks) + stackset__count(f.kstacks);
-	res->frames_total = ls.user_frames;
-	res->frames_symbolized = ls.user_symbolized;
+	res->frames_total = f.ls.user_frames;
+	res->frames_symbolized = f.ls.user_symbolized;
 	if (res->bad_records)
 		log__warn("%llu malformed records skipped", (unsigned long long)res->bad_records);
 	if (res->torn_tail)
@@ -312,6 +331,7 @@ cleanup:
 	stackset__free(f.kstacks);
 	addrspace__free(f.as);
 	strbuf__free(&f.meta);
+	strbuf__free(&f.drops);
 	spool_map__close(&f.map);
 	return err;
 }

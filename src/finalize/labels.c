@@ -89,7 +89,7 @@ static void user_frame(struct labeler *l, const struct stack_entry *e, uint32_t 
 		return;
 	}
 	if (!m || m->path[0] != '/') {
-		add_hex(out, addr);
+		add_hex(out, addr);	/* an anonymous executable mapping: JIT code */
 		return;
 	}
 	l->st.user_mapped++;
@@ -118,11 +118,31 @@ static void user_frame(struct labeler *l, const struct stack_entry *e, uint32_t 
  * side) in a long run of one address.  Keep one of them. */
 #define LOOP_RUN 8
 
+/* Frames a walk may keep, leaf first: it ends at the first address outside every
+ * executable mapping the process had (the kernel reports exactly those), which is data
+ * read as a return address (a frame-pointer walk through code without frame pointers,
+ * or a bad unwind), not code. */
+static uint32_t code_frames(struct labeler *l, const struct stack_entry *e, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t a = e->frames[i];
+
+		if (a < 0x1000 || a >= (1ull << 63) ||
+		    !addrspace__find(l->as, e->space, i == 0 ? a : a - 1, e->ts)) {
+			l->st.user_cut_stacks++;
+			l->st.user_cut_records += e->uses;
+			return i;
+		}
+	}
+	return n;
+}
+
 int labeler__user(struct labeler *l, const struct stack_entry *e, struct strbuf *out)
 {
-	uint32_t n = e->n;
+	uint32_t n = code_frames(l, e, e->n);
+	bool trunc = n < e->n || (e->flags & REC_F_USTACK_TRUNC);
 
-	if (e->flags & REC_F_USTACK_TRUNC) {
+	if (n == e->n && (e->flags & REC_F_USTACK_TRUNC)) {
 		uint32_t run = 1;
 
 		while (run < n && e->frames[n - 1 - run] == e->frames[n - 1])
@@ -131,14 +151,10 @@ int labeler__user(struct labeler *l, const struct stack_entry *e, struct strbuf 
 			n -= run - 1;
 	}
 	add_label(out, "[user]");
-	if (e->flags & REC_F_USTACK_TRUNC)
+	if (trunc)
 		add_label(out, "[truncated]");
-	for (uint32_t i = n; i-- > 0;) {
-		/* As the reference did: addresses no user code can have are walk debris. */
-		if (e->frames[i] < 0x1000 || e->frames[i] >= (1ull << 63))
-			continue;
+	for (uint32_t i = n; i-- > 0;)
 		user_frame(l, e, i, out);
-	}
 	return out->err;
 }
 

@@ -16,6 +16,9 @@ struct labeler;
 
 struct labeler_stats {
 	uint64_t user_frames, user_symbolized, user_mapped, kernel_frames, kernel_symbolized;
+	/* User stacks cut where a frame left executable code: unique stacks, and the
+	 * records carrying them. */
+	uint64_t user_cut_stacks, user_cut_records;
 };
 
 struct labeler *labeler__new(const struct addrspace *as, const struct ksyms *ks);
