@@ -25,6 +25,7 @@
 #include "finalize/symdata.h"
 #include "trace/schema.h"
 #include "finalize/stackset.h"
+#include "finalize/unwind.h"
 
 #ifndef PERF_RECORD_MISC_MMAP_BUILD_ID
 #define PERF_RECORD_MISC_MMAP_BUILD_ID (1 << 14)
@@ -42,6 +43,8 @@ struct finalizer {
 	struct addrspace *as;
 	struct stackset *ustacks, *kstacks;
 	struct rows *rows;
+	struct unwinder *unw;
+	struct unwind_stats us;
 };
 
 static double now_s(void)
@@ -162,8 +165,12 @@ static const char *drops_value(struct finalizer *f, const char *rec)
 		return rec;
 	f->drops.len = 0;
 	strbuf__add(&f->drops, rec, n - 1);
-	strbuf__addf(&f->drops, "%s\"ustack_cut_outside_code\":%llu}", n > 2 ? "," : "",
-		     (unsigned long long)f->ls.user_cut_records);
+	strbuf__addf(&f->drops, "%s\"ustack_cut_outside_code\":%llu,\"unwind_copy_end\":%llu,"
+		     "\"unwind_outside_objects\":%llu,\"unwind_no_cfi\":%llu,\"unwind_depth\":%llu,"
+		     "\"unwind_no_copy\":%llu}", n > 2 ? "," : "",
+		     (unsigned long long)f->ls.user_cut_records, (unsigned long long)f->us.copy_end,
+		     (unsigned long long)f->us.no_module, (unsigned long long)f->us.failed,
+		     (unsigned long long)f->us.depth, (unsigned long long)f->us.no_copy);
 	return f->drops.err ? rec : f->drops.s;
 }
 
@@ -260,7 +267,21 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	if (err)
 		goto cleanup;
 	log__debug("finalize: address spaces %.3f s", now_s() - t0);
+	f.unw = unwinder__new(f.as);
+	if (!f.unw) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	rows__set_unwinder(f.rows, f.unw);
 	err = pass2(&f);
+	unwinder__stats(f.unw, &f.us);
+	if (f.us.records)
+		log__debug("finalize: %llu copied user stacks: whole %llu; ended at the copy's end %llu, "
+			   "outside objects %llu, without CFI %llu, at the depth limit %llu; no copy %llu",
+			   (unsigned long long)f.us.records, (unsigned long long)f.us.whole,
+			   (unsigned long long)f.us.copy_end, (unsigned long long)f.us.no_module,
+			   (unsigned long long)f.us.failed, (unsigned long long)f.us.depth,
+			   (unsigned long long)f.us.no_copy);
 	if (!err)
 		err = rows__sort(f.rows);
 	if (err)
@@ -327,6 +348,7 @@ cleanup:
 	labeler__free(l);
 	stacklists__free(sl);
 	rows__free(f.rows);
+	unwinder__free(f.unw);
 	stackset__free(f.ustacks);
 	stackset__free(f.kstacks);
 	addrspace__free(f.as);

@@ -55,12 +55,28 @@ static uint64_t now_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* A record with a stack copy is reserved at its largest: keep the bytes copied. */
+static uint32_t rec_kept_size(const void *data, uint32_t size)
+{
+	const struct rec_hdr *h = data;
+	const struct rec_ustack *u;
+	uint32_t off;
+
+	if (size < sizeof(*h) || !(h->flags & REC_F_USTACK_COPY) || h->kind != REC_CPU_SAMPLE)
+		return size;
+	off = rec_ustack_off(sizeof(struct rec_cpu_sample));
+	if (size < off + sizeof(*u))
+		return size;
+	u = (const struct rec_ustack *)((const char *)data + off);
+	return u->len <= size - off - sizeof(*u) ? off + sizeof(*u) + u->len : size;
+}
+
 static int on_record(void *ctx, const void *data, uint32_t size)
 {
 	struct session *s = ctx;
 
 	s->records++;
-	return spool_writer__append(s->spool, SPOOL_BPF, data, size);
+	return spool_writer__append(s->spool, SPOOL_BPF, data, rec_kept_size(data, size));
 }
 
 static void on_sideband(void *ctx, const struct perf_event_header *ev)
@@ -184,6 +200,7 @@ static int session__arm(struct session *s, const sigset_t *mask)
 	struct probes_opts po = {
 		.stacks = o->stacks,
 		.stack_interval_ns = o->stack_interval_ns,
+		.ustack_copy_bytes = o->ustack_copy_bytes,
 		.sample_freq = o->sample_freq,
 		.ringbuf_bytes = o->ringbuf_bytes,
 		.on_record = on_record,

@@ -48,6 +48,12 @@ const char *const stack_mode_names[3] = {
 	[STACKS_NONE] = "none",
 };
 
+const char *const call_graph_names[3] = {
+	[CG_AUTO] = "auto",
+	[CG_FP] = "fp",
+	[CG_DWARF] = "dwarf",
+};
+
 #define REF .reference = true
 #define REQ .required = true
 
