@@ -71,8 +71,22 @@ static void add_hex(struct strbuf *out, uint64_t addr)
 	add_label(out, buf);
 }
 
+/* The object of a label, in the stack_modules list aligned with the labels. */
+static void add_module(struct strbuf *mods, const char *module)
+{
+	if (mods)
+		add_label(mods, module);
+}
+
+/* A label that is no frame ([user], [kernel], [truncated]): no object. */
+static void add_mark(struct strbuf *out, struct strbuf *mods, const char *mark)
+{
+	add_label(out, mark);
+	add_module(mods, "");
+}
+
 static void user_frame(struct labeler *l, const struct stack_entry *e, uint32_t i,
-		       struct strbuf *out)
+		       struct strbuf *out, struct strbuf *mods)
 {
 	uint64_t addr = e->frames[i];
 	/* Return addresses point after the call: look up the call instruction instead,
@@ -86,10 +100,12 @@ static void user_frame(struct labeler *l, const struct stack_entry *e, uint32_t 
 	l->st.user_frames++;
 	if (m && m->path[0] == '[') {
 		add_label(out, m->path);	/* [vdso], [uprobes], ... */
+		add_module(mods, m->path);
 		return;
 	}
 	if (!m || m->path[0] != '/') {
 		add_hex(out, addr);	/* an anonymous executable mapping: JIT code */
+		add_module(mods, m && m->path[0] ? m->path : "//anon");
 		return;
 	}
 	l->st.user_mapped++;
@@ -102,8 +118,10 @@ static void user_frame(struct labeler *l, const struct stack_entry *e, uint32_t 
 
 		if (usym__lookup(l->usym, path, NULL, m->build_id, m->build_id_len,
 				 look - m->start + m->pgoff, &r) == 0 && r.n) {
-			for (unsigned int k = 0; k < r.n; k++)
+			for (unsigned int k = 0; k < r.n; k++) {
 				add_label(out, r.names[k]);
+				add_module(mods, m->path);
+			}
 			l->st.user_symbolized++;
 			return;
 		}
@@ -111,6 +129,7 @@ static void user_frame(struct labeler *l, const struct stack_entry *e, uint32_t 
 	snprintf(buf, sizeof(buf), "%s+0x%llx", m->path,
 		 (unsigned long long)(addr - m->start + m->pgoff));
 	add_label(out, buf);
+	add_module(mods, m->path);
 }
 
 /* Frame-pointer walks through code without frame pointers (glibc's clone3, ld.so's entry)
@@ -137,7 +156,8 @@ static uint32_t code_frames(struct labeler *l, const struct stack_entry *e, uint
 	return n;
 }
 
-int labeler__user(struct labeler *l, const struct stack_entry *e, struct strbuf *out)
+int labeler__user(struct labeler *l, const struct stack_entry *e, struct strbuf *out,
+		  struct strbuf *mods)
 {
 	uint32_t n = code_frames(l, e, e->n);
 	bool trunc = n < e->n || (e->flags & REC_F_USTACK_TRUNC);
@@ -150,12 +170,12 @@ int labeler__user(struct labeler *l, const struct stack_entry *e, struct strbuf 
 		if (run >= LOOP_RUN)
 			n -= run - 1;
 	}
-	add_label(out, "[user]");
+	add_mark(out, mods, "[user]");
 	if (trunc)
-		add_label(out, "[truncated]");
+		add_mark(out, mods, "[truncated]");
 	for (uint32_t i = n; i-- > 0;)
-		user_frame(l, e, i, out);
-	return out->err;
+		user_frame(l, e, i, out, mods);
+	return out->err ? out->err : mods ? mods->err : 0;
 }
 
 static const char *kernel_name(struct labeler *l, uint64_t addr)
@@ -179,7 +199,26 @@ static bool is_tracing_frame(const char *name)
 	return false;
 }
 
-int labeler__kernel(struct labeler *l, const struct stack_entry *e, struct strbuf *out)
+/* A kernel label's object: the module named in "name [module]", else the kernel. */
+static void kernel_module(struct strbuf *mods, const char *name)
+{
+	const char *open = name ? strrchr(name, '[') : NULL;
+	size_t n = name ? strlen(name) : 0;
+	char buf[128];
+
+	if (!mods)
+		return;
+	if (open && open > name && open[-1] == ' ' && name[n - 1] == ']' &&
+	    (size_t)(name + n - 1 - open - 1) < sizeof(buf)) {
+		snprintf(buf, sizeof(buf), "%.*s", (int)(name + n - 1 - open - 1), open + 1);
+		add_label(mods, buf);
+		return;
+	}
+	add_label(mods, "[kernel.kallsyms]");
+}
+
+int labeler__kernel(struct labeler *l, const struct stack_entry *e, struct strbuf *out,
+		    struct strbuf *mods)
 {
 	uint32_t skip = 0;
 
@@ -190,9 +229,9 @@ int labeler__kernel(struct labeler *l, const struct stack_entry *e, struct strbu
 			break;
 		skip++;
 	}
-	add_label(out, "[kernel]");
+	add_mark(out, mods, "[kernel]");
 	if (e->flags & REC_F_KSTACK_TRUNC)
-		add_label(out, "[truncated]");
+		add_mark(out, mods, "[truncated]");
 	for (uint32_t i = e->n; i-- > skip;) {
 		const char *name = kernel_name(l, e->frames[i]);
 
@@ -203,8 +242,9 @@ int labeler__kernel(struct labeler *l, const struct stack_entry *e, struct strbu
 		} else {
 			add_hex(out, e->frames[i]);
 		}
+		kernel_module(mods, name);
 	}
-	return out->err;
+	return out->err ? out->err : mods ? mods->err : 0;
 }
 
 void labeler__stats(const struct labeler *l, struct labeler_stats *out)

@@ -23,10 +23,15 @@ struct labeler_stats {
 
 struct labeler *labeler__new(const struct addrspace *as, const struct ksyms *ks);
 void labeler__free(struct labeler *l);
-/* Append the labels of a user stack (starting with "[user]") joined by LABEL_SEP. */
-int labeler__user(struct labeler *l, const struct stack_entry *e, struct strbuf *out);
-/* Same for a kernel stack, starting with "[kernel]". */
-int labeler__kernel(struct labeler *l, const struct stack_entry *e, struct strbuf *out);
+/* Append the labels of a user stack (starting with "[user]") joined by LABEL_SEP, and
+ * when mods is given, each label's object the same way (aligned: one per label; the file
+ * path, "[vdso]", "//anon", or "" for the [user] and [truncated] marks). */
+int labeler__user(struct labeler *l, const struct stack_entry *e, struct strbuf *out,
+		  struct strbuf *mods);
+/* Same for a kernel stack, starting with "[kernel]"; objects are "[kernel.kallsyms]" or
+ * a module's name. */
+int labeler__kernel(struct labeler *l, const struct stack_entry *e, struct strbuf *out,
+		    struct strbuf *mods);
 void labeler__stats(const struct labeler *l, struct labeler_stats *out);
 
 #endif

@@ -60,11 +60,11 @@ static int read_kv(duckdb_connection con, const char *lit, struct kv_list *kv)
 static int load_labels(duckdb_connection con, struct labeler *l, struct stackset *us)
 {
 	duckdb_appender app;
-	struct strbuf s = { 0 };
+	struct strbuf s = { 0 }, m = { 0 };
 	struct stack_entry e;
 	int err;
 
-	err = duck__exec(con, "CREATE TABLE newu (id INTEGER, labels VARCHAR)");
+	err = duck__exec(con, "CREATE TABLE newu (id INTEGER, labels VARCHAR, modules VARCHAR)");
 	if (err)
 		return err;
 	if (duckdb_appender_create(con, NULL, "newu", &app) == DuckDBError)
@@ -72,18 +72,31 @@ static int load_labels(duckdb_connection con, struct labeler *l, struct stackset
 	for (uint32_t id = 0; id < stackset__count(us) && !err; id++) {
 		stackset__get(us, id, &e);
 		s.len = 0;
-		err = labeler__user(l, &e, &s);
+		m.len = 0;
+		err = labeler__user(l, &e, &s, &m);
 		if (err)
 			break;
 		duckdb_append_int32(app, (int32_t)id);
 		duckdb_append_varchar(app, s.s + 1);	/* skip the leading separator */
+		duckdb_append_varchar(app, m.s + 1);
 		if (duckdb_appender_end_row(app) == DuckDBError)
 			err = -EIO;
 	}
 	if (duckdb_appender_destroy(&app) == DuckDBError && !err)
 		err = -EIO;
 	strbuf__free(&s);
+	strbuf__free(&m);
 	return err;
+}
+
+/* Files written before stack_modules existed keep their columns. */
+static bool has_modules(duckdb_connection con)
+{
+	duckdb_result res;
+	bool ok = duckdb_query(con, "SELECT stack_modules FROM events LIMIT 0", &res) != DuckDBError;
+
+	duckdb_destroy_result(&res);
+	return ok;
 }
 
 static int write_out(duckdb_connection con, const char *in_lit, const char *tmp, struct kv_list *kv)
@@ -101,9 +114,13 @@ static int write_out(duckdb_connection con, const char *in_lit, const char *tmp,
 		     "COPY (SELECT e.* EXCLUDE (file_row_number) REPLACE ("
 		     "CASE WHEN e.stack_id IS NULL OR n.labels IS NULL THEN e.stack_trace ELSE "
 		     "list_concat(string_split(n.labels, chr(31)), CASE WHEN list_position(e.stack_trace, '[kernel]') > 0 "
-		     "THEN e.stack_trace[list_position(e.stack_trace, '[kernel]'):] ELSE []::VARCHAR[] END) END AS stack_trace) "
+		     "THEN e.stack_trace[list_position(e.stack_trace, '[kernel]'):] ELSE []::VARCHAR[] END) END AS stack_trace%s) "
 		     "FROM read_parquet(%s, file_row_number = true) e LEFT JOIN newu n ON n.id = e.stack_id "
 		     "ORDER BY e.file_row_number) TO %s (FORMAT parquet, COMPRESSION zstd, KV_METADATA {",
+		     !has_modules(con) ? "" :
+		     ", CASE WHEN e.stack_id IS NULL OR n.labels IS NULL THEN e.stack_modules ELSE "
+		     "list_concat(string_split(n.modules, chr(31)), CASE WHEN list_position(e.stack_trace, '[kernel]') > 0 "
+		     "THEN e.stack_modules[list_position(e.stack_trace, '[kernel]'):] ELSE []::VARCHAR[] END) END AS stack_modules",
 		     in_lit, q);
 	free(q);
 	for (int i = 0; i < kv->n; i++) {

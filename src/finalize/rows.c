@@ -399,6 +399,7 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 		return (int)list;
 	if (list >= 0) {
 		colbuf__set(c, TC_STACK_TRACE, (uint64_t)list);
+		colbuf__set(c, TC_STACK_MODULES, (uint64_t)list);
 		colbuf__set(c, TC_STACK_KIND, u >= 0 && k >= 0 ? 2 : u >= 0 ? 0 : 1);
 		colbuf__set(c, TC_WEIGHT, h->weight ? h->weight : 1);
 		if (u >= 0)
@@ -424,6 +425,7 @@ int rows__write(struct rows *r, struct pq_writer *w, struct stacklists *sl, uint
 	colbuf__set_dict(&c, TC_PROCESS_NAME, &r->comm_dict, NULL);
 	colbuf__set_dict(&c, TC_FILENAME, &r->file_dict, NULL);
 	colbuf__set_dict(&c, TC_STACK_TRACE, stacklists__dict(sl), stacklists__lists(sl));
+	colbuf__set_dict(&c, TC_STACK_MODULES, stacklists__modules_dict(sl), stacklists__modules_lists(sl));
 	for (uint64_t i = 0; i < r->nrefs && !err; i++) {
 		err = emit(r, &c, sl, &r->refs[i]);
 		if (!err && colbuf__next(&c)) {

@@ -95,6 +95,7 @@ const struct trace_column trace_schema[TC__COUNT] = {
 	[TC_MMAP_FLAGS] = { "mmap_flags", PQ_U32, .doc = "syscall_mmap_enter: flags" },
 	[TC_MMAP_FD] = { "mmap_fd", PQ_I32, .doc = "syscall_mmap_enter: fd" },
 	[TC_IOU_USER_DATA] = { "io_uring_user_data", PQ_U64, .doc = "io_uring_complete: user_data" },
+	[TC_STACK_MODULES] = { "stack_modules", PQ_STRING_LIST, .doc = "object of each stack_trace label" },
 };
 
 static const char *const stack_kinds[] = { "user", "kernel", "both" };

@@ -54,3 +54,21 @@ total=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AN
 runmain=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND process_name LIKE 'python%' AND list_contains(stack_trace, 'Py_RunMain')")
 echo "python3 samples: $total, reaching Py_RunMain: $runmain ($((runmain * 100 / total))%)"
 assert_ge "python3 samples reaching Py_RunMain (of $total)" "$((total * 85 / 100))" "$runmain"
+
+# Every label has its object in stack_modules, aligned with stack_trace.
+out="$TMP/qs.parquet"
+assert_eq "rows whose stack_modules and stack_trace differ in length" 0 \
+	"$(q "$out" "SELECT count(*) FROM events WHERE stack_trace IS NOT NULL AND len(stack_trace) IS DISTINCT FROM len(stack_modules)")"
+assert_eq "qsort's object" "$(readlink -f "$(ldd "$FIXTURES/nofp" | awk '/libc.so/ { print $3 }')")" \
+	"$(q "$out" "SELECT stack_modules[list_position(stack_trace, 'nofp_sort') + 1] FROM events WHERE event_type = 'cpu_sample' AND list_contains(stack_trace, 'nofp_cmp') LIMIT 1")"
+assert_eq "the callback's object" "$FIXTURES/nofp" \
+	"$(q "$out" "SELECT stack_modules[list_position(stack_trace, 'nofp_cmp')] FROM events WHERE list_contains(stack_trace, 'nofp_cmp') LIMIT 1")"
+assert_eq "user frames without an object" 0 "$(q "$out" "SELECT count(*) FROM (SELECT unnest(stack_trace) AS l, unnest(stack_modules) AS m FROM events) WHERE m = '' AND l NOT IN ('[user]', '[kernel]', '[truncated]')")"
+
+# Stripped, its DWARF and CFI (.debug_frame, no .eh_frame for its own code) in a separate
+# file found through .gnu_debuglink: names and whole stacks still.
+out="$TMP/dl.parquet"
+"$PROBEX" -q -o "$out" --no-viewer -- "$FIXTURES/nofp_debuglink" chain 0.3 || fail "probex exited $?"
+total=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample'")
+chain=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND contains(array_to_string(stack_trace, '|'), '[user]|_start|') AND contains(array_to_string(stack_trace, '|'), '|main|nofp_a|nofp_b|nofp_c')")
+assert_ge "stripped + debuglink: samples with the whole chain (of $total)" "$((total * 90 / 100))" "$chain"
