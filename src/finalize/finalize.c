@@ -26,6 +26,7 @@
 #include "trace/schema.h"
 #include "finalize/stackset.h"
 #include "finalize/unwind.h"
+#include "finalize/jitmaps.h"
 
 #ifndef PERF_RECORD_MISC_MMAP_BUILD_ID
 #define PERF_RECORD_MISC_MMAP_BUILD_ID (1 << 14)
@@ -44,6 +45,8 @@ struct finalizer {
 	struct stackset *ustacks, *kstacks;
 	struct rows *rows;
 	struct unwinder *unw;
+	struct jitmaps *jit;
+	uint64_t jit_bad;		/* JIT map lines skipped as malformed */
 	struct unwind_stats us;
 };
 
@@ -119,6 +122,8 @@ static int pass1(struct finalizer *f)
 			strbuf__add(&f->meta, it.data, it.len);
 		} else if (it.tag == SPOOL_PERF) {
 			err = sideband_add(f, it.data, it.len);
+		} else if (it.tag == SPOOL_PERFMAP) {
+			err = jitmaps__add_item(f->jit, it.data, it.len);
 		} else if (it.tag == SPOOL_BPF && it.len >= sizeof(struct rec_fork)) {
 			const struct rec_fork *fk = it.data;
 
@@ -132,7 +137,16 @@ static int pass1(struct finalizer *f)
 		f->res->torn_tail = 1;
 	else if (n < 0)
 		return n;
-	return addrspace__build(f->as);
+	uint64_t jit_entries;
+
+	err = addrspace__build(f->as);
+	if (!err)
+		err = jitmaps__build(f->jit, f->as);
+	jitmaps__counts(f->jit, &jit_entries, &f->jit_bad);
+	if (jit_entries || f->jit_bad)
+		log__debug("finalize: JIT maps: %llu symbols, %llu lines skipped",
+			   (unsigned long long)jit_entries, (unsigned long long)f->jit_bad);
+	return err;
 }
 
 /* Pass 2: index every record's rows, interning stacks. */
@@ -167,10 +181,11 @@ static const char *drops_value(struct finalizer *f, const char *rec)
 	strbuf__add(&f->drops, rec, n - 1);
 	strbuf__addf(&f->drops, "%s\"ustack_cut_outside_code\":%llu,\"unwind_copy_end\":%llu,"
 		     "\"unwind_outside_objects\":%llu,\"unwind_no_cfi\":%llu,\"unwind_depth\":%llu,"
-		     "\"unwind_no_copy\":%llu}", n > 2 ? "," : "",
+		     "\"unwind_no_copy\":%llu,\"jit_map_lines_skipped\":%llu}", n > 2 ? "," : "",
 		     (unsigned long long)f->ls.user_cut_records, (unsigned long long)f->us.copy_end,
 		     (unsigned long long)f->us.no_module, (unsigned long long)f->us.failed,
-		     (unsigned long long)f->us.depth, (unsigned long long)f->us.no_copy);
+		     (unsigned long long)f->us.depth, (unsigned long long)f->us.no_copy,
+		     (unsigned long long)f->jit_bad);
 	return f->drops.err ? rec : f->drops.s;
 }
 
@@ -260,7 +275,8 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	f.as = addrspace__new();
 	f.ustacks = stackset__new();
 	f.kstacks = stackset__new();
-	if (!f.as || !f.ustacks || !f.kstacks || rows__new(&f.rows, f.as, f.ustacks, f.kstacks, f.map.size) ||
+	f.jit = jitmaps__new();
+	if (!f.as || !f.jit || !f.ustacks || !f.kstacks || rows__new(&f.rows, f.as, f.ustacks, f.kstacks, f.map.size) ||
 	    stacklists__new(&sl))
 		goto cleanup;
 	err = pass1(&f);
@@ -292,6 +308,7 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 		err = -ENOMEM;
 		goto cleanup;
 	}
+	labeler__set_jitmaps(l, f.jit);
 	err = stacklists__label(sl, l, f.ustacks, f.kstacks, o->progress);
 	if (err)
 		goto cleanup;
@@ -349,6 +366,7 @@ cleanup:
 	stacklists__free(sl);
 	rows__free(f.rows);
 	unwinder__free(f.unw);
+	jitmaps__free(f.jit);
 	stackset__free(f.ustacks);
 	stackset__free(f.kstacks);
 	addrspace__free(f.as);

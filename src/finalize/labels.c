@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bpf/records.h"
+#include "finalize/jitmaps.h"
 #include "symbolize/addrspace.h"
 #include "finalize/labels.h"
 
@@ -15,8 +16,21 @@ struct labeler {
 	const struct addrspace *as;
 	const struct ksyms *ks;
 	struct usym *usym;
+	struct jitmaps *jit;
 	struct labeler_stats st;
 };
+
+void labeler__set_jitmaps(struct labeler *l, struct jitmaps *j)
+{
+	l->jit = j;
+}
+
+/* Code in no file: anonymous executable memory (JIT compilers) or a memfd. */
+static bool anon_code(const char *path)
+{
+	return !path[0] || !strcmp(path, "//anon") || !strncmp(path, "[anon", 5) ||
+	       !strncmp(path, "/memfd:", 7);
+}
 
 struct labeler *labeler__new(const struct addrspace *as, const struct ksyms *ks)
 {
@@ -98,14 +112,26 @@ static void user_frame(struct labeler *l, const struct stack_entry *e, uint32_t 
 	size_t plen;
 
 	l->st.user_frames++;
+	if (m && anon_code(m->path)) {
+		const char *name = jitmaps__name(l->jit, e->space, look);
+
+		if (name) {
+			l->st.user_jit++;
+			add_label(out, name);
+		} else {
+			add_hex(out, addr);
+		}
+		add_module(mods, m->path[0] ? m->path : "//anon");
+		return;
+	}
 	if (m && m->path[0] == '[') {
 		add_label(out, m->path);	/* [vdso], [uprobes], ... */
 		add_module(mods, m->path);
 		return;
 	}
 	if (!m || m->path[0] != '/') {
-		add_hex(out, addr);	/* an anonymous executable mapping: JIT code */
-		add_module(mods, m && m->path[0] ? m->path : "//anon");
+		add_hex(out, addr);
+		add_module(mods, m ? m->path : "");
 		return;
 	}
 	l->st.user_mapped++;

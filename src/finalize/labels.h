@@ -19,10 +19,14 @@ struct labeler_stats {
 	/* User stacks cut where a frame left executable code: unique stacks, and the
 	 * records carrying them. */
 	uint64_t user_cut_stacks, user_cut_records;
+	uint64_t user_jit;	/* frames named by a JIT map */
 };
 
 struct labeler *labeler__new(const struct addrspace *as, const struct ksyms *ks);
 void labeler__free(struct labeler *l);
+/* Name frames in anonymous executable mappings from these JIT maps (not owned). */
+struct jitmaps;
+void labeler__set_jitmaps(struct labeler *l, struct jitmaps *j);
 /* Append the labels of a user stack (starting with "[user]") joined by LABEL_SEP, and
  * when mods is given, each label's object the same way (aligned: one per label; the file
  * path, "[vdso]", "//anon", or "" for the [user] and [truncated] marks). */

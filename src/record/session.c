@@ -27,6 +27,7 @@
 #include "record/probes.h"
 #include "record/record.h"
 #include "record/session_info.h"
+#include "record/perfmaps.h"
 #include "record/tree.h"
 #include "spool/spool.h"
 
@@ -93,11 +94,18 @@ static void *consumer_main(void *arg)
 	/* Tests simulate a consumer that cannot keep up, to check that drops are counted. */
 	const char *delay = getenv("PROBEX_TEST_CONSUMER_DELAY_MS");
 	int n, delay_ms = delay ? atoi(delay) : 0;
+	struct perfmaps *pm = NULL;
+	unsigned int cycle = 0;
 
+	if (perfmaps__new(&pm))
+		log__warn("no memory to copy JIT maps: JIT frames will be addresses");
 	while (!atomic_load(&s->stop_consumer)) {
 		if (delay_ms > 0)
 			usleep(delay_ms * 1000);
 		n = probes__poll(s->probes, 10);
+		/* JIT maps every ~100 ms: a map is copied while its process lives. */
+		if (n >= 0 && pm && ++cycle % 10 == 0)
+			n = perfmaps__poll(pm, probes__traced_map_fd(s->probes), s->spool);
 		/* Hand what we have to the kernel every cycle: if probex is killed, the page
 		 * cache still holds it for `probex recover`. */
 		if (n >= 0)
@@ -111,11 +119,16 @@ static void *consumer_main(void *arg)
 		if (n < 0)
 			goto fail;
 	} while (n > 0);
-	n = spool_writer__flush(s->spool);
+	if (pm)
+		n = perfmaps__poll(pm, probes__traced_map_fd(s->probes), s->spool);
+	if (n >= 0)
+		n = spool_writer__flush(s->spool);
 	if (n < 0)
 		goto fail;
+	perfmaps__free(pm);
 	return NULL;
 fail:
+	perfmaps__free(pm);
 	atomic_store(&s->consumer_err, n);
 	eventfd_write(s->wake_fd, 1);
 	return NULL;

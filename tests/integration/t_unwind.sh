@@ -72,3 +72,16 @@ out="$TMP/dl.parquet"
 total=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample'")
 chain=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND contains(array_to_string(stack_trace, '|'), '[user]|_start|') AND contains(array_to_string(stack_trace, '|'), '|main|nofp_a|nofp_b|nofp_c')")
 assert_ge "stripped + debuglink: samples with the whole chain (of $total)" "$((total * 90 / 100))" "$chain"
+
+# JIT code: an anonymous executable mapping named through /tmp/perf-PID.map, which the
+# fixture deletes at exit (probex copies it while the process lives).
+for cg in auto fp; do
+	out="$TMP/jit-$cg.parquet"
+	"$PROBEX" -q -o "$out" --no-viewer --call-graph $cg -- "$FIXTURES/jit" 0.5 || fail "probex exited $?"
+	total=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample'")
+	named=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND contains(array_to_string(stack_trace, '|'), '|main|jit_spin_loop')")
+	assert_ge "$cg: samples in main > jit_spin_loop, named by the perf map (of $total)" "$((total * 80 / 100))" "$named"
+	assert_eq "$cg: the JIT frame's object" "//anon" \
+		"$(q "$out" "SELECT stack_modules[list_position(stack_trace, 'jit_spin_loop')] FROM events WHERE list_contains(stack_trace, 'jit_spin_loop') LIMIT 1")"
+	assert_eq "$cg: malformed perf map lines counted" 1 "$(drop "$out" jit_map_lines_skipped)"
+done
