@@ -11,6 +11,9 @@ const volatile __u64 wakeup_bytes = 256 * 1024;	/* 0: wake up on every record */
 /* CPU samples: bytes of user stack copied for CFI unwinding at finalize (a multiple of
  * PROBEX_USTACK_CHUNK, at most PROBEX_USTACK_MAX); 0: frame-pointer walks. */
 const volatile __u32 ustack_copy_bytes = 0;
+/* The sampled stacks of syscall, fault and scheduler events are copies too (at most one
+ * per thread, class and interval: cheap); with --stacks=all they stay frame-pointer walks. */
+const volatile bool ustack_copy_events = false;
 
 /* The command's process, set by user space while it is stopped before exec: tracing it
  * starts at its exec, so none of probex's own code (the tail of the fork) is recorded. */
@@ -174,11 +177,17 @@ static __always_inline void scratch_put(void)
 		s->depth--;
 }
 
-/* Either a ring-buffer slot of exactly `size` bytes (no stack) or a per-CPU scratch
- * area (stack wanted).  `*stacked` tells which, for rec_finish(). */
+static __always_inline void *rec_ustack_begin(__u32 fixed);
+
+/* Either a ring-buffer slot of exactly `size` bytes (no stack), a ring-buffer slot with
+ * room for a stack copy (ustack_copy_events), or a per-CPU scratch area (a stack walked
+ * here).  `*stacked` tells rec_finish() a stack was wanted; it tells copies apart by the
+ * same test. */
 static __always_inline void *rec_begin(__u32 size, bool want_stack, bool *stacked)
 {
 	*stacked = want_stack;
+	if (want_stack && ustack_copy_events)
+		return rec_ustack_begin(size);
 	if (want_stack)
 		return scratch_get();
 	return bpf_ringbuf_reserve(&rb, size, 0);
@@ -365,7 +374,10 @@ static __always_inline void rec_ustack_send(void *ctx, void *rec, __u32 fixed, b
 static __always_inline void rec_finish(void *ctx, void *rec, __u32 fixed, bool stacked,
 				       bool want_user, bool want_kernel)
 {
-	rec_finish_regs(ctx, rec, fixed, stacked, want_user, want_kernel, false, 0, 0);
+	if (stacked && ustack_copy_events)
+		rec_ustack_send(ctx, rec, fixed, want_kernel);
+	else
+		rec_finish_regs(ctx, rec, fixed, stacked, want_user, want_kernel, false, 0, 0);
 }
 
 #endif

@@ -175,6 +175,22 @@ static inline __u32 rec_ustack_off(__u32 fixed)
 	return fixed + PROBEX_MAX_FRAMES * 8;
 }
 
+/* The fixed part of a record of this kind (0: unknown kind). */
+static inline __u32 rec_fixed_size(__u8 kind)
+{
+	switch (kind) {
+	case REC_SYSCALL: case REC_SYSCALL_UNFINISHED: return sizeof(struct rec_syscall);
+	case REC_SCHED_SWITCH: return sizeof(struct rec_sched_switch);
+	case REC_FORK: return sizeof(struct rec_fork);
+	case REC_EXIT: return sizeof(struct rec_exit);
+	case REC_EXEC: return sizeof(struct rec_exec);
+	case REC_PAGE_FAULT: return sizeof(struct rec_page_fault);
+	case REC_CPU_SAMPLE: return sizeof(struct rec_cpu_sample);
+	case REC_IO_URING_COMPLETE: return sizeof(struct rec_io_uring_complete);
+	default: return 0;
+	}
+}
+
 /* Largest fixed part plus two full stacks: the per-CPU scratch record size. */
 #define REC_MAX_FIXED	sizeof(struct rec_exec)
 #define REC_MAX_SIZE	(REC_MAX_FIXED + 2 * PROBEX_MAX_FRAMES * 8)

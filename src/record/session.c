@@ -63,9 +63,9 @@ static uint32_t rec_kept_size(const void *data, uint32_t size)
 	const struct rec_ustack *u;
 	uint32_t off;
 
-	if (size < sizeof(*h) || !(h->flags & REC_F_USTACK_COPY) || h->kind != REC_CPU_SAMPLE)
+	if (size < sizeof(*h) || !(h->flags & REC_F_USTACK_COPY) || !rec_fixed_size(h->kind))
 		return size;
-	off = rec_ustack_off(sizeof(struct rec_cpu_sample));
+	off = rec_ustack_off(rec_fixed_size(h->kind));
 	if (size < off + sizeof(*u))
 		return size;
 	u = (const struct rec_ustack *)((const char *)data + off);
