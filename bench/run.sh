@@ -25,12 +25,15 @@ CMD[a]="dd if=/dev/zero of=/dev/null bs=1 count=300000 status=none";	DESC[a]="a 
 CMD[a_all]="${CMD[a]}";							DESC[a_all]="a with --stacks=all";	EXTRA[a_all]="--stacks=all"
 CMD[b_sh]="sh -c 'i=0; while [ \$i -lt 300000 ]; do i=\$((i+1)); done'";	DESC[b_sh]="b CPU-bound shell loop"
 CMD[b_deep]="$BIN/deepstack 2";						DESC[b_deep]="b CPU-bound deep stacks (C)"
+CMD[b_nofp]="$BIN/nofp";						DESC[b_nofp]="b CPU-bound without frame pointers (C, --call-graph auto)"
+CMD[b_nofp_fp]="${CMD[b_nofp]}";					DESC[b_nofp_fp]="b without frame pointers, --call-graph fp";	EXTRA[b_nofp_fp]="--call-graph fp"
 CMD[c]="sh -c 'for i in \$(seq 300); do /bin/true; done'";		DESC[c]="c fork-heavy (300 x /bin/true)"
 CMD[d]="$BIN/pagefault 512";						DESC[d]="d page faults (512 MiB)"
 CMD[e]="fio --name=t --ioengine=io_uring --rw=randread --bs=4k --size=64m --filename=$FIO_FILE --output=/dev/null"
 DESC[e]="e io_uring (fio randread 4k)"
 CMD[f]="true";								DESC[f]="f fixed cost (true)"
-ORDER=${WORKLOADS:-"a a_all b_sh b_deep c d e f"}
+ORDER=${WORKLOADS:-"a a_all b_sh b_deep b_nofp b_nofp_fp c d e f"}
+STACKS=$ROOT/$BUILD/bench/stacks.md
 
 now() { date +%s.%N; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -61,6 +64,10 @@ if [[ " $ORDER " == *" e "* ]]; then
 fi
 
 mkdir -p "$(dirname "$OUT")"
+{
+	echo "| workload | cpu samples | whole user stacks (_start/clone to leaf) | file bytes per cpu sample |"
+	echo "|---|---|---|---|"
+} >"$STACKS"
 {
 	echo "| workload | untraced s | traced s | slowdown | while running | events | dropped | bytes/event | ref bytes/event | finalize s | samples/expected | probex peak RSS MiB |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
@@ -102,6 +109,11 @@ for k in $ORDER; do
 		got=$(q "$out" "SELECT count(*) FROM events WHERE event_type='cpu_sample'")
 		freq=$(q "$out" "SELECT decode(value) FROM parquet_kv_metadata('$out') WHERE key='probex.sample_freq_hz'")
 		samples=$(awk -v g="$got" -v c="$cpu" -v f="$freq" 'BEGIN { printf "%d/%d = %.1f%%", g, f * c, 100 * g / (f * c) }')
+		# Whole: the walk reached the thread's first frame, nothing cut or truncated.
+		whole=$(q "$out" "SELECT count(*) FROM events WHERE event_type='cpu_sample' AND NOT list_contains(stack_trace, '[truncated]')
+			AND (list_contains(stack_trace, '_start') OR list_contains(stack_trace, 'clone3') OR list_contains(stack_trace, '__clone'))")
+		awk -v d="${DESC[$k]}" -v g="$got" -v w="$whole" -v s="$size" 'BEGIN {
+			printf "| %s | %d | %.1f%% | %.1f |\n", d, g, 100 * w / (g ? g : 1), s / (g ? g : 1) }' >>"$STACKS"
 	fi
 	rss=$(sed -n 's/.*probex peak RSS \([0-9]*\) MiB.*/\1/p' "$WORK/err")
 	row=$(awk -v d="${DESC[$k]}" -v u="$u" -v t="$t" -v r="$runs" -v n="$rows" -v dr="$drops" -v s="$size" \
@@ -112,6 +124,28 @@ for k in $ORDER; do
 	echo "$row" >>"$OUT"
 	echo "$row"
 done
+# The same workload under perf record --call-graph dwarf (perf's 8 KiB stack copies).
+if [[ " $ORDER " == *" b_nofp "* ]] && command -v perf >/dev/null; then
+	: >"$WORK/u"; : >"$WORK/t"
+	for i in $(seq "$RUNS"); do
+		run_untraced b_nofp >>"$WORK/u"
+		t0=$(now); perf record -q -F 1999 --call-graph dwarf -o "$WORK/perf.data" -- ${CMD[b_nofp]} >/dev/null 2>&1; t1=$(now)
+		echo "$t1 - $t0" | bc >>"$WORK/t"
+	done
+	u=$(median <"$WORK/u"); t=$(median <"$WORK/t")
+	# perf script: one block of callchain lines per sample, blank lines between.
+	read -r n whole < <(perf script -i "$WORK/perf.data" -F ip,sym 2>/dev/null | awk '
+		/^$/ { if (lines) { n++; w += start } lines = 0; start = 0; next }
+		{ lines++; if ($2 == "_start") start = 1 }
+		END { if (lines) { n++; w += start } print n + 0, w + 0 }')
+	size=$(stat -c %s "$WORK/perf.data")
+	row=$(awk -v u="$u" -v t="$t" -v n="$n" -v w="$whole" -v s="$size" 'BEGIN {
+		printf "| perf record --call-graph dwarf -F 1999, same workload | %d | %.1f%% | %.1f (perf.data) |", n, 100 * w / (n ? n : 1), s / (n ? n : 1) }')
+	echo "$row" >>"$STACKS"
+	echo "perf record --call-graph dwarf: untraced $u s, traced $t s ($(echo "scale=2; $t / $u" | bc)x)" | tee -a "$STACKS"
+fi
 echo
 cat "$OUT"
-echo "(written to $OUT)"
+echo
+cat "$STACKS"
+echo "(written to $OUT and $STACKS)"

@@ -1,9 +1,14 @@
 # make bench: recorder overhead per workload, viewer latency, memory.  See bench/run.sh.
-BENCH_BINS := $(BUILD)/bench/pagefault $(BUILD)/bench/deepstack
+BENCH_BINS := $(BUILD)/bench/pagefault $(BUILD)/bench/deepstack $(BUILD)/bench/nofp
 
 $(BUILD)/bench/%: bench/workloads/%.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer $< -o $@
+
+# Like distribution code: no frame pointers, so its stacks need CFI unwinding.
+$(BUILD)/bench/nofp: bench/workloads/nofp.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -fomit-frame-pointer $< -o $@
 
 .PHONY: bench bench-recorder
 bench-recorder: $(BUILD)/probex $(BENCH_BINS)

@@ -16,3 +16,21 @@ $(BUILD)/fixtures/%: tests/fixtures/%.cpp
 
 fixtures: $(FIXTURES)
 test-unit test-integration: $(FIXTURES)
+
+# Built like distribution code (no frame pointers): its stacks need CFI unwinding.
+$(BUILD)/fixtures/nofp: tests/fixtures/nofp.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -fomit-frame-pointer $< -o $@
+
+# The same, stripped (no .symtab, no DWARF) with its DWARF in a separate file found
+# through .gnu_debuglink, and built without .eh_frame: its CFI is the .debug_frame in
+# that file, as with distribution -dbgsym packages for objects without unwind tables.
+$(BUILD)/fixtures/nofp_debuglink: tests/fixtures/nofp.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -fomit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-tables $< -o $@.full
+	objcopy --only-keep-debug $@.full $@.debug
+	strip --strip-all -o $@.tmp $@.full
+	objcopy --add-gnu-debuglink=$@.debug $@.tmp $@
+	rm -f $@.tmp $@.full
+
+fixtures: $(BUILD)/fixtures/nofp_debuglink

@@ -411,14 +411,26 @@ int cpu_sample(struct bpf_perf_event_data *ctx)
 	if (!pid_tgid || !cur_state())
 		return 0;
 	cnt_add(CNT_SAMPLES_TRACED, 1);
+	/* Full-width load: the verifier rejects narrow reads of this context field. */
+	kernel_mode = (*(volatile __u64 *)&ctx->regs.cs & 3) == 0;
+	if (ustack_copy_bytes) {
+		r = rec_ustack_begin(sizeof(*r));
+		if (!r) {
+			rec_drop(REC_CPU_SAMPLE);
+			return 0;
+		}
+		hdr_fill(&r->h, REC_CPU_SAMPLE, bpf_ktime_get_ns(), pid_tgid);
+		if (kernel_mode)
+			r->h.flags |= REC_F_KERNEL_MODE;
+		rec_ustack_send(ctx, r, sizeof(*r), kernel_mode);
+		return 0;
+	}
 	r = scratch_get();
 	if (!r) {
 		rec_drop(REC_CPU_SAMPLE);
 		return 0;
 	}
 	hdr_fill(&r->h, REC_CPU_SAMPLE, bpf_ktime_get_ns(), pid_tgid);
-	/* Full-width load: the verifier rejects narrow reads of this context field. */
-	kernel_mode = (*(volatile __u64 *)&ctx->regs.cs & 3) == 0;
 	if (kernel_mode)
 		r->h.flags |= REC_F_KERNEL_MODE;
 	/* In user mode the sample's registers are the user ones; in kernel mode the user

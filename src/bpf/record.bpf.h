@@ -8,6 +8,12 @@
 const volatile __u32 stack_mode = STACKS_SAMPLED;
 const volatile __u64 stack_interval_ns = 1000000;
 const volatile __u64 wakeup_bytes = 256 * 1024;	/* 0: wake up on every record */
+/* CPU samples: bytes of user stack copied for CFI unwinding at finalize (a multiple of
+ * PROBEX_USTACK_CHUNK, at most PROBEX_USTACK_MAX); 0: frame-pointer walks. */
+const volatile __u32 ustack_copy_bytes = 0;
+/* The sampled stacks of syscall, fault and scheduler events are copies too (at most one
+ * per thread, class and interval: cheap); with --stacks=all they stay frame-pointer walks. */
+const volatile bool ustack_copy_events = false;
 
 /* The command's process, set by user space while it is stopped before exec: tracing it
  * starts at its exec, so none of probex's own code (the tail of the fork) is recorded. */
@@ -171,11 +177,17 @@ static __always_inline void scratch_put(void)
 		s->depth--;
 }
 
-/* Either a ring-buffer slot of exactly `size` bytes (no stack) or a per-CPU scratch
- * area (stack wanted).  `*stacked` tells which, for rec_finish(). */
+static __always_inline void *rec_ustack_begin(__u32 fixed);
+
+/* Either a ring-buffer slot of exactly `size` bytes (no stack), a ring-buffer slot with
+ * room for a stack copy (ustack_copy_events), or a per-CPU scratch area (a stack walked
+ * here).  `*stacked` tells rec_finish() a stack was wanted; it tells copies apart by the
+ * same test. */
 static __always_inline void *rec_begin(__u32 size, bool want_stack, bool *stacked)
 {
 	*stacked = want_stack;
+	if (want_stack && ustack_copy_events)
+		return rec_ustack_begin(size);
 	if (want_stack)
 		return scratch_get();
 	return bpf_ringbuf_reserve(&rb, size, 0);
@@ -272,10 +284,100 @@ static __always_inline void rec_finish_regs(void *ctx, void *rec, __u32 fixed, b
 	scratch_put();
 }
 
+/* Copy the user stack from sp up into dst: in one read, or, when that runs past the end
+ * of the stack mapping (a shallow stack near its top), chunk by chunk up to the first
+ * unreadable one.  Chunks are aligned so that none straddles a page. */
+static __always_inline __u32 ustack_copy(__u8 *dst, __u64 sp)
+{
+	__u32 head, len;
+
+	if (!bpf_probe_read_user(dst, ustack_copy_bytes, (void *)sp))
+		return ustack_copy_bytes;
+	head = PROBEX_USTACK_CHUNK - (sp & (PROBEX_USTACK_CHUNK - 1));
+	if (bpf_probe_read_user(dst, head, (void *)sp))
+		return 0;
+	len = head;
+	for (int i = 1; i < PROBEX_USTACK_MAX / PROBEX_USTACK_CHUNK; i++) {
+		if (len > ustack_copy_bytes - PROBEX_USTACK_CHUNK)
+			break;
+		if (bpf_probe_read_user(dst + len, PROBEX_USTACK_CHUNK, (void *)(sp + len)))
+			break;
+		len += PROBEX_USTACK_CHUNK;
+	}
+	return len;
+}
+
+/* The registers the unwinder starts from: the task's saved user registers, which the
+ * interrupt entry wrote in both cases (a sample in user mode, or in a syscall). */
+static __always_inline void uregs_fill(__u64 *r)
+{
+	struct pt_regs *p = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+
+	r[UREG_AX] = BPF_CORE_READ(p, ax);
+	r[UREG_DX] = BPF_CORE_READ(p, dx);
+	r[UREG_CX] = BPF_CORE_READ(p, cx);
+	r[UREG_BX] = BPF_CORE_READ(p, bx);
+	r[UREG_SI] = BPF_CORE_READ(p, si);
+	r[UREG_DI] = BPF_CORE_READ(p, di);
+	r[UREG_BP] = BPF_CORE_READ(p, bp);
+	r[UREG_SP] = BPF_CORE_READ(p, sp);
+	r[UREG_R8] = BPF_CORE_READ(p, r8);
+	r[UREG_R9] = BPF_CORE_READ(p, r9);
+	r[UREG_R10] = BPF_CORE_READ(p, r10);
+	r[UREG_R11] = BPF_CORE_READ(p, r11);
+	r[UREG_R12] = BPF_CORE_READ(p, r12);
+	r[UREG_R13] = BPF_CORE_READ(p, r13);
+	r[UREG_R14] = BPF_CORE_READ(p, r14);
+	r[UREG_R15] = BPF_CORE_READ(p, r15);
+	r[UREG_IP] = BPF_CORE_READ(p, ip);
+}
+
+/* A record of `fixed` bytes whose user stack is a copy (REC_F_USTACK_COPY): reserved at
+ * its largest size straight in the ring buffer, so the stack bytes are read once, into
+ * place.  rec_ustack_send() fills the stacks and submits it. */
+static __always_inline void *rec_ustack_begin(__u32 fixed)
+{
+	return bpf_ringbuf_reserve(&rb, rec_ustack_off(fixed) + sizeof(struct rec_ustack) +
+					 ustack_copy_bytes, 0);
+}
+
+static __always_inline void rec_ustack_send(void *ctx, void *rec, __u32 fixed, bool want_kernel)
+{
+	struct rec_hdr *h = rec;
+	struct rec_ustack *u = rec + rec_ustack_off(fixed);
+	long kn = 0;
+
+	h->flags |= REC_F_USTACK_COPY;
+	uregs_fill(u->regs);
+	u->_pad = 0;
+	u->len = ustack_copy(rec + rec_ustack_off(fixed) + sizeof(*u), u->regs[UREG_SP]);
+	if (!u->len)
+		cnt_add(CNT_USTACK_COPY_ERR, 1);
+	if (want_kernel) {
+		kn = bpf_get_stack(ctx, rec + fixed, PROBEX_MAX_FRAMES * 8, 0);
+		if (kn < 0) {
+			cnt_add(CNT_KSTACK_ERR, 1);
+			kn = 0;
+		}
+		kn /= 8;
+		if (kn >= PROBEX_MAX_FRAMES) {
+			kn = PROBEX_MAX_FRAMES;
+			h->flags |= REC_F_KSTACK_TRUNC;
+			cnt_add(CNT_STACK_TRUNC, 1);
+		}
+	}
+	h->kstack_n = kn;
+	bpf_ringbuf_submit(rec, rb_flags());
+	cnt_add(CNT_EVENTS, 1);
+}
+
 static __always_inline void rec_finish(void *ctx, void *rec, __u32 fixed, bool stacked,
 				       bool want_user, bool want_kernel)
 {
-	rec_finish_regs(ctx, rec, fixed, stacked, want_user, want_kernel, false, 0, 0);
+	if (stacked && ustack_copy_events)
+		rec_ustack_send(ctx, rec, fixed, want_kernel);
+	else
+		rec_finish_regs(ctx, rec, fixed, stacked, want_user, want_kernel, false, 0, 0);
 }
 
 #endif

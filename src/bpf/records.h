@@ -23,6 +23,13 @@ enum stack_mode {
 	STACKS_NONE,	/* no stacks on syscall/fault/scheduler events */
 };
 
+/* --call-graph: how user stacks of CPU samples are taken. */
+enum call_graph {
+	CG_AUTO,	/* default: as dwarf (CFI where an object has it, frame pointers else) */
+	CG_FP,		/* frame-pointer walk in the kernel */
+	CG_DWARF,	/* copy of the stack top + registers, unwound with CFI at finalize */
+};
+
 enum rec_kind {
 	REC_SYSCALL = 1,	/* one enter/exit pair, paired in the kernel */
 	REC_SCHED_SWITCH,
@@ -65,6 +72,7 @@ enum stack_class {
 #define REC_F_KSTACK_TRUNC	0x2
 #define REC_F_USTACK_ERR	0x4	/* a user stack was wanted but the helper failed */
 #define REC_F_KERNEL_MODE	0x8	/* cpu_sample: interrupted kernel mode */
+#define REC_F_USTACK_COPY	0x10	/* user stack as a struct rec_ustack, see below */
 
 struct rec_hdr {
 	__u64 ts;		/* bpf_ktime_get_ns (CLOCK_MONOTONIC); exit time for syscalls */
@@ -145,6 +153,48 @@ struct rec_io_uring_complete {
 	__u8 _pad[7];
 };
 
+/* Registers a CFI unwinder starts from, in x86-64 DWARF register order. */
+enum ureg {
+	UREG_AX, UREG_DX, UREG_CX, UREG_BX, UREG_SI, UREG_DI, UREG_BP, UREG_SP,
+	UREG_R8, UREG_R9, UREG_R10, UREG_R11, UREG_R12, UREG_R13, UREG_R14, UREG_R15,
+	UREG_IP,
+	UREG__COUNT,
+};
+
+#define PROBEX_USTACK_CHUNK	1024
+#define PROBEX_USTACK_MAX	(16 * PROBEX_USTACK_CHUNK)	/* largest --stack-copy */
+
+/* A record with REC_F_USTACK_COPY has ustack_n == 0 and, after its fixed part, room for
+ * PROBEX_MAX_FRAMES kernel frames (kstack_n used), then this, then `len` bytes of the
+ * user stack from regs[UREG_SP] up.  The kernel reserves the largest size; the
+ * recorder keeps only rec_ustack_size() bytes of it. */
+struct rec_ustack {
+	__u64 regs[UREG__COUNT];
+	__u32 len;
+	__u32 _pad;
+};
+
+static inline __u32 rec_ustack_off(__u32 fixed)
+{
+	return fixed + PROBEX_MAX_FRAMES * 8;
+}
+
+/* The fixed part of a record of this kind (0: unknown kind). */
+static inline __u32 rec_fixed_size(__u8 kind)
+{
+	switch (kind) {
+	case REC_SYSCALL: case REC_SYSCALL_UNFINISHED: return sizeof(struct rec_syscall);
+	case REC_SCHED_SWITCH: return sizeof(struct rec_sched_switch);
+	case REC_FORK: return sizeof(struct rec_fork);
+	case REC_EXIT: return sizeof(struct rec_exit);
+	case REC_EXEC: return sizeof(struct rec_exec);
+	case REC_PAGE_FAULT: return sizeof(struct rec_page_fault);
+	case REC_CPU_SAMPLE: return sizeof(struct rec_cpu_sample);
+	case REC_IO_URING_COMPLETE: return sizeof(struct rec_io_uring_complete);
+	default: return 0;
+	}
+}
+
 /* Largest fixed part plus two full stacks: the per-CPU scratch record size. */
 #define REC_MAX_FIXED	sizeof(struct rec_exec)
 #define REC_MAX_SIZE	(REC_MAX_FIXED + 2 * PROBEX_MAX_FRAMES * 8)
@@ -164,6 +214,7 @@ enum counter {
 	CNT_EVENTS,			/* records submitted */
 	CNT_IOU_UNMATCHED,		/* io_uring completion in a traced process without a recorded
 				 * submission (also those CNT_IOU_FULL could not keep) */
+	CNT_USTACK_COPY_ERR,		/* no byte of a user stack could be copied */
 	CNT__COUNT,
 };
 

@@ -169,6 +169,7 @@ int cmd_record(const struct probex_opts *o)
 		.sample_freq = o->sample_freq,
 		.stacks = o->stacks,
 		.stack_interval_ns = (uint64_t)o->stack_interval_us * 1000,
+		.ustack_copy_bytes = o->call_graph == CG_FP ? 0 : (uint32_t)o->stack_copy_kib * 1024,
 		.ringbuf_bytes = o->ringbuf_kib * 1024,
 	};
 	struct record_result res;

@@ -17,6 +17,8 @@ enum {
 	OPT_STACKS,
 	OPT_STACK_INTERVAL,
 	OPT_RINGBUF,
+	OPT_CALL_GRAPH,
+	OPT_STACK_COPY,
 	OPT_VERSION,
 	OPT_FORCE,
 	OPT_NO_TOKEN,
@@ -34,6 +36,8 @@ static const struct option long_opts[] = {
 	{ "stacks", required_argument, NULL, OPT_STACKS },
 	{ "stack-interval", required_argument, NULL, OPT_STACK_INTERVAL },
 	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
+	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+	{ "stack-copy", required_argument, NULL, OPT_STACK_COPY },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -69,6 +73,10 @@ void opts__print_help(void)
 	       "      --stack-interval US  sampled mode: at most one stack per thread and event\n"
 	       "                           type per US microseconds (default 1000)\n"
 	       "      --ringbuf-size KIB   kernel→user ring buffer size (default 16384)\n"
+	       "      --call-graph MODE    user stacks of CPU samples: auto (default) or dwarf\n"
+	       "                           (stack copy unwound with CFI, frame pointers where\n"
+	       "                           an object has no CFI), or fp (frame-pointer walk)\n"
+	       "      --stack-copy KIB     dwarf: user stack copied per sample (1-16, default 8)\n"
 	       "  -q, --quiet              Only print errors and the final summary\n"
 	       "  -v, --verbose            Debug messages\n"
 	       "  -h, --help               Print help\n"
@@ -87,6 +95,8 @@ void opts__defaults(struct probex_opts *o)
 	o->stacks = STACKS_SAMPLED;
 	o->stack_interval_us = 1000;
 	o->ringbuf_kib = 16384;
+	o->call_graph = CG_AUTO;
+	o->stack_copy_kib = 8;
 }
 
 static enum opts_result usage_error(const char *msg, const char *arg)
@@ -157,6 +167,17 @@ enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv)
 			if (v & (v - 1))
 				return usage_error("--ringbuf-size must be a power of two (KiB)", NULL);
 			o->ringbuf_kib = v;
+			break;
+		case OPT_CALL_GRAPH:
+			for (v = 0; v < 3 && strcmp(optarg, call_graph_names[v]); v++)
+				;
+			if (v == 3)
+				return usage_error("--call-graph must be auto, fp or dwarf, not", optarg);
+			o->call_graph = (enum call_graph)v;
+			break;
+		case OPT_STACK_COPY:
+			if (args__ulong("--stack-copy", optarg, 1, PROBEX_USTACK_MAX / 1024, &o->stack_copy_kib))
+				return OPTS_USAGE;
 			break;
 		case 'q':
 			o->quiet = true;

@@ -20,6 +20,8 @@ struct probex_opts {
 	enum stack_mode stacks;		/* --stacks */
 	unsigned long stack_interval_us;/* --stack-interval */
 	unsigned long ringbuf_kib;	/* --ringbuf-size (KiB, power of two) */
+	enum call_graph call_graph;	/* --call-graph */
+	unsigned long stack_copy_kib;	/* --stack-copy: user stack copied per CPU sample */
 	bool quiet;
 	int verbose;
 	char **cmd;			/* command after options/--, NULL-terminated */

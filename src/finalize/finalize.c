@@ -26,6 +26,8 @@
 #include "finalize/symdata.h"
 #include "trace/schema.h"
 #include "finalize/stackset.h"
+#include "finalize/unwind.h"
+#include "finalize/jitmaps.h"
 
 #ifndef PERF_RECORD_MISC_MMAP_BUILD_ID
 #define PERF_RECORD_MISC_MMAP_BUILD_ID (1 << 14)
@@ -38,9 +40,15 @@ struct finalizer {
 	struct finalize_result *res;
 	struct spool_map map;
 	struct strbuf meta;		/* "key\tvalue\n" lines from the spool */
+	struct strbuf drops;		/* probex.drops with finalize's own counters added */
+	struct labeler_stats ls;
 	struct addrspace *as;
 	struct stackset *ustacks, *kstacks;
 	struct rows *rows;
+	struct unwinder *unw;
+	struct jitmaps *jit;
+	uint64_t jit_bad;		/* JIT map lines skipped as malformed */
+	struct unwind_stats us;
 };
 
 static double now_s(void)
@@ -115,6 +123,8 @@ static int pass1(struct finalizer *f)
 			strbuf__add(&f->meta, it.data, it.len);
 		} else if (it.tag == SPOOL_PERF) {
 			err = sideband_add(f, it.data, it.len);
+		} else if (it.tag == SPOOL_PERFMAP) {
+			err = jitmaps__add_item(f->jit, it.data, it.len);
 		} else if (it.tag == SPOOL_BPF && it.len >= sizeof(struct rec_fork)) {
 			const struct rec_fork *fk = it.data;
 
@@ -128,7 +138,16 @@ static int pass1(struct finalizer *f)
 		f->res->torn_tail = 1;
 	else if (n < 0)
 		return n;
-	return addrspace__build(f->as);
+	uint64_t jit_entries;
+
+	err = addrspace__build(f->as);
+	if (!err)
+		err = jitmaps__build(f->jit, f->as);
+	jitmaps__counts(f->jit, &jit_entries, &f->jit_bad);
+	if (jit_entries || f->jit_bad)
+		log__debug("finalize: JIT maps: %llu symbols, %llu lines skipped",
+			   (unsigned long long)jit_entries, (unsigned long long)f->jit_bad);
+	return err;
 }
 
 /* Pass 2: index every record's rows, interning stacks. */
@@ -150,6 +169,25 @@ static bool freq_ok(const char *v)
 	size_t n = strlen(v);
 
 	return n && n <= 19 && strspn(v, "0123456789") == n && strspn(v, "0") != n;
+}
+
+/* The recorder's drop counters (a JSON object) plus the stack walks finalize cut. */
+static const char *drops_value(struct finalizer *f, const char *rec)
+{
+	size_t n = strlen(rec);
+
+	if (n < 2 || rec[0] != '{' || rec[n - 1] != '}')
+		return rec;
+	f->drops.len = 0;
+	strbuf__add(&f->drops, rec, n - 1);
+	strbuf__addf(&f->drops, "%s\"ustack_cut_outside_code\":%llu,\"unwind_copy_end\":%llu,"
+		     "\"unwind_outside_objects\":%llu,\"unwind_no_cfi\":%llu,\"unwind_depth\":%llu,"
+		     "\"unwind_no_copy\":%llu,\"jit_map_lines_skipped\":%llu}", n > 2 ? "," : "",
+		     (unsigned long long)f->ls.user_cut_records, (unsigned long long)f->us.copy_end,
+		     (unsigned long long)f->us.no_module, (unsigned long long)f->us.failed,
+		     (unsigned long long)f->us.depth, (unsigned long long)f->us.no_copy,
+		     (unsigned long long)f->jit_bad);
+	return f->drops.err ? rec : f->drops.s;
 }
 
 /* Key-value metadata from the spool's "key\tvalue" lines (pointers into f->meta).  The
@@ -184,6 +222,8 @@ static int metadata(struct finalizer *f, struct pq_kv *kv, int max)
 			have_format = true;
 			val = META_STACK_FORMAT_V1;	/* finalize labels the stacks itself */
 		}
+		if (!strcmp(line, META_DROPS))
+			val = drops_value(f, val);
 		kv[n++] = (struct pq_kv){ line, val };
 	}
 	if (!have_freq) {
@@ -218,7 +258,6 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	struct pq_options po = { .zstd_level = 1, .threads = o->threads > 0 ? o->threads : 2 };
 	struct stacklists *sl = NULL;
 	struct pq_writer *w = NULL;
-	struct labeler_stats ls;
 	struct labeler *l = NULL;
 	struct rows_stats rs;
 	struct pq_kv kv[64];
@@ -241,14 +280,29 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	f.as = addrspace__new();
 	f.ustacks = stackset__new();
 	f.kstacks = stackset__new();
-	if (!f.as || !f.ustacks || !f.kstacks || rows__new(&f.rows, f.as, f.ustacks, f.kstacks, f.map.size) ||
+	f.jit = jitmaps__new();
+	if (!f.as || !f.jit || !f.ustacks || !f.kstacks || rows__new(&f.rows, f.as, f.ustacks, f.kstacks, f.map.size) ||
 	    stacklists__new(&sl))
 		goto cleanup;
 	err = pass1(&f);
 	if (err)
 		goto cleanup;
 	log__debug("finalize: address spaces %.3f s", now_s() - t0);
+	f.unw = unwinder__new(f.as);
+	if (!f.unw) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	rows__set_unwinder(f.rows, f.unw);
 	err = pass2(&f);
+	unwinder__stats(f.unw, &f.us);
+	if (f.us.records)
+		log__debug("finalize: %llu copied user stacks: whole %llu; ended at the copy's end %llu, "
+			   "outside objects %llu, without CFI %llu, at the depth limit %llu; no copy %llu",
+			   (unsigned long long)f.us.records, (unsigned long long)f.us.whole,
+			   (unsigned long long)f.us.copy_end, (unsigned long long)f.us.no_module,
+			   (unsigned long long)f.us.failed, (unsigned long long)f.us.depth,
+			   (unsigned long long)f.us.no_copy);
 	if (!err)
 		err = rows__sort(f.rows);
 	if (err)
@@ -259,23 +313,26 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 		err = -ENOMEM;
 		goto cleanup;
 	}
+	labeler__set_jitmaps(l, f.jit);
 	err = stacklists__label(sl, l, f.ustacks, f.kstacks, o->progress);
 	if (err)
 		goto cleanup;
-	labeler__stats(l, &ls);
+	labeler__stats(l, &f.ls);
 	log__debug("finalize: %u+%u stacks labelled %.3f s; user frames %llu, named %llu, in a file "
 		   "but unnamed %llu; kernel frames %llu, named %llu", stackset__count(f.ustacks),
-		   stackset__count(f.kstacks), now_s() - t0, (unsigned long long)ls.user_frames,
-		   (unsigned long long)ls.user_symbolized,
-		   (unsigned long long)(ls.user_mapped - ls.user_symbolized),
-		   (unsigned long long)ls.kernel_frames, (unsigned long long)ls.kernel_symbolized);
+		   stackset__count(f.kstacks), now_s() - t0, (unsigned long long)f.ls.user_frames,
+		   (unsigned long long)f.ls.user_symbolized,
+		   (unsigned long long)(f.ls.user_mapped - f.ls.user_symbolized),
+		   (unsigned long long)f.ls.kernel_frames, (unsigned long long)f.ls.kernel_symbolized);
+	log__debug("finalize: %llu user stacks (%llu records) cut where a frame left code",
+		   (unsigned long long)f.ls.user_cut_stacks, (unsigned long long)f.ls.user_cut_records);
 	log__debug("finalize: objects %llu opened (%llu indexed), %llu failed; %llu frames of "
-		   "files changed since recording", (unsigned long long)ls.objects,
-		   (unsigned long long)ls.objects_indexed, (unsigned long long)ls.objects_failed,
-		   (unsigned long long)ls.build_id_mismatch);
-	if (ls.build_id_mismatch)
+		   "files changed since recording", (unsigned long long)f.ls.objects,
+		   (unsigned long long)f.ls.objects_indexed, (unsigned long long)f.ls.objects_failed,
+		   (unsigned long long)f.ls.build_id_mismatch);
+	if (f.ls.build_id_mismatch)
 		log__warn("%llu stack frames left unnamed: their binary changed on disk since it ran",
-			  (unsigned long long)ls.build_id_mismatch);
+			  (unsigned long long)f.ls.build_id_mismatch);
 
 	err = pq_writer__open(&w, tmp, trace_schema__pq_columns(), TC__COUNT, &po);
 	if (err) {
@@ -286,7 +343,7 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	}
 	err = rows__write(f.rows, w, sl, ROW_GROUP_ROWS);
 	symdata = symdata__encode(f.as, f.ustacks, f.kstacks);
-	symstats = labeler__stats_json(&ls);
+	symstats = labeler__stats_json(&f.ls);
 	if (!err && (!symdata || !symstats))
 		err = -ENOMEM;
 	if (err) {
@@ -317,8 +374,8 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	res->records = rs.records;
 	res->bad_records = rs.bad_records;
 	res->unique_stacks = stackset__count(f.ustacks) + stackset__count(f.kstacks);
-	res->frames_total = ls.user_frames;
-	res->frames_symbolized = ls.user_symbolized;
+	res->frames_total = f.ls.user_frames;
+	res->frames_symbolized = f.ls.user_symbolized;
 	if (res->bad_records)
 		log__warn("%llu malformed records skipped", (unsigned long long)res->bad_records);
 	if (res->torn_tail)
@@ -330,10 +387,13 @@ cleanup:
 	labeler__free(l);
 	stacklists__free(sl);
 	rows__free(f.rows);
+	unwinder__free(f.unw);
+	jitmaps__free(f.jit);
 	stackset__free(f.ustacks);
 	stackset__free(f.kstacks);
 	addrspace__free(f.as);
 	strbuf__free(&f.meta);
+	strbuf__free(&f.drops);
 	spool_map__close(&f.map);
 	return err;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bpf/records.h"
+#include "finalize/jitmaps.h"
 #include "symbolize/addrspace.h"
 #include "finalize/labels.h"
 
@@ -15,8 +16,21 @@ struct labeler {
 	const struct addrspace *as;
 	const struct ksyms *ks;
 	struct usym *usym;
+	struct jitmaps *jit;
 	struct labeler_stats st;
 };
+
+void labeler__set_jitmaps(struct labeler *l, struct jitmaps *j)
+{
+	l->jit = j;
+}
+
+/* Code in no file: anonymous executable memory (JIT compilers) or a memfd. */
+static bool anon_code(const char *path)
+{
+	return !path[0] || !strcmp(path, "//anon") || !strncmp(path, "[anon", 5) ||
+	       !strncmp(path, "/memfd:", 7);
+}
 
 struct labeler *labeler__new(const struct addrspace *as, const struct ksyms *ks)
 {
@@ -71,8 +85,22 @@ static void add_hex(struct strbuf *out, uint64_t addr)
 	add_label(out, buf);
 }
 
+/* The object of a label, in the stack_modules list aligned with the labels. */
+static void add_module(struct strbuf *mods, const char *module)
+{
+	if (mods)
+		add_label(mods, module);
+}
+
+/* A label that is no frame ([user], [kernel], [truncated]): no object. */
+static void add_mark(struct strbuf *out, struct strbuf *mods, const char *mark)
+{
+	add_label(out, mark);
+	add_module(mods, "");
+}
+
 static void user_frame(struct labeler *l, const struct stack_entry *e, uint32_t i,
-		       struct strbuf *out)
+		       struct strbuf *out, struct strbuf *mods)
 {
 	uint64_t addr = e->frames[i];
 	/* Return addresses point after the call: look up the call instruction instead,
@@ -84,12 +112,26 @@ static void user_frame(struct labeler *l, const struct stack_entry *e, uint32_t 
 	size_t plen;
 
 	l->st.user_frames++;
+	if (m && anon_code(m->path)) {
+		const char *name = jitmaps__name(l->jit, e->space, look);
+
+		if (name) {
+			l->st.user_jit++;
+			add_label(out, name);
+		} else {
+			add_hex(out, addr);
+		}
+		add_module(mods, m->path[0] ? m->path : "//anon");
+		return;
+	}
 	if (m && m->path[0] == '[') {
 		add_label(out, m->path);	/* [vdso], [uprobes], ... */
+		add_module(mods, m->path);
 		return;
 	}
 	if (!m || m->path[0] != '/') {
 		add_hex(out, addr);
+		add_module(mods, m ? m->path : "");
 		return;
 	}
 	l->st.user_mapped++;
@@ -102,8 +144,10 @@ static void user_frame(struct labeler *l, const struct stack_entry *e, uint32_t 
 
 		if (usym__lookup(l->usym, path, NULL, m->build_id, m->build_id_len,
 				 look - m->start + m->pgoff, &r) == 0 && r.n) {
-			for (unsigned int k = 0; k < r.n; k++)
+			for (unsigned int k = 0; k < r.n; k++) {
 				add_label(out, r.names[k]);
+				add_module(mods, m->path);
+			}
 			l->st.user_symbolized++;
 			return;
 		}
@@ -111,6 +155,7 @@ static void user_frame(struct labeler *l, const struct stack_entry *e, uint32_t 
 	snprintf(buf, sizeof(buf), "%s+0x%llx", m->path,
 		 (unsigned long long)(addr - m->start + m->pgoff));
 	add_label(out, buf);
+	add_module(mods, m->path);
 }
 
 /* Frame-pointer walks through code without frame pointers (glibc's clone3, ld.so's entry)
@@ -118,11 +163,32 @@ static void user_frame(struct labeler *l, const struct stack_entry *e, uint32_t 
  * side) in a long run of one address.  Keep one of them. */
 #define LOOP_RUN 8
 
-int labeler__user(struct labeler *l, const struct stack_entry *e, struct strbuf *out)
+/* Frames a walk may keep, leaf first: it ends at the first address outside every
+ * executable mapping the process had (the kernel reports exactly those), which is data
+ * read as a return address (a frame-pointer walk through code without frame pointers,
+ * or a bad unwind), not code. */
+static uint32_t code_frames(struct labeler *l, const struct stack_entry *e, uint32_t n)
 {
-	uint32_t n = e->n;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t a = e->frames[i];
 
-	if (e->flags & REC_F_USTACK_TRUNC) {
+		if (a < 0x1000 || a >= (1ull << 63) ||
+		    !addrspace__find(l->as, e->space, i == 0 ? a : a - 1, e->ts)) {
+			l->st.user_cut_stacks++;
+			l->st.user_cut_records += e->uses;
+			return i;
+		}
+	}
+	return n;
+}
+
+int labeler__user(struct labeler *l, const struct stack_entry *e, struct strbuf *out,
+		  struct strbuf *mods)
+{
+	uint32_t n = code_frames(l, e, e->n);
+	bool trunc = n < e->n || (e->flags & REC_F_USTACK_TRUNC);
+
+	if (n == e->n && (e->flags & REC_F_USTACK_TRUNC)) {
 		uint32_t run = 1;
 
 		while (run < n && e->frames[n - 1 - run] == e->frames[n - 1])
@@ -130,16 +196,12 @@ int labeler__user(struct labeler *l, const struct stack_entry *e, struct strbuf 
 		if (run >= LOOP_RUN)
 			n -= run - 1;
 	}
-	add_label(out, "[user]");
-	if (e->flags & REC_F_USTACK_TRUNC)
-		add_label(out, "[truncated]");
-	for (uint32_t i = n; i-- > 0;) {
-		/* As the reference did: addresses no user code can have are walk debris. */
-		if (e->frames[i] < 0x1000 || e->frames[i] >= (1ull << 63))
-			continue;
-		user_frame(l, e, i, out);
-	}
-	return out->err;
+	add_mark(out, mods, "[user]");
+	if (trunc)
+		add_mark(out, mods, "[truncated]");
+	for (uint32_t i = n; i-- > 0;)
+		user_frame(l, e, i, out, mods);
+	return out->err ? out->err : mods ? mods->err : 0;
 }
 
 static const char *kernel_name(struct labeler *l, uint64_t addr)
@@ -163,7 +225,26 @@ static bool is_tracing_frame(const char *name)
 	return false;
 }
 
-int labeler__kernel(struct labeler *l, const struct stack_entry *e, struct strbuf *out)
+/* A kernel label's object: the module named in "name [module]", else the kernel. */
+static void kernel_module(struct strbuf *mods, const char *name)
+{
+	const char *open = name ? strrchr(name, '[') : NULL;
+	size_t n = name ? strlen(name) : 0;
+	char buf[128];
+
+	if (!mods)
+		return;
+	if (open && open > name && open[-1] == ' ' && name[n - 1] == ']' &&
+	    (size_t)(name + n - 1 - open - 1) < sizeof(buf)) {
+		snprintf(buf, sizeof(buf), "%.*s", (int)(name + n - 1 - open - 1), open + 1);
+		add_label(mods, buf);
+		return;
+	}
+	add_label(mods, "[kernel.kallsyms]");
+}
+
+int labeler__kernel(struct labeler *l, const struct stack_entry *e, struct strbuf *out,
+		    struct strbuf *mods)
 {
 	uint32_t skip = 0;
 
@@ -174,9 +255,9 @@ int labeler__kernel(struct labeler *l, const struct stack_entry *e, struct strbu
 			break;
 		skip++;
 	}
-	add_label(out, "[kernel]");
+	add_mark(out, mods, "[kernel]");
 	if (e->flags & REC_F_KSTACK_TRUNC)
-		add_label(out, "[truncated]");
+		add_mark(out, mods, "[truncated]");
 	for (uint32_t i = e->n; i-- > skip;) {
 		const char *name = kernel_name(l, e->frames[i]);
 
@@ -187,8 +268,9 @@ int labeler__kernel(struct labeler *l, const struct stack_entry *e, struct strbu
 		} else {
 			add_hex(out, e->frames[i]);
 		}
+		kernel_module(mods, name);
 	}
-	return out->err;
+	return out->err ? out->err : mods ? mods->err : 0;
 }
 
 void labeler__stats(const struct labeler *l, struct labeler_stats *out)

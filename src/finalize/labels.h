@@ -20,6 +20,10 @@ struct labeler;
 struct labeler_stats {
 	uint64_t user_frames, user_symbolized, user_mapped, kernel_frames, kernel_symbolized;
 	uint64_t objects, objects_failed, objects_indexed, build_id_mismatch;
+	/* User stacks cut where a frame left executable code: unique stacks, and the
+	 * records carrying them. */
+	uint64_t user_cut_stacks, user_cut_records;
+	uint64_t user_jit;	/* frames named by a JIT map */
 };
 
 #define META_SYMBOLIZE "probex.symbolize"	/* JSON object: labeller counters */
@@ -29,10 +33,18 @@ char *labeler__stats_json(const struct labeler_stats *st);
 
 struct labeler *labeler__new(const struct addrspace *as, const struct ksyms *ks);
 void labeler__free(struct labeler *l);
-/* Append the labels of a user stack (starting with "[user]") joined by LABEL_SEP. */
-int labeler__user(struct labeler *l, const struct stack_entry *e, struct strbuf *out);
-/* Same for a kernel stack, starting with "[kernel]". */
-int labeler__kernel(struct labeler *l, const struct stack_entry *e, struct strbuf *out);
+/* Name frames in anonymous executable mappings from these JIT maps (not owned). */
+struct jitmaps;
+void labeler__set_jitmaps(struct labeler *l, struct jitmaps *j);
+/* Append the labels of a user stack (starting with "[user]") joined by LABEL_SEP, and
+ * when mods is given, each label's object the same way (aligned: one per label; the file
+ * path, "[vdso]", "//anon", or "" for the [user] and [truncated] marks). */
+int labeler__user(struct labeler *l, const struct stack_entry *e, struct strbuf *out,
+		  struct strbuf *mods);
+/* Same for a kernel stack, starting with "[kernel]"; objects are "[kernel.kallsyms]" or
+ * a module's name. */
+int labeler__kernel(struct labeler *l, const struct stack_entry *e, struct strbuf *out,
+		    struct strbuf *mods);
 void labeler__stats(const struct labeler *l, struct labeler_stats *out);
 
 #endif

@@ -95,11 +95,11 @@ static int set_stats(struct kv_list *kv, const struct labeler_stats *ls)
 static int load_labels(duckdb_connection con, struct labeler *l, struct stackset *us)
 {
 	duckdb_appender app;
-	struct strbuf s = { 0 };
+	struct strbuf s = { 0 }, m = { 0 };
 	struct stack_entry e;
 	int err;
 
-	err = duck__exec(con, "CREATE TABLE newu (id INTEGER, labels VARCHAR)");
+	err = duck__exec(con, "CREATE TABLE newu (id INTEGER, labels VARCHAR, modules VARCHAR)");
 	if (err)
 		return err;
 	if (duckdb_appender_create(con, NULL, "newu", &app) == DuckDBError)
@@ -107,18 +107,31 @@ static int load_labels(duckdb_connection con, struct labeler *l, struct stackset
 	for (uint32_t id = 0; id < stackset__count(us) && !err; id++) {
 		stackset__get(us, id, &e);
 		s.len = 0;
-		err = labeler__user(l, &e, &s);
+		m.len = 0;
+		err = labeler__user(l, &e, &s, &m);
 		if (err)
 			break;
 		duckdb_append_int32(app, (int32_t)id);
 		duckdb_append_varchar(app, s.s + 1);	/* skip the leading separator */
+		duckdb_append_varchar(app, m.s + 1);
 		if (duckdb_appender_end_row(app) == DuckDBError)
 			err = -EIO;
 	}
 	if (duckdb_appender_destroy(&app) == DuckDBError && !err)
 		err = -EIO;
 	strbuf__free(&s);
+	strbuf__free(&m);
 	return err;
+}
+
+/* Files written before stack_modules existed keep their columns. */
+static bool has_modules(duckdb_connection con)
+{
+	duckdb_result res;
+	bool ok = duckdb_query(con, "SELECT stack_modules FROM events LIMIT 0", &res) != DuckDBError;
+
+	duckdb_destroy_result(&res);
+	return ok;
 }
 
 /* New user labels, with the kernel part of the old list kept as it was. */
@@ -134,6 +147,12 @@ static int write_out(duckdb_connection con, const char *in_lit, const char *tmp,
 	struct strbuf from = { 0 };
 	int err, n = 0;
 
+	/* The modules of the new user labels, the kernel part's as they were. */
+	if (has_modules(con))
+		exprs[TC_STACK_MODULES] =
+			"CASE WHEN e.stack_id IS NULL OR n.labels IS NULL THEN e.stack_modules ELSE "
+			"list_concat(string_split(n.modules, chr(31)), CASE WHEN list_position(e.stack_trace, '[kernel]') > 0 "
+			"THEN e.stack_modules[list_position(e.stack_trace, '[kernel]'):] ELSE []::VARCHAR[] END) END";
 	/* The input's ARROW:schema too: the writer replaces it with its own. */
 	for (int i = 0; pkv && i < kv->n; i++)
 		pkv[n++] = (struct pq_kv){ kv->key[i], kv->val[i] };

@@ -10,6 +10,7 @@
 #include "trace/schema.h"
 #include "finalize/stacklists.h"
 #include "finalize/stackset.h"
+#include "finalize/unwind.h"
 #include "parquet/strtab.h"
 
 /* A row: which record, and for paired syscalls which half (top bit of rec). 12 bytes:
@@ -23,6 +24,7 @@ struct rowref {
 
 struct rows {
 	const struct addrspace *as;
+	struct unwinder *unw;
 	struct stackset *ustacks, *kstacks;
 	const void **rec;
 	int32_t *ustack, *kstack;
@@ -134,6 +136,27 @@ static int grow_recs(struct rows *r)
 	return 0;
 }
 
+void rows__set_unwinder(struct rows *r, struct unwinder *unw)
+{
+	r->unw = unw;
+}
+
+/* A copied user stack, unwound now: its frames' stack id, or -1. */
+static int64_t copied_ustack(struct rows *r, const struct rec_hdr *h, uint32_t len, uint32_t fixed)
+{
+	uint64_t frames[PROBEX_MAX_FRAMES];
+	uint16_t flags = 0;
+	uint32_t space, n;
+
+	if (!r->unw)
+		return -1;
+	space = addrspace__space_at(r->as, h->tgid, h->ts);
+	n = unwinder__record(r->unw, space, h, len, fixed, frames, PROBEX_MAX_FRAMES, &flags);
+	if (!n)
+		return -1;
+	return stackset__intern(r->ustacks, space, frames, n, flags & REC_F_USTACK_TRUNC, h->ts);
+}
+
 int rows__add_record(struct rows *r, const void *data, uint32_t len)
 {
 	const struct rec_hdr *h = data;
@@ -154,6 +177,10 @@ int rows__add_record(struct rows *r, const void *data, uint32_t len)
 		u = stackset__intern(r->ustacks, addrspace__space_at(r->as, h->tgid, h->ts), frames,
 				     h->ustack_n, h->flags & REC_F_USTACK_TRUNC, h->ts);
 		if (u < 0)
+			return (int)u;
+	} else if (h->flags & REC_F_USTACK_COPY) {
+		u = copied_ustack(r, h, len, fixed);
+		if (u < -1)
 			return (int)u;
 	}
 	if (h->kstack_n) {
@@ -372,6 +399,7 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 		return (int)list;
 	if (list >= 0) {
 		colbuf__set(c, TC_STACK_TRACE, (uint64_t)list);
+		colbuf__set(c, TC_STACK_MODULES, (uint64_t)list);
 		colbuf__set(c, TC_STACK_KIND, u >= 0 && k >= 0 ? 2 : u >= 0 ? 0 : 1);
 		colbuf__set(c, TC_WEIGHT, h->weight ? h->weight : 1);
 		if (u >= 0)
@@ -397,6 +425,7 @@ int rows__write(struct rows *r, struct pq_writer *w, struct stacklists *sl, uint
 	colbuf__set_dict(&c, TC_PROCESS_NAME, &r->comm_dict, NULL);
 	colbuf__set_dict(&c, TC_FILENAME, &r->file_dict, NULL);
 	colbuf__set_dict(&c, TC_STACK_TRACE, stacklists__dict(sl), stacklists__lists(sl));
+	colbuf__set_dict(&c, TC_STACK_MODULES, stacklists__modules_dict(sl), stacklists__modules_lists(sl));
 	for (uint64_t i = 0; i < r->nrefs && !err; i++) {
 		err = emit(r, &c, sl, &r->refs[i]);
 		if (!err && colbuf__next(&c)) {

@@ -20,6 +20,9 @@ struct rows_stats {
 int rows__new(struct rows **r, const struct addrspace *as, struct stackset *ustacks,
 	      struct stackset *kstacks, uint64_t spool_bytes);
 void rows__free(struct rows *r);
+/* Unwind records' copied user stacks with unw (not owned); without one they have none. */
+struct unwinder;
+void rows__set_unwinder(struct rows *r, struct unwinder *unw);
 /* Index one record; data must stay valid until rows__free (the spool is mapped).
  * Malformed records are counted and skipped, never fatal. */
 int rows__add_record(struct rows *r, const void *data, uint32_t len);

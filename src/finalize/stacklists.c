@@ -8,18 +8,20 @@
 #include "finalize/stackset.h"
 #include "finalize/stacklists.h"
 
-/* Label ids of each stack: ids[off[i] .. off[i + 1]). */
+/* Label ids of each stack: ids[off[i] .. off[i + 1]), and their objects' ids (mods,
+ * aligned with ids). */
 struct labelled {
-	uint32_t *off, *ids;
+	uint32_t *off, *ids, *mods;
 	uint32_t n, nids, cap;
 };
 
 struct stacklists {
-	struct strtab labels;
+	struct strtab labels, modules;
 	struct labelled user, kernel;
-	struct pq_dict dict;
-	struct pq_lists lists;
+	struct pq_dict dict, mdict;
+	struct pq_lists lists, mlists;	/* mlists shares lists' offsets */
 	uint32_t *items;		/* lists.items, growable */
+	uint32_t *mitems;		/* mlists.items, same size */
 	uint32_t *offsets;		/* lists.offsets, growable */
 	uint32_t nitems, items_cap, offsets_cap;
 	uint64_t *keys;			/* combination → list id + 1, open addressing */
@@ -48,18 +50,22 @@ void stacklists__free(struct stacklists *sl)
 	if (!sl)
 		return;
 	strtab__free(&sl->labels);
+	strtab__free(&sl->modules);
 	free(sl->user.off);
 	free(sl->user.ids);
+	free(sl->user.mods);
 	free(sl->kernel.off);
 	free(sl->kernel.ids);
+	free(sl->kernel.mods);
 	free(sl->items);
+	free(sl->mitems);
 	free(sl->offsets);
 	free(sl->keys);
 	free(sl->slots);
 	free(sl);
 }
 
-static int push_id(struct labelled *lb, uint32_t id)
+static int push_id(struct labelled *lb, uint32_t id, uint32_t mod)
 {
 	if (lb->nids == lb->cap) {
 		uint32_t cap = lb->cap ? lb->cap * 2 : 4096, *n = realloc(lb->ids, cap * sizeof(*n));
@@ -67,16 +73,34 @@ static int push_id(struct labelled *lb, uint32_t id)
 		if (!n)
 			return -ENOMEM;
 		lb->ids = n;
+		n = realloc(lb->mods, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		lb->mods = n;
 		lb->cap = cap;
 	}
+	lb->mods[lb->nids] = mod;
 	lb->ids[lb->nids++] = id;
 	return 0;
+}
+
+/* The next LABEL_SEP-prefixed item of b from *i: its id in t, or negative errno. */
+static int64_t next_item(struct strtab *t, const struct strbuf *b, size_t *i)
+{
+	size_t j = *i + 1;
+	int64_t id;
+
+	while (j < b->len && b->s[j] != LABEL_SEP)
+		j++;
+	id = strtab__intern(t, b->s + *i + 1, (uint32_t)(j - *i - 1));
+	*i = j;
+	return id;
 }
 
 static int label_set(struct stacklists *sl, struct labeler *l, struct stackset *set,
 		     struct labelled *lb, bool user, int progress)
 {
-	struct strbuf s = { 0 };
+	struct strbuf s = { 0 }, m = { 0 };
 	struct stack_entry e;
 	uint32_t n = stackset__count(set);
 	int err = 0;
@@ -88,17 +112,13 @@ static int label_set(struct stacklists *sl, struct labeler *l, struct stackset *
 	for (uint32_t id = 0; id < n && !err; id++) {
 		stackset__get(set, id, &e);
 		s.len = 0;
-		err = user ? labeler__user(l, &e, &s) : labeler__kernel(l, &e, &s);
-		/* s is "\x1flabel\x1flabel...": intern each label. */
-		for (size_t i = 0; !err && i < s.len;) {
-			size_t j = i + 1;
-			int64_t lid;
+		m.len = 0;
+		err = user ? labeler__user(l, &e, &s, &m) : labeler__kernel(l, &e, &s, &m);
+		/* s is "\x1flabel\x1flabel...", m the same with one object per label. */
+		for (size_t i = 0, k = 0; !err && i < s.len;) {
+			int64_t lid = next_item(&sl->labels, &s, &i), mid = k < m.len ? next_item(&sl->modules, &m, &k) : -EINVAL;
 
-			while (j < s.len && s.s[j] != LABEL_SEP)
-				j++;
-			lid = strtab__intern(&sl->labels, s.s + i + 1, (uint32_t)(j - i - 1));
-			err = lid < 0 ? (int)lid : push_id(lb, (uint32_t)lid);
-			i = j;
+			err = lid < 0 ? (int)lid : mid < 0 ? (int)mid : push_id(lb, (uint32_t)lid, (uint32_t)mid);
 		}
 		lb->off[id + 1] = lb->nids;
 		if (progress && user && id % 1000 == 999)
@@ -107,6 +127,7 @@ static int label_set(struct stacklists *sl, struct labeler *l, struct stackset *
 	if (progress && user && n >= 1000)
 		fprintf(stderr, "\rprobex: symbolized %u stacks          \n", n);
 	strbuf__free(&s);
+	strbuf__free(&m);
 	return err;
 }
 
@@ -120,6 +141,9 @@ int stacklists__label(struct stacklists *sl, struct labeler *l, struct stackset 
 	sl->dict.strs = sl->labels.strs;
 	sl->dict.lens = sl->labels.lens;
 	sl->dict.n = sl->labels.n;
+	sl->mdict.strs = sl->modules.strs;
+	sl->mdict.lens = sl->modules.lens;
+	sl->mdict.n = sl->modules.n;
 	return err;
 }
 
@@ -169,9 +193,14 @@ static int append_items(struct stacklists *sl, const struct labelled *lb, int32_
 		if (!n)
 			return -ENOMEM;
 		sl->items = n;
+		n = realloc(sl->mitems, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		sl->mitems = n;
 		sl->items_cap = cap;
 	}
 	memcpy(sl->items + sl->nitems, lb->ids + from, (to - from) * sizeof(uint32_t));
+	memcpy(sl->mitems + sl->nitems, lb->mods + from, (to - from) * sizeof(uint32_t));
 	sl->nitems += to - from;
 	return 0;
 }
@@ -209,6 +238,7 @@ int64_t stacklists__list(struct stacklists *sl, int32_t u, int32_t k)
 	sl->keys[j] = key;
 	sl->lists.offsets = sl->offsets;
 	sl->lists.items = sl->items;
+	sl->mlists = (struct pq_lists){ sl->offsets, sl->mitems, sl->lists.n };
 	return id;
 }
 
@@ -222,4 +252,15 @@ const struct pq_lists *stacklists__lists(struct stacklists *sl)
 	sl->lists.offsets = sl->offsets;
 	sl->lists.items = sl->items;
 	return &sl->lists;
+}
+
+const struct pq_dict *stacklists__modules_dict(struct stacklists *sl)
+{
+	return &sl->mdict;
+}
+
+const struct pq_lists *stacklists__modules_lists(struct stacklists *sl)
+{
+	sl->mlists = (struct pq_lists){ sl->offsets, sl->mitems, sl->lists.n };
+	return &sl->mlists;
 }

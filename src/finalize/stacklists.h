@@ -23,5 +23,8 @@ int64_t stacklists__list(struct stacklists *sl, int32_t ustack, int32_t kstack);
 /* The dictionary and lists for the writer; valid until the next stacklists__list. */
 const struct pq_dict *stacklists__dict(struct stacklists *sl);
 const struct pq_lists *stacklists__lists(struct stacklists *sl);
+/* stack_modules: the same lists (same ids and lengths), of each label's object. */
+const struct pq_dict *stacklists__modules_dict(struct stacklists *sl);
+const struct pq_lists *stacklists__modules_lists(struct stacklists *sl);
 
 #endif

@@ -10,6 +10,7 @@ struct entry {
 	uint32_t space;
 	uint32_t n;
 	uint16_t flags;
+	uint32_t uses;		/* interns of this stack: the records that carry it */
 	uint64_t ts;
 };
 
@@ -88,8 +89,11 @@ int64_t stackset__intern(struct stackset *s, uint32_t space, const uint64_t *fra
 	for (; s->slots[i]; i = (i + 1) & (s->nslots - 1)) {
 		e = &s->entries[s->slots[i] - 1];
 		if (e->hash == h && e->space == space && e->n == n &&
-		    !memcmp(s->arena + e->off, frames, n * sizeof(*frames)))
+		    !memcmp(s->arena + e->off, frames, n * sizeof(*frames))) {
+			if (e->uses < UINT32_MAX)
+				e->uses++;
 			return s->slots[i] - 1;
+		}
 	}
 	if (s->count == s->ecap) {
 		uint32_t cap = s->ecap ? s->ecap * 2 : 1024;
@@ -114,7 +118,7 @@ int64_t stackset__intern(struct stackset *s, uint32_t space, const uint64_t *fra
 	}
 	memcpy(s->arena + s->alen, frames, n * sizeof(*frames));
 	s->entries[s->count] = (struct entry){ .hash = h, .off = s->alen, .space = space, .n = n,
-					       .flags = flags, .ts = ts };
+					       .flags = flags, .uses = 1, .ts = ts };
 	s->alen += n;
 	s->slots[i] = ++s->count;
 	if (s->count * 2 > s->nslots && stackset__rehash(s))
@@ -134,6 +138,7 @@ void stackset__get(const struct stackset *s, uint32_t id, struct stack_entry *ou
 	out->space = e->space;
 	out->n = e->n;
 	out->flags = e->flags;
+	out->uses = e->uses;
 	out->ts = e->ts;
 	out->frames = s->arena + e->off;
 }

@@ -11,6 +11,7 @@ struct stack_entry {
 	uint32_t space;		/* address-space id (user stacks) or 0 (kernel stacks) */
 	uint32_t n;
 	uint16_t flags;		/* REC_F_*_TRUNC of the first record that had it */
+	uint32_t uses;		/* records carrying it */
 	uint64_t ts;		/* time of the first record that had it */
 	const uint64_t *frames;	/* leaf first, as captured */
 };

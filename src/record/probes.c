@@ -234,6 +234,8 @@ static int load(struct probes *p, bool select)
 	}
 	p->skel->rodata->stack_mode = opts->stacks;
 	p->skel->rodata->stack_interval_ns = opts->stack_interval_ns;
+	p->skel->rodata->ustack_copy_bytes = opts->ustack_copy_bytes;
+	p->skel->rodata->ustack_copy_events = opts->ustack_copy_bytes && opts->stacks == STACKS_SAMPLED;
 	/* Wake the consumer when 1/16 of the buffer is used (at most 1 MiB): rare enough
 	 * to be cheap, early enough never to fill the buffer between polls.  The buffer
 	 * itself is kept modest: every page of it is a page fault for the consumer. */

@@ -17,6 +17,7 @@ typedef void (*probes_sideband_fn)(void *ctx, const struct perf_event_header *ev
 struct probes_opts {
 	enum stack_mode stacks;
 	uint64_t stack_interval_ns;
+	uint32_t ustack_copy_bytes;	/* CPU samples: user stack bytes copied; 0: fp walks */
 	unsigned long sample_freq;
 	unsigned long ringbuf_bytes;
 	probes_record_fn on_record;	/* called from probes__poll for each ring-buffer record */

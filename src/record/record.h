@@ -18,6 +18,7 @@ struct record_opts {
 	unsigned long sample_freq;	/* CPU samples per second and CPU */
 	enum stack_mode stacks;
 	uint64_t stack_interval_ns;	/* STACKS_SAMPLED: one stack per thread and class per interval */
+	uint32_t ustack_copy_bytes;	/* CPU samples: user stack bytes copied; 0: fp walks */
 	unsigned long ringbuf_bytes;	/* power of two */
 	/* The command's signal mask; NULL: the caller's.  Lets a caller that keeps stop
 	 * requests blocked after recording (to finish the trace) start the command unmasked. */

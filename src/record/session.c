@@ -29,6 +29,7 @@
 #include "record/record.h"
 #include "record/sbfilter.h"
 #include "record/session_info.h"
+#include "record/perfmaps.h"
 #include "record/tree.h"
 #include "spool/spool.h"
 
@@ -59,6 +60,22 @@ static uint64_t now_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* A record with a stack copy is reserved at its largest: keep the bytes copied. */
+static uint32_t rec_kept_size(const void *data, uint32_t size)
+{
+	const struct rec_hdr *h = data;
+	const struct rec_ustack *u;
+	uint32_t off;
+
+	if (size < sizeof(*h) || !(h->flags & REC_F_USTACK_COPY) || !rec_fixed_size(h->kind))
+		return size;
+	off = rec_ustack_off(rec_fixed_size(h->kind));
+	if (size < off + sizeof(*u))
+		return size;
+	u = (const struct rec_ustack *)((const char *)data + off);
+	return u->len <= size - off - sizeof(*u) ? off + sizeof(*u) + u->len : size;
+}
+
 static int on_record(void *ctx, const void *data, uint32_t size)
 {
 	struct session *s = ctx;
@@ -68,7 +85,7 @@ static int on_record(void *ctx, const void *data, uint32_t size)
 	/* A traced process's children are traced: their mappings may be spooled. */
 	if (size >= sizeof(*fk) && fk->h.kind == REC_FORK && fk->child_tgid != fk->h.tgid)
 		sbfilter__add_pid(s->sbf, fk->child_tgid);
-	return spool_writer__append(s->spool, SPOOL_BPF, data, size);
+	return spool_writer__append(s->spool, SPOOL_BPF, data, rec_kept_size(data, size));
 }
 
 static int spool_sideband(void *ctx, const struct perf_event_header *ev)
@@ -91,13 +108,20 @@ static void *consumer_main(void *arg)
 	struct session *s = arg;
 	/* Tests simulate a consumer that cannot keep up, to check that drops are counted. */
 	int n, delay_ms = test_hooks__consumer_delay_ms();
+	struct perfmaps *pm = NULL;
+	unsigned int cycle = 0;
 
+	if (perfmaps__new(&pm))
+		log__warn("no memory to copy JIT maps: JIT frames will be addresses");
 	while (!atomic_load(&s->stop_consumer)) {
 		if (delay_ms > 0)
 			usleep(delay_ms * 1000);
 		n = probes__poll(s->probes, 10);
 		if (n >= 0)
 			n = sbfilter__settle(s->sbf, false, spool_sideband, s);
+		/* JIT maps every ~100 ms: a map is copied while its process lives. */
+		if (n >= 0 && pm && ++cycle % 10 == 0)
+			n = perfmaps__poll(pm, probes__traced_map_fd(s->probes), s->spool);
 		/* Hand what we have to the kernel every cycle: if probex is killed, the page
 		 * cache still holds it for `probex recover`. */
 		if (n >= 0)
@@ -113,12 +137,16 @@ static void *consumer_main(void *arg)
 	} while (n > 0);
 	/* Both buffers are empty: every fork is known, what is still unknown is foreign. */
 	n = sbfilter__settle(s->sbf, true, spool_sideband, s);
+	if (pm)
+		n = perfmaps__poll(pm, probes__traced_map_fd(s->probes), s->spool);
 	if (n >= 0)
 		n = spool_writer__flush(s->spool);
 	if (n < 0)
 		goto fail;
+	perfmaps__free(pm);
 	return NULL;
 fail:
+	perfmaps__free(pm);
 	atomic_store(&s->consumer_err, n);
 	eventfd_write(s->wake_fd, 1);
 	return NULL;
@@ -203,6 +231,7 @@ static int session__arm(struct session *s, const sigset_t *mask)
 	struct probes_opts po = {
 		.stacks = o->stacks,
 		.stack_interval_ns = o->stack_interval_ns,
+		.ustack_copy_bytes = o->ustack_copy_bytes,
 		.sample_freq = o->sample_freq,
 		.ringbuf_bytes = o->ringbuf_bytes,
 		.on_record = on_record,

@@ -31,6 +31,7 @@ static const char *const counter_names[CNT__COUNT] = {
 	[CNT_SAMPLES_TRACED] = "cpu_samples_traced",
 	[CNT_EVENTS] = "records_submitted",
 	[CNT_IOU_UNMATCHED] = "io_uring_complete_unmatched",
+	[CNT_USTACK_COPY_ERR] = "user_stack_copy_failed",
 };
 
 int session_info__load_ksyms(struct session_info *si)
@@ -83,6 +84,7 @@ void session_info__start(struct session_info *si, const struct record_opts *o, p
 	strbuf__add_json_str(&si->text, host);
 	strbuf__addf(&si->text, "\n%s\t%s %s %s\n", META_KERNEL, u.sysname, u.release, u.machine);
 	strbuf__addf(&si->text, "%s\t%s\n", META_STACK_MODE, stack_mode_names[o->stacks]);
+	strbuf__addf(&si->text, "%s\t%u\n", META_USTACK_COPY, o->ustack_copy_bytes);
 	strbuf__addf(&si->text, "%s\t%llu\n", META_STACK_INTERVAL_NS,
 		     o->stacks == STACKS_SAMPLED ? (unsigned long long)o->stack_interval_ns : 0ull);
 	kv(si, META_MISSING_PROBES);

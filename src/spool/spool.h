@@ -22,6 +22,15 @@ enum spool_tag {
 	SPOOL_PERF = 2,		/* a perf side-band record (PERF_RECORD_MMAP2, LOST, ...) */
 	SPOOL_SESSION = 3,	/* JSON object: session facts known at start */
 	SPOOL_END = 4,		/* JSON object: counters and status known at the end */
+	SPOOL_PERFMAP = 5,	/* struct spool_perfmap + bytes of a process's /tmp/perf-PID.map */
+};
+
+/* New bytes of a JIT map, copied while its process lives (runtimes delete them). */
+struct spool_perfmap {
+	uint32_t tgid;
+	uint32_t _pad;
+	uint64_t ts;		/* CLOCK_MONOTONIC when copied: which address space it names */
+	uint64_t off;		/* where the bytes were in the file */
 };
 
 struct spool_item {

@@ -56,8 +56,19 @@ static int store__emit(void *ctx, const struct synth_row *r)
 struct label_lists {
 	struct strtab labels;
 	uint32_t *offsets, *items;
+	uint32_t *mods;		/* stack_modules: 0 ("") for marks, 1 ("[synth]") for frames */
 	uint32_t n, nitems, cap;
 };
+
+static const char *const synth_modules[] = { "", "[synth]" };
+static const uint32_t synth_module_lens[] = { 0, 7 };
+static const struct pq_dict synth_module_dict = { synth_modules, synth_module_lens, 2 };
+
+static bool is_mark(const char *p, uint32_t len)
+{
+	return (len == 6 && !memcmp(p, "[user]", 6)) || (len == 8 && !memcmp(p, "[kernel]", 8)) ||
+	       (len == 11 && !memcmp(p, "[truncated]", 11));
+}
 
 static int label_lists__build(struct label_lists *ll, const struct synth_stacks *st)
 {
@@ -81,8 +92,13 @@ static int label_lists__build(struct label_lists *ll, const struct synth_stacks 
 				if (!items)
 					return -ENOMEM;
 				ll->items = items;
+				items = realloc(ll->mods, cap * sizeof(*items));
+				if (!items)
+					return -ENOMEM;
+				ll->mods = items;
 				ll->cap = cap;
 			}
+			ll->mods[ll->nitems] = !is_mark(p, len);
 			ll->items[ll->nitems++] = (uint32_t)id;
 			p += len;
 			if (*p)
@@ -99,12 +115,13 @@ static void label_lists__free(struct label_lists *ll)
 	strtab__free(&ll->labels);
 	free(ll->offsets);
 	free(ll->items);
+	free(ll->mods);
 }
 
 /* The metadata keys a recording carries (but probex.symbol_data: synthetic stacks have no
  * binaries to resymbolize from), with synthetic values. */
 struct synth_meta {
-	struct pq_kv kv[16];
+	struct pq_kv kv[24];
 	int n;
 	char freq[24], command[160], start_ts[24], start_unix[24], boot_unix[24];
 };
@@ -135,6 +152,7 @@ static void synth_meta__init(struct synth_meta *m, const struct synth_opts *o, u
 	m->kv[m->n++] = (struct pq_kv){ META_KERNEL, "synthetic" };
 	m->kv[m->n++] = (struct pq_kv){ META_STACK_MODE, stack_mode_names[STACKS_ALL] };
 	m->kv[m->n++] = (struct pq_kv){ META_STACK_INTERVAL_NS, "0" };
+	m->kv[m->n++] = (struct pq_kv){ META_USTACK_COPY, "0" };
 	m->kv[m->n++] = (struct pq_kv){ META_MISSING_PROBES, "[]" };
 	m->kv[m->n++] = (struct pq_kv){ META_EXIT_STATUS, "0" };
 	m->kv[m->n++] = (struct pq_kv){ META_DROPS, "{}" };
@@ -160,6 +178,7 @@ static void fill_row(struct colbuf *c, const struct synth_row *r)
 		colbuf__set(c, TC_STACK_KIND, r->stack_kind - 1);
 	if (f & SR_STACK) {
 		colbuf__set(c, TC_STACK_TRACE, (uint32_t)r->stack);
+		colbuf__set(c, TC_STACK_MODULES, (uint32_t)r->stack);
 		colbuf__set(c, TC_WEIGHT, 1);	/* as recorded with --stacks=all */
 	}
 	if (f & SR_SWITCH) {
@@ -206,7 +225,7 @@ static int write_parquet(const char *path, const struct row_store *s, const uint
 	struct pq_dict name_dict = { synth_names, name_lens, synth_names_count };
 	struct pq_options opts = { .zstd_level = 1, .threads = 2 };
 	struct label_lists ll = { 0 };
-	struct pq_lists lists;
+	struct pq_lists lists, mod_lists;
 	struct pq_dict label_dict;
 	struct pq_writer *w = NULL;
 	struct colbuf c = { 0 };
@@ -220,6 +239,7 @@ static int write_parquet(const char *path, const struct row_store *s, const uint
 		goto cleanup;
 	label_dict = (struct pq_dict){ ll.labels.strs, ll.labels.lens, ll.labels.n };
 	lists = (struct pq_lists){ ll.offsets, ll.items, ll.n };
+	mod_lists = (struct pq_lists){ ll.offsets, ll.mods, ll.n };
 	if ((err = colbuf__init(&c, trace_schema__pq_columns(), TC__COUNT,
 				(uint32_t)(n < group ? (n ? n : 1) : group))))
 		goto cleanup;
@@ -228,6 +248,7 @@ static int write_parquet(const char *path, const struct row_store *s, const uint
 	colbuf__set_dict(&c, TC_PROCESS_NAME, &name_dict, NULL);
 	colbuf__set_dict(&c, TC_FILENAME, &name_dict, NULL);	/* unused: no exec rows */
 	colbuf__set_dict(&c, TC_STACK_TRACE, &label_dict, &lists);
+	colbuf__set_dict(&c, TC_STACK_MODULES, &synth_module_dict, &mod_lists);
 	if ((err = pq_writer__open(&w, path, trace_schema__pq_columns(), TC__COUNT, &opts)))
 		goto cleanup;
 	for (uint64_t i = 0; i < n && !err; i++) {

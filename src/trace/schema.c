@@ -48,6 +48,12 @@ const char *const stack_mode_names[3] = {
 	[STACKS_NONE] = "none",
 };
 
+const char *const call_graph_names[3] = {
+	[CG_AUTO] = "auto",
+	[CG_FP] = "fp",
+	[CG_DWARF] = "dwarf",
+};
+
 #define REF .reference = true
 #define REQ .required = true
 
@@ -91,6 +97,7 @@ const struct trace_column trace_schema[TC__COUNT] = {
 	[TC_MMAP_FLAGS] = { "mmap_flags", PQ_U32, .doc = "syscall_mmap_enter: flags" },
 	[TC_MMAP_FD] = { "mmap_fd", PQ_I32, .doc = "syscall_mmap_enter: fd" },
 	[TC_IOU_USER_DATA] = { "io_uring_user_data", PQ_U64, .doc = "io_uring_complete: user_data" },
+	[TC_STACK_MODULES] = { "stack_modules", PQ_STRING_LIST, .doc = "object of each stack_trace label" },
 };
 
 static const char *const stack_kinds[] = { "user", "kernel", "both" };

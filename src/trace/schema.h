@@ -58,6 +58,7 @@ enum trace_col {
 	/* added by this probex */
 	TC_LATENCY, TC_WEIGHT, TC_CHILD_TGID, TC_IS_THREAD, TC_EXIT_SIGNAL, TC_PREV_TGID,
 	TC_NEXT_TGID, TC_FILENAME, TC_MMAP_PROT, TC_MMAP_FLAGS, TC_MMAP_FD, TC_IOU_USER_DATA,
+	TC_STACK_MODULES,
 	TC__COUNT,
 };
 
@@ -96,11 +97,13 @@ extern const struct pq_dict stack_kind_dict;
 #define META_HOSTNAME		"probex.hostname"
 #define META_KERNEL		"probex.kernel"
 #define META_STACK_MODE		"probex.stack_mode"		/* one of stack_mode_names */
+#define META_USTACK_COPY	"probex.ustack_copy_bytes"	/* user stack copied per CPU sample; 0: fp */
 #define META_STACK_INTERVAL_NS	"probex.stack_interval_ns"
 #define META_DROPS		"probex.drops"			/* JSON object: counter → n */
 #define META_MISSING_PROBES	"probex.missing_probes"		/* JSON array */
 
 /* probex.stack_mode values and --stacks names, indexed by enum stack_mode (bpf/records.h). */
 extern const char *const stack_mode_names[3];
+extern const char *const call_graph_names[3];	/* enum call_graph */
 
 #endif

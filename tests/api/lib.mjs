@@ -139,6 +139,7 @@ export function payloadOf(row) {
   const out = {};
   for (const [k, v] of Object.entries(row)) {
     if (['event_type', 'ts_ns', 'pid', 'stack_trace', 'latency_ns', 'row'].includes(k)) continue;
+    if (Array.isArray(v)) continue;	// list columns (stack_modules) are no payload: scalars only
     if (v !== null && v !== undefined) out[k] = v;
   }
   return out;

@@ -1,0 +1,142 @@
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record/perfmaps.h"
+#include "spool/spool.h"
+
+#define COPY_MAX (1u << 20)	/* per map and poll: a runaway writer cannot stall us */
+
+struct seen {
+	uint32_t tgid;
+	uint64_t ino, off;	/* bytes of that file already copied */
+};
+
+struct perfmaps {
+	struct seen *s;
+	size_t n, cap;
+	char *buf;
+};
+
+int perfmaps__new(struct perfmaps **pmp)
+{
+	struct perfmaps *pm = calloc(1, sizeof(*pm));
+
+	if (!pm)
+		return -ENOMEM;
+	pm->buf = malloc(sizeof(struct spool_perfmap) + COPY_MAX);
+	if (!pm->buf) {
+		free(pm);
+		return -ENOMEM;
+	}
+	*pmp = pm;
+	return 0;
+}
+
+void perfmaps__free(struct perfmaps *pm)
+{
+	if (!pm)
+		return;
+	free(pm->s);
+	free(pm->buf);
+	free(pm);
+}
+
+static struct seen *seen_of(struct perfmaps *pm, uint32_t tgid)
+{
+	for (size_t i = 0; i < pm->n; i++)
+		if (pm->s[i].tgid == tgid)
+			return &pm->s[i];
+	if (pm->n == pm->cap) {
+		size_t cap = pm->cap ? pm->cap * 2 : 16;
+		struct seen *s = realloc(pm->s, cap * sizeof(*s));
+
+		if (!s)
+			return NULL;
+		pm->s = s;
+		pm->cap = cap;
+	}
+	pm->s[pm->n] = (struct seen){ .tgid = tgid };
+	return &pm->s[pm->n++];
+}
+
+/* We read as root a file any user can create: only a regular file (no symlink) owned by
+ * the process's user (or root) counts, as perf requires. */
+static int open_map(uint32_t tgid, struct stat *st)
+{
+	char path[64];
+	struct stat ps;
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", tgid);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	snprintf(path, sizeof(path), "/proc/%u", tgid);
+	if (fstat(fd, st) || !S_ISREG(st->st_mode) || stat(path, &ps) ||
+	    (st->st_uid != 0 && st->st_uid != ps.st_uid)) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+static int copy_new(struct perfmaps *pm, uint32_t tgid, struct spool_writer *w)
+{
+	struct spool_perfmap *h = (struct spool_perfmap *)pm->buf;
+	char *data = pm->buf + sizeof(*h);
+	struct timespec now;
+	struct seen *s;
+	struct stat st;
+	ssize_t got;
+	size_t keep;
+	int fd = open_map(tgid, &st), err = 0;
+
+	if (fd < 0)
+		return 0;
+	s = seen_of(pm, tgid);
+	if (!s) {
+		close(fd);
+		return -ENOMEM;
+	}
+	if (s->ino != st.st_ino || (uint64_t)st.st_size < s->off) {
+		s->ino = st.st_ino;	/* a new file (or rewritten): from its start */
+		s->off = 0;
+	}
+	if ((uint64_t)st.st_size > s->off) {
+		got = pread(fd, data, COPY_MAX, (off_t)s->off);
+		/* Whole lines only: the writer may be mid-line. */
+		for (keep = got > 0 ? (size_t)got : 0; keep && data[keep - 1] != '\n'; keep--)
+			;
+		if (keep) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			*h = (struct spool_perfmap){ .tgid = tgid, .off = s->off,
+						     .ts = (uint64_t)now.tv_sec * 1000000000ull + now.tv_nsec };
+			err = spool_writer__append(w, SPOOL_PERFMAP, h, (uint32_t)(sizeof(*h) + keep));
+			s->off += keep;
+		}
+	}
+	close(fd);
+	return err;
+}
+
+int perfmaps__poll(struct perfmaps *pm, int traced_fd, struct spool_writer *w)
+{
+	uint32_t key, next;
+	void *prev = NULL;
+	int err = 0;
+
+	while (!err && !bpf_map_get_next_key(traced_fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		err = copy_new(pm, key, w);
+	}
+	return err;
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# User stacks through code built without frame pointers (-O2 -fomit-frame-pointer, like
+# distribution packages): whole stacks from CFI, and no data read as return addresses
+# ever shown as a frame.
+source "$(dirname "$0")/lib.sh"
+user_frames() { # SQL: one row per user frame label (l) of cpu samples
+	echo "SELECT unnest(stack_trace[2:coalesce(nullif(list_position(stack_trace, '[kernel]'), 0), len(stack_trace) + 1) - 1]) AS l FROM events WHERE event_type = 'cpu_sample' AND stack_trace[1] = '[user]'"
+}
+drop() { # FILE COUNTER
+	q "$1" "SELECT json_extract(decode(value)::VARCHAR, '\$.$2') FROM parquet_kv_metadata('$1') WHERE decode(key) = 'probex.drops'"
+}
+
+# A frame-pointer walk of nofp_c reads the spaces rbp points at: 0x2020202020202020.  The
+# fixture maps no anonymous code, so every frame must be named by a file (a hex label is
+# an address outside every executable mapping the kernel reported).
+out="$TMP/fp.parquet"
+"$PROBEX" -q -o "$out" --no-viewer --call-graph fp -- "$FIXTURES/nofp" chain 0.5 || fail "probex exited $?"
+total=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample'")
+assert_ge "cpu samples" 200 "$total"
+assert_eq "user frames outside executable code (fp)" 0 \
+	"$(q "$out" "SELECT count(*) FROM ($(user_frames)) WHERE l LIKE '0x%'")"
+assert_ge "walks cut at a non-code address, counted in probex.drops (of $total)" \
+	"$((total / 2))" "$(drop "$out" ustack_cut_outside_code)"
+
+# The default (auto): stacks copied and unwound with CFI.  The hot chain appears whole,
+# from main, in (nearly) every sample.
+out="$TMP/dw.parquet"
+"$PROBEX" -q -o "$out" --no-viewer -- "$FIXTURES/nofp" chain 0.5 || fail "probex exited $?"
+total=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample'")
+chain=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND contains(array_to_string(stack_trace, '|'), '[user]|_start|__libc_start_main')
+	AND contains(array_to_string(stack_trace, '|'), '|main|nofp_a|nofp_b|nofp_c')")
+echo "cpu samples: $total, with _start ... main > nofp_a > nofp_b > nofp_c: $chain"
+assert_ge "samples with the whole chain (of $total)" "$((total * 90 / 100))" "$chain"
+assert_eq "user frames outside executable code (dwarf)" 0 \
+	"$(q "$out" "SELECT count(*) FROM ($(user_frames)) WHERE l LIKE '0x%'")"
+assert_eq "unwinds that needed stack beyond the copy" 0 "$(drop "$out" unwind_copy_end)"
+# The sampled stacks of scheduler events are copies too: the same chain when preempted.
+sw=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'sched_switch' AND list_contains(stack_trace, 'nofp_c')")
+swhole=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'sched_switch' AND list_contains(stack_trace, 'nofp_c') AND contains(array_to_string(stack_trace, '|'), '|main|nofp_a|nofp_b|nofp_c')")
+assert_ge "sched_switch stacks in nofp_c with the whole chain (of $sw)" "$((sw * 90 / 100))" "$swhole"
+
+# A callback called from libc (no frame pointers there): main > caller > qsort > callback.
+out="$TMP/qs.parquet"
+"$PROBEX" -q -o "$out" --no-viewer -- "$FIXTURES/nofp" qsort 0.5 || fail "probex exited $?"
+total=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND list_contains(stack_trace, 'nofp_cmp')")
+through=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND list_contains(stack_trace, 'nofp_cmp')
+	AND regexp_matches(array_to_string(stack_trace, '|'), '\|main\|nofp_sort\|qsort(_r)?\|(msort[^|]*\|)*nofp_cmp')")
+echo "samples in the callback: $total, through main > nofp_sort > qsort: $through"
+assert_ge "samples in the callback" 100 "$total"
+assert_ge "callback samples showing main > nofp_sort > qsort > nofp_cmp (of $total)" "$((total * 90 / 100))" "$through"
+
+# A real interpreter built without frame pointers: python3 samples reach Py_RunMain
+# (perf record --call-graph dwarf: ~96% on this loop).
+out="$TMP/py.parquet"
+"$PROBEX" -q -o "$out" --no-viewer -- /usr/bin/python3 -c 'x = 0
+for i in range(3000000): x += i * i' || fail "probex exited $?"
+total=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND process_name LIKE 'python%'")
+runmain=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND process_name LIKE 'python%' AND list_contains(stack_trace, 'Py_RunMain')")
+echo "python3 samples: $total, reaching Py_RunMain: $runmain ($((runmain * 100 / total))%)"
+assert_ge "python3 samples reaching Py_RunMain (of $total)" "$((total * 85 / 100))" "$runmain"
+
+# Every label has its object in stack_modules, aligned with stack_trace.
+out="$TMP/qs.parquet"
+assert_eq "rows whose stack_modules and stack_trace differ in length" 0 \
+	"$(q "$out" "SELECT count(*) FROM events WHERE stack_trace IS NOT NULL AND len(stack_trace) IS DISTINCT FROM len(stack_modules)")"
+assert_eq "qsort's object" "$(readlink -f "$(ldd "$FIXTURES/nofp" | awk '/libc.so/ { print $3 }')")" \
+	"$(q "$out" "SELECT stack_modules[list_position(stack_trace, 'nofp_sort') + 1] FROM events WHERE event_type = 'cpu_sample' AND list_contains(stack_trace, 'nofp_cmp') LIMIT 1")"
+assert_eq "the callback's object" "$FIXTURES/nofp" \
+	"$(q "$out" "SELECT stack_modules[list_position(stack_trace, 'nofp_cmp')] FROM events WHERE list_contains(stack_trace, 'nofp_cmp') LIMIT 1")"
+assert_eq "user frames without an object" 0 "$(q "$out" "SELECT count(*) FROM (SELECT unnest(stack_trace) AS l, unnest(stack_modules) AS m FROM events) WHERE m = '' AND l NOT IN ('[user]', '[kernel]', '[truncated]')")"
+
+# Stripped, its DWARF and CFI (.debug_frame, no .eh_frame for its own code) in a separate
+# file found through .gnu_debuglink: names and whole stacks still.
+out="$TMP/dl.parquet"
+"$PROBEX" -q -o "$out" --no-viewer -- "$FIXTURES/nofp_debuglink" chain 0.3 || fail "probex exited $?"
+total=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample'")
+chain=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND contains(array_to_string(stack_trace, '|'), '[user]|_start|') AND contains(array_to_string(stack_trace, '|'), '|main|nofp_a|nofp_b|nofp_c')")
+assert_ge "stripped + debuglink: samples with the whole chain (of $total)" "$((total * 90 / 100))" "$chain"
+
+# JIT code: an anonymous executable mapping named through /tmp/perf-PID.map, which the
+# fixture deletes at exit (probex copies it while the process lives).
+for cg in auto fp; do
+	out="$TMP/jit-$cg.parquet"
+	"$PROBEX" -q -o "$out" --no-viewer --call-graph $cg -- "$FIXTURES/jit" 0.5 || fail "probex exited $?"
+	total=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample'")
+	named=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND contains(array_to_string(stack_trace, '|'), '|main|jit_spin_loop')")
+	assert_ge "$cg: samples in main > jit_spin_loop, named by the perf map (of $total)" "$((total * 80 / 100))" "$named"
+	assert_eq "$cg: the JIT frame's object" "//anon" \
+		"$(q "$out" "SELECT stack_modules[list_position(stack_trace, 'jit_spin_loop')] FROM events WHERE list_contains(stack_trace, 'jit_spin_loop') LIMIT 1")"
+	assert_eq "$cg: malformed perf map lines counted" 1 "$(drop "$out" jit_map_lines_skipped)"
+done
