@@ -96,8 +96,9 @@ static void set_user_env(const struct priv_target *t)
 static int set_caps(const int *caps, int n)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2] = { { 0 } };
+	struct __user_cap_data_struct d[2];
 
+	memset(d, 0, sizeof(d));
 	for (int i = 0; i < n; i++) {
 		d[caps[i] / 32].effective |= 1u << (caps[i] % 32);
 		d[caps[i] / 32].permitted |= 1u << (caps[i] % 32);
