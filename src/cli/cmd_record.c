@@ -59,7 +59,9 @@ static int paths__resolve(struct paths *p, const char *output)
 	return 0;
 }
 
-static int paths__resolve_as(struct paths *p, const char *output, const struct priv_target *priv)
+/* The command and the paths, checked with the user's identity before anything starts. */
+static int check_as(const struct record_opts *ro, struct paths *p, const char *output,
+		    const struct priv_target *priv)
 {
 	struct priv_fs saved;
 	int err;
@@ -69,7 +71,9 @@ static int paths__resolve_as(struct paths *p, const char *output, const struct p
 		log__error("cannot act as uid %u: %s", priv->uid, strerror(-err));
 		return 1;
 	}
-	err = paths__resolve(p, output);
+	err = record__check(ro);
+	if (!err)
+		err = paths__resolve(p, output);
 	priv__fs_leave(&saved);
 	return err;
 }
@@ -182,9 +186,7 @@ int cmd_record(const struct probex_opts *o)
 		return 1;
 	/* What the traced command must start with, before probex changes any of it. */
 	child__save_caller();
-	err = record__check(&ro);
-	if (!err)
-		err = paths__resolve_as(&p, o->output, &priv);
+	err = check_as(&ro, &p, o->output, &priv);
 	if (err)
 		return err;
 	ro.spool_path = p.spool;

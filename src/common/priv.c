@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/fsuid.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -90,25 +93,71 @@ static void set_user_env(const struct priv_target *t)
 	}
 }
 
-int priv__drop(const struct priv_target *t)
+static int set_caps(const int *caps, int n)
 {
-	uid_t r, e, s;
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
 
-	if (!t->valid)
-		return 0;
-	if (getresuid(&r, &e, &s) == 0 && r == t->uid && e == t->uid && s == t->uid)
-		return 0;	/* dropped already */
-	/* The user's own supplementary groups, not none: clearing them would make files the
-	 * user can normally read unreadable (to the traced command, to DuckDB). */
+	memset(d, 0, sizeof(d));
+	for (int i = 0; i < n; i++) {
+		d[caps[i] / 32].effective |= 1u << (caps[i] % 32);
+		d[caps[i] / 32].permitted |= 1u << (caps[i] % 32);
+	}
+	return syscall(SYS_capset, &h, d) ? -errno : 0;
+}
+
+static int become(const struct priv_target *t)
+{
 	if (setgroups((size_t)t->ngroups, t->groups))
 		return -errno;
 	if (setresgid(t->gid, t->gid, t->gid) || setresuid(t->uid, t->uid, t->uid))
 		return -errno;
+	return 0;
+}
+
+int priv__drop(const struct priv_target *t)
+{
+	uid_t r, e, s;
+	int err;
+
+	if (!t->valid)
+		return 0;
+	if (getresuid(&r, &e, &s) == 0 && r == t->uid && e == t->uid && s == t->uid) {
+		/* The ids are the user's already (priv__drop_keep_caps): shed what was kept. */
+		err = set_caps(NULL, 0);
+		if (err)
+			return err;
+	} else {
+		/* The user's own supplementary groups, not none: clearing them would make files
+		 * the user can normally read unreadable (to the traced command, to DuckDB). */
+		err = become(t);
+		if (err)
+			return err;
+	}
 	if (geteuid() != t->uid || getegid() != t->gid || setuid(0) == 0 || setegid(0) == 0 ||
 	    setfsuid(0) == 0 || (int)setfsuid((uid_t)-1) != (int)t->uid)
 		return -EPERM;
 	set_user_env(t);
 	return 0;
+}
+
+int priv__drop_keep_caps(const struct priv_target *t, const int *caps, int n)
+{
+	int err;
+
+	if (!t->valid)
+		return 0;
+	/* Per thread: the others lose every capability with the uid change (glibc applies
+	 * the id calls to all threads), this one keeps its permitted set for set_caps. */
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0))
+		return -errno;
+	err = become(t);
+	prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);
+	if (!err)
+		err = set_caps(caps, n);
+	if (!err && (setuid(0) == 0 || geteuid() != t->uid))
+		err = -EPERM;
+	return err;
 }
 
 int priv__drop_to_invoker(void)

@@ -36,10 +36,16 @@ struct priv_fs {
  * -EINVAL with a message already printed when SUDO_UID/SUDO_GID are inconsistent. */
 int priv__resolve(struct priv_target *target);
 
-/* Become target permanently (real, effective and saved ids; the user's groups), verify
- * that root cannot be regained, and give the environment the user's HOME/USER/LOGNAME.
- * Idempotent.  Negative errno on failure. */
+/* Become target permanently (real, effective and saved ids; the user's groups; no
+ * capability), verify that root cannot be regained, and give the environment the user's
+ * HOME/USER/LOGNAME.  Idempotent.  Negative errno on failure. */
 int priv__drop(const struct priv_target *target);
+
+/* Become target (ids and groups as priv__drop) but keep the capabilities caps[0..n)
+ * effective in the calling thread only (other threads keep none): what the recorder
+ * needs while the command runs (CAP_BPF for its maps on kernels before 6.5, CAP_KILL for
+ * set-uid programs in the tree).  priv__drop later clears them.  Negative errno. */
+int priv__drop_keep_caps(const struct priv_target *target, const int *caps, int n);
 
 /* Resolve, then drop: what every subcommand does first.  Prints why on failure. */
 int priv__drop_to_invoker(void);

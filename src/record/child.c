@@ -164,7 +164,9 @@ static int check_exec(const char *path)
 		return -errno;
 	if (S_ISDIR(st.st_mode))
 		return -EISDIR;
-	return access(path, X_OK) ? -errno : 0;
+	/* AT_EACCESS: judged by the (file system) identity the caller acts with, the user's
+	 * under sudo, so root-only paths are neither run nor revealed. */
+	return faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) ? -errno : 0;
 }
 
 int child__find_command(const char *cmd)

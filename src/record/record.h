@@ -14,7 +14,7 @@ struct ksyms;
 struct record_opts {
 	char *const *cmd;		/* NULL-terminated argv of the command */
 	int cmd_argc;
-	const char *spool_path;		/* created here, exclusively */
+	const char *spool_path;		/* created here, exclusively, as the invoking user */
 	unsigned long sample_freq;	/* CPU samples per second and CPU */
 	enum stack_mode stacks;
 	uint64_t stack_interval_ns;	/* STACKS_SAMPLED: one stack per thread and class per interval */

@@ -5,6 +5,7 @@
  * a consumer thread drains the ring buffer into the spool and does nothing else. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
@@ -382,6 +383,18 @@ static void session__cleanup(struct session *s, const sigset_t *orig)
 	pthread_sigmask(SIG_SETMASK, orig, NULL);
 }
 
+/* Armed and running: from here on the recorder needs its fds, and only two privileges:
+ * CAP_BPF (map lookups on kernels before 6.5 check it) and CAP_KILL (set-uid programs in
+ * the tree).  Everything else it does as the user; root is not regained. */
+static void session__shed_root(const struct priv_target *priv)
+{
+	static const int keep[] = { CAP_BPF, CAP_KILL };
+	int err = priv__drop_keep_caps(priv, keep, 2);
+
+	if (err)
+		log__warn("cannot give up root while recording: %s", strerror(-err));
+}
+
 int record__run(const struct record_opts *o, const struct priv_target *priv, struct record_result *res)
 {
 	struct session s = { .opts = o, .priv = priv, .wake_fd = -1, .sfd = -1, .guard_fd = -1 };
@@ -405,6 +418,8 @@ int record__run(const struct record_opts *o, const struct priv_target *priv, str
 		goto cleanup;
 	}
 	tree.root = child.pid;
+	if (!rc)
+		session__shed_root(priv);
 	t0 = now_ns(CLOCK_MONOTONIC);
 	run_err = run_tree(&s, &tree, s.sfd);
 	log__debug("command tree ran %.3f s", (now_ns(CLOCK_MONOTONIC) - t0) / 1e9);

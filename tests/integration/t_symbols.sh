@@ -19,8 +19,8 @@ assert_eq "inline frame right after its physical function" "probex_fx::inlined_w
 # mmap records, not from /proc after the fact).
 "$PROBEX" -q -o "$TMP/q.parquet" --no-viewer -- "$FIXTURES/quick" || fail "probex failed"
 life=$(q "$TMP/q.parquet" "SELECT (max(ts_ns) - min(ts_ns)) / 1e6 FROM events")
+# A figure, not a threshold (wall-clock time belongs to `make bench`).
 echo "quick fixture lived $life ms under tracing, exec to exit"
-assert_le "quick fixture lifetime under tracing (ms)" 25 "$life"
 assert_eq "its first write names the function and its caller" 1 \
 	"$(q "$TMP/q.parquet" "SELECT count(*) FROM events WHERE event_type='syscall_write_enter' AND contains(array_to_string(stack_trace, '|'), 'main|probex_quick_work|[kernel]')")"
 assert_eq "frames in its own binary left unnamed" 0 \

@@ -56,6 +56,16 @@ assert_eq "an IP literal Host (cannot be rebound) with the token" 200 \
 	"$(code -H "Host: 10.1.2.3:$PORT" "$base/api/summary?token=$token")"
 assert_eq "a foreign name with the token" 403 "$(code -H "Host: evil.example:$PORT" "$base/api/summary?token=$token")"
 kill "$VPID"; wait "$VPID"
+# The viewer a recording opens at its end: the user too, with no capability left.
+env SUDO_UID="$SEC_UID" SUDO_GID="$SEC_GID" SUDO_USER="$SEC_USER" "$PROBEX" -q -p 0 -o "$UDIR/r.parquet" -- true \
+	>"$TMP/v4.log" 2>&1 &
+VPID=$!
+for _ in $(seq 200); do grep -q 'viewer at http' "$TMP/v4.log" && break; sleep 0.1; done
+grep -q 'viewer at http' "$TMP/v4.log" || { cat "$TMP/v4.log"; fail "the recording's viewer printed no URL"; }
+assert_eq "recording's viewer uid" "$SEC_UID" "$(awk '/^Uid:/ { print $3 }' /proc/$VPID/status)"
+assert_eq "recording's viewer capabilities" 0000000000000000 "$(awk '/^CapPrm:/ { print $2 }' /proc/$VPID/status)"
+kill "$VPID"; wait "$VPID"
+
 start_viewer "$TMP/v3.log" --bind 0.0.0.0 --no-token
 ! grep -q 'token=' <<<"$URL" || fail "--no-token printed a token"
 assert_eq "--no-token" 200 "$(code "http://127.0.0.1:$PORT/api/summary")"
