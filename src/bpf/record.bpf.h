@@ -183,6 +183,9 @@ static __always_inline void *rec_begin(__u32 size, bool want_stack, bool *stacke
 
 static __always_inline void rec_drop(__u8 kind)
 {
+	/* A syscall is a syscall, with or without its path. */
+	if (kind == REC_SYSCALL_PATH)
+		kind = REC_SYSCALL;
 	if (kind < REC__COUNT)
 		cnt_add(CNT_RB_DROP0 + kind, 1);
 }

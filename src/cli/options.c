@@ -8,6 +8,7 @@
 #include "cli/args.h"
 #include "cli/options.h"
 #include "trace/schema.h"
+#include "trace/syscalls.h"
 
 enum {
 	OPT_NO_VIEWER = 0x100,
@@ -18,6 +19,8 @@ enum {
 	OPT_STACK_INTERVAL,
 	OPT_RINGBUF,
 	OPT_VERSION,
+	OPT_SYSCALLS,
+	OPT_OFFCPU_MIN,
 };
 
 static const struct option long_opts[] = {
@@ -30,6 +33,8 @@ static const struct option long_opts[] = {
 	{ "stacks", required_argument, NULL, OPT_STACKS },
 	{ "stack-interval", required_argument, NULL, OPT_STACK_INTERVAL },
 	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
+	{ "syscalls", required_argument, NULL, OPT_SYSCALLS },
+	{ "offcpu-min", required_argument, NULL, OPT_OFFCPU_MIN },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -61,6 +66,11 @@ void opts__print_help(void)
 	       "      --stack-interval US  sampled mode: at most one stack per thread and event\n"
 	       "                           type per US microseconds (default 1000)\n"
 	       "      --ringbuf-size KIB   kernel→user ring buffer size (default 16384)\n"
+	       "      --syscalls LIST      syscalls to record (default all): names and classes\n"
+	       "                           %%file %%net %%io %%desc %%memory %%process %%signal,\n"
+	       "                           comma-separated; `reference` = the reference's ten\n"
+	       "      --offcpu-min US      off-CPU intervals shorter than US microseconds are\n"
+	       "                           counted, not recorded one by one (default 10)\n"
 	       "  -q, --quiet              Only print errors and the final summary\n"
 	       "  -v, --verbose            Debug messages\n"
 	       "  -h, --help               Print help\n"
@@ -79,6 +89,8 @@ void opts__defaults(struct probex_opts *o)
 	o->stacks = STACKS_SAMPLED;
 	o->stack_interval_us = 1000;
 	o->ringbuf_kib = 16384;
+	o->offcpu_min_us = 10;
+	syscalls__parse("all", o->sys_flags, NULL, 0);
 }
 
 static enum opts_result usage_error(const char *msg, const char *arg)
@@ -143,6 +155,20 @@ enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv)
 			if (v & (v - 1))
 				return usage_error("--ringbuf-size must be a power of two (KiB)", NULL);
 			o->ringbuf_kib = v;
+			break;
+		case OPT_SYSCALLS: {
+			char bad[64];
+
+			if (syscalls__parse(optarg, o->sys_flags, bad, sizeof(bad))) {
+				fprintf(stderr, "probex: error: unknown syscall or class in --syscalls: %s\n", bad);
+				syscalls__print_valid(stderr);
+				return usage_error("invalid --syscalls", NULL);
+			}
+			break;
+		}
+		case OPT_OFFCPU_MIN:
+			if (args__ulong("--offcpu-min", optarg, 0, 60000000, &o->offcpu_min_us))
+				return OPTS_USAGE;
 			break;
 		case 'q':
 			o->quiet = true;

@@ -3,6 +3,7 @@
 #define PROBEX_CLI_OPTIONS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "bpf/records.h"
 
@@ -18,6 +19,8 @@ struct probex_opts {
 	enum stack_mode stacks;		/* --stacks */
 	unsigned long stack_interval_us;/* --stack-interval */
 	unsigned long ringbuf_kib;	/* --ringbuf-size (KiB, power of two) */
+	uint8_t sys_flags[PROBEX_SYSCALL_MAX];	/* --syscalls: SYSF_* per syscall number */
+	unsigned long offcpu_min_us;	/* --offcpu-min */
 	bool quiet;
 	int verbose;
 	char **cmd;			/* command after options/--, NULL-terminated */

@@ -43,6 +43,14 @@ static const struct tp_probe tp_probes[] = {
 	{ "task_newtask", 2, true, "fork following" },
 	{ "sched_process_exit", 1, true, "exits" },
 	{ "sched_switch", 3, false, "sched_switch events" },
+	{ "sched_wakeup", 1, false, "off-CPU wakers" },
+	{ "sched_wakeup_new", 1, false, "off-CPU wakers" },
+	{ "irq_handler_entry", 0, false, "interrupt wakeups told apart" },
+	{ "irq_handler_exit", 0, false, "interrupt wakeups told apart" },
+	{ "softirq_entry", 0, false, "interrupt wakeups told apart" },
+	{ "softirq_exit", 0, false, "interrupt wakeups told apart" },
+	{ "hrtimer_expire_entry", 0, false, "interrupt wakeups told apart" },
+	{ "hrtimer_expire_exit", 0, false, "interrupt wakeups told apart" },
 	{ "sched_process_exec", 3, false, "process_exec events" },
 	{ "page_fault_user", 3, false, "page_fault events" },
 	{ "io_uring_submit_req", 1, false, "io_uring_complete events" },
@@ -234,6 +242,8 @@ static int load(struct probes *p, bool select)
 	}
 	p->skel->rodata->stack_mode = opts->stacks;
 	p->skel->rodata->stack_interval_ns = opts->stack_interval_ns;
+	memcpy((void *)p->skel->rodata->sys_flags, opts->sys_flags, PROBEX_SYSCALL_MAX);
+	p->skel->rodata->offcpu_min_ns = opts->offcpu_min_ns;
 	/* Wake the consumer when 1/16 of the buffer is used (at most 1 MiB): rare enough
 	 * to be cheap, early enough never to fill the buffer between polls.  The buffer
 	 * itself is kept modest: every page of it is a page fault for the consumer. */
@@ -257,7 +267,9 @@ int probes__open(struct probes **pp, const struct probes_opts *opts)
 	if (!p)
 		return -ENOMEM;
 	p->opts = *opts;
-	libbpf_set_print(NULL);
+	/* PROBEX_LIBBPF_DEBUG=1 shows libbpf's messages (verifier logs) when a load fails. */
+	if (!getenv("PROBEX_LIBBPF_DEBUG"))
+		libbpf_set_print(NULL);
 	err = load(p, false);
 	if (err && p->skel) {
 		probex__destroy(p->skel);

@@ -19,6 +19,8 @@ struct probes_opts {
 	uint64_t stack_interval_ns;
 	unsigned long sample_freq;
 	unsigned long ringbuf_bytes;
+	const uint8_t *sys_flags;	/* SYSF_* per syscall number (PROBEX_SYSCALL_MAX) */
+	uint64_t offcpu_min_ns;		/* shorter off-CPU intervals are only counted */
 	probes_record_fn on_record;	/* called from probes__poll for each ring-buffer record */
 	probes_sideband_fn on_sideband;	/* ... and for each side-band perf record */
 	void *ctx;

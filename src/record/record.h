@@ -19,6 +19,8 @@ struct record_opts {
 	enum stack_mode stacks;
 	uint64_t stack_interval_ns;	/* STACKS_SAMPLED: one stack per thread and class per interval */
 	unsigned long ringbuf_bytes;	/* power of two */
+	const uint8_t *sys_flags;	/* SYSF_* per syscall number (PROBEX_SYSCALL_MAX) */
+	uint64_t offcpu_min_ns;		/* off-CPU intervals shorter than this are only counted */
 	/* The command's signal mask; NULL: the caller's.  Lets a caller that keeps stop
 	 * requests blocked after recording (to finish the trace) start the command unmasked. */
 	const sigset_t *child_mask;

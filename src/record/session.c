@@ -186,6 +186,8 @@ static int session__arm(struct session *s, const sigset_t *mask)
 		.stack_interval_ns = o->stack_interval_ns,
 		.sample_freq = o->sample_freq,
 		.ringbuf_bytes = o->ringbuf_bytes,
+		.sys_flags = o->sys_flags,
+		.offcpu_min_ns = o->offcpu_min_ns,
 		.on_record = on_record,
 		.on_sideband = on_sideband,
 		.ctx = s,
