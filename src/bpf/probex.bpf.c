@@ -117,7 +117,10 @@ int BPF_PROG(task_newtask, struct task_struct *task, u64 clone_flags)
 	if (!bpf_task_storage_get(&tstates, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE))
 		cnt_add(CNT_TSTATE_FULL, 1);
 	child_tgid = BPF_CORE_READ(task, tgid);
+	/* The traced set is the process tree probex stops and waits for: with -a, only the
+	 * command's tree, never the rest of the machine. */
 	if (child_tgid != (pid_tgid >> 32) &&
+	    (!trace_all || bpf_map_lookup_elem(&traced, &(__u32){ pid_tgid >> 32 })) &&
 	    bpf_map_update_elem(&traced, &child_tgid, &one, BPF_ANY))
 		cnt_add(CNT_TRACED_FULL, 1);
 	/* A fork's kernel stack (copy_process, ~30 frames) costs ~20 us to unwind here:

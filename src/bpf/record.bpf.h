@@ -8,6 +8,9 @@
 const volatile __u32 stack_mode = STACKS_SAMPLED;
 const volatile __u64 stack_interval_ns = 1000000;
 const volatile __u64 wakeup_bytes = 256 * 1024;	/* 0: wake up on every record */
+/* -a: every task but probex's own is traced, its state created on first sight. */
+const volatile bool trace_all = false;
+const volatile __u32 self_tgid = 0;
 
 /* The command's process, set by user space while it is stopped before exec: tracing it
  * starts at its exec, so none of probex's own code (the tail of the fork) is recorded. */
@@ -102,6 +105,12 @@ static __always_inline __u64 rb_flags(void)
 /* State of a task if it is traced, else NULL. */
 static __always_inline struct tstate *task_state(struct task_struct *task)
 {
+	if (trace_all) {
+		/* Not the idle tasks (pid 0), not probex itself. */
+		if (!BPF_CORE_READ(task, pid) || BPF_CORE_READ(task, tgid) == self_tgid)
+			return NULL;
+		return bpf_task_storage_get(&tstates, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	}
 	return bpf_task_storage_get(&tstates, task, 0, 0);
 }
 

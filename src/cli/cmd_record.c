@@ -167,6 +167,9 @@ int cmd_record(const struct probex_opts *o)
 		.ringbuf_bytes = o->ringbuf_kib * 1024,
 		.sys_flags = o->sys_flags,
 		.offcpu_min_ns = (uint64_t)o->offcpu_min_us * 1000,
+		.pids = o->pids,
+		.npids = o->npids,
+		.all_cpus = o->all_cpus,
 	};
 	struct record_result res;
 	struct priv_target priv;

@@ -8,6 +8,8 @@
 #include "bpf/records.h"
 
 
+#define PROBEX_MAX_ATTACH 64
+
 struct probex_opts {
 	const char *output;		/* -o; NULL → probex-YYYYMMDD-HHMMSS.parquet */
 	unsigned int port;		/* -p, default 8080 */
@@ -21,6 +23,9 @@ struct probex_opts {
 	unsigned long ringbuf_kib;	/* --ringbuf-size (KiB, power of two) */
 	uint8_t sys_flags[PROBEX_SYSCALL_MAX];	/* --syscalls: SYSF_* per syscall number */
 	unsigned long offcpu_min_us;	/* --offcpu-min */
+	int pids[PROBEX_MAX_ATTACH];	/* --pid */
+	int npids;
+	bool all_cpus;			/* -a */
 	bool quiet;
 	int verbose;
 	char **cmd;			/* command after options/--, NULL-terminated */

@@ -1,7 +1,9 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,6 +246,8 @@ static int load(struct probes *p, bool select)
 	p->skel->rodata->stack_interval_ns = opts->stack_interval_ns;
 	memcpy((void *)p->skel->rodata->sys_flags, opts->sys_flags, PROBEX_SYSCALL_MAX);
 	p->skel->rodata->offcpu_min_ns = opts->offcpu_min_ns;
+	p->skel->rodata->trace_all = opts->trace_all;
+	p->skel->rodata->self_tgid = (uint32_t)getpid();
 	/* Wake the consumer when 1/16 of the buffer is used (at most 1 MiB): rare enough
 	 * to be cheap, early enough never to fill the buffer between polls.  The buffer
 	 * itself is kept modest: every page of it is a page fault for the consumer. */
@@ -322,6 +326,62 @@ int probes__trace_pid(struct probes *p, uint32_t tgid)
 	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.traced), &tgid, &one, BPF_ANY))
 		return -errno;
 	return 0;
+}
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL	/* Linux 6.9: a pidfd for a thread, not only a leader */
+#endif
+
+/* Give one thread its (empty) per-thread state: from now on it is traced.  A task
+ * storage map is keyed by pidfd from user space. */
+static int trace_thread(struct probes *p, pid_t tid, bool leader)
+{
+	struct tstate zero = { 0 };
+	int fd, err = 0;
+
+	fd = (int)syscall(SYS_pidfd_open, tid, leader ? 0 : PIDFD_THREAD);
+	if (fd < 0)
+		return errno == EINVAL ? -EOPNOTSUPP : -errno;
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.tstates), &fd, &zero, BPF_NOEXIST) &&
+	    errno != EEXIST)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+int probes__attach_pid(struct probes *p, uint32_t tgid)
+{
+	char path[64];
+	struct dirent *d;
+	uint8_t one = 1;
+	int err = 0, n = 0;
+	DIR *dir;
+
+	/* First in the traced set, so that threads and processes it creates while we walk
+	 * its threads are followed by task_newtask (which needs a traced parent thread). */
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.traced), &tgid, &one, BPF_ANY))
+		return -errno;
+	err = trace_thread(p, (pid_t)tgid, true);
+	snprintf(path, sizeof(path), "/proc/%u/task", tgid);
+	dir = opendir(path);
+	if (!dir)
+		err = err ? err : -ESRCH;
+	while (!err && (d = readdir(dir))) {
+		long tid = strtol(d->d_name, NULL, 10);
+
+		if (tid <= 0 || tid == (long)tgid)
+			continue;
+		err = trace_thread(p, (pid_t)tid, false);
+		if (err == -ESRCH)	/* a thread that just ended */
+			err = 0;
+		n++;
+	}
+	if (dir)
+		closedir(dir);
+	if (err == -EOPNOTSUPP)
+		log__error("cannot attach to the threads of %u: this kernel has no thread pidfds (Linux 6.9+)", tgid);
+	log__debug("attached to %u and %d more threads", tgid, n);
+	return err;
 }
 
 int probes__poll(struct probes *p, int timeout_ms)
