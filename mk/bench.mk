@@ -1,9 +1,9 @@
 # make bench: recorder overhead per workload, viewer latency, memory.  See bench/run.sh.
-BENCH_BINS := $(BUILD)/bench/pagefault $(BUILD)/bench/deepstack
+BENCH_BINS := $(BUILD)/bench/pagefault $(BUILD)/bench/deepstack $(BUILD)/bench/pingpong
 
 $(BUILD)/bench/%: bench/workloads/%.c
 	@mkdir -p $(@D)
-	$(CC) -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer $< -o $@
+	$(CC) -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -pthread $< -o $@
 
 .PHONY: bench bench-recorder
 bench-recorder: $(BUILD)/probex $(BENCH_BINS)
