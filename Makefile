@@ -59,6 +59,11 @@ $(BUILD)/gen/vmlinux.h: | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
+# The syscall name table, from the installed <asm/unistd_64.h> (no hand-kept list).
+$(BUILD)/gen/syscall_names.h: scripts/gen-syscalls.sh
+	@mkdir -p $(@D)
+	scripts/gen-syscalls.sh $(CC) > $@.tmp && mv $@.tmp $@
+
 $(BUILD)/bpf/%.bpf.o: src/bpf/%.bpf.c $(wildcard src/bpf/*.h) $(BUILD)/gen/vmlinux.h
 	@mkdir -p $(@D)
 	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
@@ -68,7 +73,7 @@ $(BUILD)/bpf/%.bpf.o: src/bpf/%.bpf.c $(wildcard src/bpf/*.h) $(BUILD)/gen/vmlin
 $(BUILD)/gen/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/obj/%.o: src/%.c $(SKELS) | $(DEPS_STAMP)
+$(BUILD)/obj/%.o: src/%.c $(SKELS) $(BUILD)/gen/syscall_names.h | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 

@@ -23,6 +23,7 @@ FIO_FILE=$WORK/fio.dat
 declare -A CMD DESC EXTRA
 CMD[a]="dd if=/dev/zero of=/dev/null bs=1 count=300000 status=none";	DESC[a]="a syscall-heavy (dd bs=1, 600K syscalls)"
 CMD[a_all]="${CMD[a]}";							DESC[a_all]="a with --stacks=all";	EXTRA[a_all]="--stacks=all"
+CMD[a_ref]="${CMD[a]}";							DESC[a_ref]="a with --syscalls=reference";	EXTRA[a_ref]="--syscalls=reference"
 CMD[b_sh]="sh -c 'i=0; while [ \$i -lt 300000 ]; do i=\$((i+1)); done'";	DESC[b_sh]="b CPU-bound shell loop"
 CMD[b_deep]="$BIN/deepstack 2";						DESC[b_deep]="b CPU-bound deep stacks (C)"
 CMD[b_nofp]="$BIN/nofp";						DESC[b_nofp]="b CPU-bound without frame pointers (C, --call-graph auto)"
@@ -32,7 +33,8 @@ CMD[d]="$BIN/pagefault 512";						DESC[d]="d page faults (512 MiB)"
 CMD[e]="fio --name=t --ioengine=io_uring --rw=randread --bs=4k --size=64m --filename=$FIO_FILE --output=/dev/null"
 DESC[e]="e io_uring (fio randread 4k)"
 CMD[f]="true";								DESC[f]="f fixed cost (true)"
-ORDER=${WORKLOADS:-"a a_all b_sh b_deep b_nofp b_nofp_fp c d e f"}
+CMD[g]="$BIN/pingpong 200000";						DESC[g]="g off-CPU ping-pong (2 threads, 200K round trips)"
+ORDER=${WORKLOADS:-"a a_ref a_all b_sh b_deep b_nofp b_nofp_fp c d e f g"}
 STACKS=$ROOT/$BUILD/bench/stacks.md
 
 now() { date +%s.%N; }
@@ -69,8 +71,8 @@ mkdir -p "$(dirname "$OUT")"
 	echo "|---|---|---|---|"
 } >"$STACKS"
 {
-	echo "| workload | untraced s | traced s | slowdown | while running | events | dropped | bytes/event | ref bytes/event | finalize s | samples/expected | probex peak RSS MiB |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+	echo "| workload | untraced s | traced s | slowdown | while running | events | events/s | dropped | bytes/event | ref bytes/event | finalize s | samples/expected | probex peak RSS MiB |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 } >"$OUT"
 
 for k in $ORDER; do
@@ -118,8 +120,8 @@ for k in $ORDER; do
 	rss=$(sed -n 's/.*probex peak RSS \([0-9]*\) MiB.*/\1/p' "$WORK/err")
 	row=$(awk -v d="${DESC[$k]}" -v u="$u" -v t="$t" -v r="$runs" -v n="$rows" -v dr="$drops" -v s="$size" \
 		-v rs="$refsize" -v f="$fin" -v sm="$samples" -v m="$rss" 'BEGIN {
-		printf "| %s | %.3f | %.3f | %.2fx | %s | %d | %d | %.1f | %.1f | %.3f | %s | %s |",
-			d, u, t, t / u, (r > 0 ? sprintf("%.2fx", r / u) : "-"), n, dr, s / (n ? n : 1),
+		printf "| %s | %.3f | %.3f | %.2fx | %s | %d | %.0f | %d | %.1f | %.1f | %.3f | %s | %s |",
+			d, u, t, t / u, (r > 0 ? sprintf("%.2fx", r / u) : "-"), n, (r > 0 ? n / r : n / t), dr, s / (n ? n : 1),
 			rs / (n ? n : 1), f, sm, m }')
 	echo "$row" >>"$OUT"
 	echo "$row"

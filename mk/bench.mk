@@ -1,9 +1,9 @@
 # make bench: recorder overhead per workload, viewer latency, memory.  See bench/run.sh.
-BENCH_BINS := $(BUILD)/bench/pagefault $(BUILD)/bench/deepstack $(BUILD)/bench/nofp
+BENCH_BINS := $(BUILD)/bench/pagefault $(BUILD)/bench/deepstack $(BUILD)/bench/nofp $(BUILD)/bench/pingpong
 
 $(BUILD)/bench/%: bench/workloads/%.c
 	@mkdir -p $(@D)
-	$(CC) -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer $< -o $@
+	$(CC) -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -pthread $< -o $@
 
 # Like distribution code: no frame pointers, so its stacks need CFI unwinding.
 $(BUILD)/bench/nofp: bench/workloads/nofp.c

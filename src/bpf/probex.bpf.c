@@ -3,8 +3,8 @@
  *
  * Design choices (measured on the target VM, see DESIGN.md):
  *  - tp_btf programs with CO-RE reads: no tracefs, no hard-coded tracepoint offsets.
- *  - One program pair on sys_enter/sys_exit dispatching on the syscall number, with the
- *    enter/exit pairing done here (per-thread state) so a syscall costs one record.
+ *  - One program pair on sys_enter/sys_exit for every syscall, filtered by number, with
+ *    the enter/exit pairing done here (per-thread state) so a syscall costs one record.
  *  - Records are submitted without waking the consumer unless the buffer is filling up;
  *    user space polls on a short timer.  Per-record wake-ups dominated the cost otherwise.
  *  - Stacks cost ~5 us each on this VM, so by default they are sampled per thread and
@@ -22,97 +22,8 @@ char LICENSE[] SEC("license") = "GPL";
 
 #include "bpf/record.bpf.h"
 
-/* x86-64 syscall numbers of the syscalls probex records. */
-static __always_inline int sys_kind_of(long id)
-{
-	switch (id) {
-	case 0: return SYS_READ;
-	case 1: return SYS_WRITE;
-	case 9: return SYS_MMAP;
-	case 11: return SYS_MUNMAP;
-	case 12: return SYS_BRK;
-	case 74: return SYS_FSYNC;
-	case 75: return SYS_FDATASYNC;
-	case 425: return SYS_IO_URING_SETUP;
-	case 426: return SYS_IO_URING_ENTER;
-	case 427: return SYS_IO_URING_REGISTER;
-	default: return -1;
-	}
-}
-
-SEC("tp_btf/sys_enter")
-int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
-{
-	struct tstate *t;
-	int sys = sys_kind_of(id);
-
-	if (sys < 0)
-		return 0;
-	t = cur_state();
-	if (!t)
-		return 0;
-	/* Only the time: the arguments are still in the saved user registers at exit. */
-	t->enter_ts = bpf_ktime_get_ns();
-	t->enter_cpu = bpf_get_smp_processor_id();
-	t->sys = sys;
-	t->in_syscall = 1;
-	return 0;
-}
-
-/* regs: the task's saved user registers, which hold the syscall's arguments from entry
- * to exit (x86-64: rdi, rsi, rdx, r10, r8). */
-static __always_inline void syscall_fill(struct rec_syscall *r, struct tstate *t, __u8 kind,
-					 __u64 now, __u64 pid_tgid, __u32 weight,
-					 struct pt_regs *regs)
-{
-	hdr_fill(&r->h, kind, now, pid_tgid);
-	r->h.sub = t->sys;
-	r->h.weight = weight ? weight : 1;
-	r->enter_ts = t->enter_ts;
-	r->enter_cpu = t->enter_cpu;
-	r->_pad = 0;
-	r->args[0] = BPF_CORE_READ(regs, di);
-	r->args[1] = BPF_CORE_READ(regs, si);
-	r->args[2] = BPF_CORE_READ(regs, dx);
-	r->args[3] = BPF_CORE_READ(regs, r10);
-	r->args[4] = BPF_CORE_READ(regs, r8);
-}
-
-SEC("tp_btf/sys_exit")
-int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
-{
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct rec_syscall *r;
-	struct tstate *t;
-	bool stacked;
-	__u64 now;
-	__u32 w;
-	int sys = sys_kind_of(regs->orig_ax);
-
-	if (sys < 0)
-		return 0;
-	t = cur_state();
-	if (!t)
-		return 0;
-	if (!t->in_syscall || t->sys != sys) {
-		cnt_add(CNT_UNPAIRED_EXIT, 1);
-		return 0;
-	}
-	t->in_syscall = 0;
-	now = bpf_ktime_get_ns();
-	w = stack_take(t, SC_SYSCALL0 + sys, now);
-	r = rec_begin(sizeof(*r), w > 0, &stacked);
-	if (!r) {
-		rec_drop(REC_SYSCALL);
-		return 0;
-	}
-	syscall_fill(r, t, REC_SYSCALL, now, pid_tgid, w, regs);
-	r->ret = ret;
-	/* The user stack at exit is the one at enter (user space has not run since); the
-	 * kernel stack is the syscall entry path either way. */
-	rec_finish(ctx, r, sizeof(*r), stacked, true, true);
-	return 0;
-}
+#include "bpf/syscall.bpf.h"
+#include "bpf/offcpu.bpf.h"
 
 /* The state the sched_switch tracepoint reports for prev (kernel's
  * __trace_sched_switch_state): preempted → TASK_REPORT_MAX, else the highest
@@ -147,6 +58,7 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	bool prev_traced = t != NULL, stacked;
 	struct rec_sched_switch *r;
 	__u32 prev_tgid, next_tgid;
+	__s64 state;
 	__u64 now;
 	__u32 w = 0;
 
@@ -155,6 +67,9 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	prev_tgid = BPF_CORE_READ(prev, tgid);
 	next_tgid = BPF_CORE_READ(next, tgid);
 	now = bpf_ktime_get_ns();
+	state = switch_state(preempt, prev);
+	offcpu_out(t, state, now);
+	offcpu_in(next, now);
 	/* Stacks only describe prev: this program runs in prev's context. */
 	if (prev_traced)
 		w = stack_take(t, SC_SCHED_SWITCH, now);
@@ -169,7 +84,7 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	r->prev_tgid = prev_tgid;
 	r->next_pid = BPF_CORE_READ(next, pid);
 	r->next_tgid = next_tgid;
-	r->prev_state = switch_state(preempt, prev);
+	r->prev_state = state;
 	if (prev_traced) {
 		r->h.tid = r->prev_pid;
 		r->h.tgid = prev_tgid;
@@ -202,7 +117,10 @@ int BPF_PROG(task_newtask, struct task_struct *task, u64 clone_flags)
 	if (!bpf_task_storage_get(&tstates, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE))
 		cnt_add(CNT_TSTATE_FULL, 1);
 	child_tgid = BPF_CORE_READ(task, tgid);
+	/* The traced set is the process tree probex stops and waits for: with -a, only the
+	 * command's tree, never the rest of the machine. */
 	if (child_tgid != (pid_tgid >> 32) &&
+	    (!trace_all || bpf_map_lookup_elem(&traced, &(__u32){ pid_tgid >> 32 })) &&
 	    bpf_map_update_elem(&traced, &child_tgid, &one, BPF_ANY))
 		cnt_add(CNT_TRACED_FULL, 1);
 	/* A fork's kernel stack (copy_process, ~30 frames) costs ~20 us to unwind here:

@@ -14,6 +14,9 @@ const volatile __u32 ustack_copy_bytes = 0;
 /* The sampled stacks of syscall, fault and scheduler events are copies too (at most one
  * per thread, class and interval: cheap); with --stacks=all they stay frame-pointer walks. */
 const volatile bool ustack_copy_events = false;
+/* -a: every task but probex's own is traced, its state created on first sight. */
+const volatile bool trace_all = false;
+const volatile __u32 self_tgid = 0;
 
 /* The command's process, set by user space while it is stopped before exec: tracing it
  * starts at its exec, so none of probex's own code (the tail of the fork) is recorded. */
@@ -108,6 +111,12 @@ static __always_inline __u64 rb_flags(void)
 /* State of a task if it is traced, else NULL. */
 static __always_inline struct tstate *task_state(struct task_struct *task)
 {
+	if (trace_all) {
+		/* Not the idle tasks (pid 0), not probex itself. */
+		if (!BPF_CORE_READ(task, pid) || BPF_CORE_READ(task, tgid) == self_tgid)
+			return NULL;
+		return bpf_task_storage_get(&tstates, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	}
 	return bpf_task_storage_get(&tstates, task, 0, 0);
 }
 
@@ -195,6 +204,9 @@ static __always_inline void *rec_begin(__u32 size, bool want_stack, bool *stacke
 
 static __always_inline void rec_drop(__u8 kind)
 {
+	/* A syscall is a syscall, with or without its path. */
+	if (kind == REC_SYSCALL_PATH)
+		kind = REC_SYSCALL;
 	if (kind < REC__COUNT)
 		cnt_add(CNT_RB_DROP0 + kind, 1);
 }

@@ -13,6 +13,8 @@
 #define PROBEX_COMM_LEN		16
 #define PROBEX_MAX_FRAMES	127	/* per stack; what bpf_get_stack can return by default */
 #define PROBEX_FILENAME_LEN	256
+#define PROBEX_SYSCALL_MAX	512	/* syscall numbers probex can record: 0 .. this - 1 */
+#define PROBEX_IOV_MAX		16	/* iovecs summed for a readv-family byte count */
 
 /* Settings user space writes into the programs' read-only data before load. */
 
@@ -40,10 +42,13 @@ enum rec_kind {
 	REC_CPU_SAMPLE,
 	REC_IO_URING_COMPLETE,
 	REC_SYSCALL_UNFINISHED,	/* enter without exit, flushed by user space at the end */
+	REC_SYSCALL_PATH,	/* REC_SYSCALL plus the path argument read at enter (drops: REC_SYSCALL) */
+	REC_OFF_CPU,		/* one completed blocked interval of a traced thread */
 	REC__COUNT,
 };
 
-/* Syscalls probex records (x86-64 numbers are mapped to these in the kernel). */
+/* The reference's syscalls (x86-64 numbers are mapped to these in the kernel), then
+ * SYS_OTHER for every other syscall, named by its number (rec_syscall.nr). */
 enum sys_kind {
 	SYS_READ,
 	SYS_WRITE,
@@ -55,6 +60,7 @@ enum sys_kind {
 	SYS_IO_URING_SETUP,
 	SYS_IO_URING_ENTER,
 	SYS_IO_URING_REGISTER,
+	SYS_OTHER,
 	SYS__COUNT,
 };
 
@@ -65,6 +71,7 @@ enum stack_class {
 	SC_SCHED_SWITCH,
 	SC_IO_URING_COMPLETE,
 	SC_FORK,
+	SC_OFF_CPU,
 	SC__COUNT,
 };
 
@@ -73,6 +80,16 @@ enum stack_class {
 #define REC_F_USTACK_ERR	0x4	/* a user stack was wanted but the helper failed */
 #define REC_F_KERNEL_MODE	0x8	/* cpu_sample: interrupted kernel mode */
 #define REC_F_USTACK_COPY	0x10	/* user stack as a struct rec_ustack, see below */
+#define REC_F_PATH_TRUNC	0x20	/* syscall path: longer than PROBEX_FILENAME_LEN - 1 */
+
+/* Per-syscall settings (rodata sys_flags[nr]), written by user space before load. */
+#define SYSF_ON		0x01	/* record this syscall */
+#define SYSF_PATH0	0x02	/* argument 0 is a path: read it at enter */
+#define SYSF_PATH1	0x04	/* argument 1 is a path */
+#define SYSF_IOV	0x08	/* arguments 1, 2 are an iovec array and its length: sum them */
+#define SYSF_MSG	0x10	/* argument 1 is a struct user_msghdr: sum its iovecs */
+
+#define SYS_BYTES_UNKNOWN	(~0ull)	/* rec_syscall.bytes when not decoded */
 
 struct rec_hdr {
 	__u64 ts;		/* bpf_ktime_get_ns (CLOCK_MONOTONIC); exit time for syscalls */
@@ -90,12 +107,29 @@ struct rec_hdr {
 };
 
 struct rec_syscall {
-	struct rec_hdr h;
+	struct rec_hdr h;	/* sub: enum sys_kind */
 	__u64 enter_ts;
 	__u32 enter_cpu;
-	__u32 _pad;
+	__u16 nr;		/* x86-64 syscall number */
+	__u16 _pad;
 	__u64 args[5];
 	__s64 ret;
+	__u64 bytes;		/* SYSF_IOV/SYSF_MSG: summed iovec lengths, else SYS_BYTES_UNKNOWN */
+};
+
+struct rec_syscall_path {
+	struct rec_syscall s;
+	char path[PROBEX_FILENAME_LEN];	/* NUL-terminated; REC_F_PATH_TRUNC when cut */
+};
+
+/* A traced thread was off CPU from h.ts (it blocked; the stack is the one it blocked
+ * with) for `duration` ns, until it ran again.  Shorter intervals are only counted. */
+struct rec_off_cpu {
+	struct rec_hdr h;
+	__u64 duration;
+	__s64 prev_state;	/* as sched_switch reported it when the thread blocked */
+	__u32 waker_pid;	/* 0: woken by no task seen (interrupt, timer) */
+	__u32 waker_tgid;
 };
 
 /* sched_switch prev_state of a preempted task (the kernel's TASK_REPORT_MAX); 0 is a
@@ -196,7 +230,7 @@ static inline __u32 rec_fixed_size(__u8 kind)
 }
 
 /* Largest fixed part plus two full stacks: the per-CPU scratch record size. */
-#define REC_MAX_FIXED	sizeof(struct rec_exec)
+#define REC_MAX_FIXED	sizeof(struct rec_syscall_path)
 #define REC_MAX_SIZE	(REC_MAX_FIXED + 2 * PROBEX_MAX_FRAMES * 8)
 
 /* Per-CPU counters (one PERCPU_ARRAY slot holds them all). */
@@ -215,6 +249,10 @@ enum counter {
 	CNT_IOU_UNMATCHED,		/* io_uring completion in a traced process without a recorded
 				 * submission (also those CNT_IOU_FULL could not keep) */
 	CNT_USTACK_COPY_ERR,		/* no byte of a user stack could be copied */
+	CNT_PATH_TRUNC,			/* a syscall path argument was cut to PROBEX_FILENAME_LEN */
+	CNT_PATH_ERR,			/* a syscall path argument could not be read */
+	CNT_OFFCPU_SHORT,		/* off-CPU intervals under --offcpu-min: counted, not sent */
+	CNT_OFFCPU_SHORT_NS,		/* ... and their total duration */
 	CNT__COUNT,
 };
 
@@ -224,9 +262,18 @@ struct tstate {
 	__u32 enter_cpu;
 	__u8 in_syscall;
 	__u8 sys;		/* enum sys_kind */
-	__u16 _pad;
+	__u16 nr;		/* syscall number */
 	__u64 last_stack_ts[SC__COUNT];
 	__u32 since_stack[SC__COUNT];
+	__u16 path_flags;	/* REC_F_PATH_TRUNC */
+	__u8 has_path;
+	__u8 _pad;
+	__u32 waker_pid;	/* off-CPU: who woke it since off_ts */
+	__u64 off_ts;		/* off-CPU: when it blocked, 0 when on CPU or runnable */
+	__s64 off_state;
+	__u32 waker_tgid;
+	__u32 _pad2;
+	char path[PROBEX_FILENAME_LEN];	/* path argument read at enter */
 };
 
 /* io_uring request submitted by a traced task, awaiting its completion. */

@@ -59,6 +59,31 @@ static int paths__resolve(struct paths *p, const char *output)
 	return 0;
 }
 
+/* Under sudo, only what the invoking user could trace without it: their own processes.
+ * -a would show every user's processes, --pid of another user's process its memory map
+ * and stacks. */
+static int check_targets(const struct record_opts *ro, const struct priv_target *priv)
+{
+	char path[32];
+	struct stat st;
+
+	if (!priv->valid)
+		return 0;
+	if (ro->all_cpus) {
+		log__error("-a records every user's processes: under sudo it is refused; run it as root");
+		return 1;
+	}
+	for (int i = 0; i < ro->npids; i++) {
+		snprintf(path, sizeof(path), "/proc/%d", ro->pids[i]);
+		if (stat(path, &st) == 0 && st.st_uid != priv->uid) {
+			log__error("--pid %d belongs to uid %u: under sudo probex attaches only to %s's "
+				   "processes", ro->pids[i], (unsigned)st.st_uid, priv->user);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* The command and the paths, checked with the user's identity before anything starts. */
 static int check_as(const struct record_opts *ro, struct paths *p, const char *output,
 		    const struct priv_target *priv)
@@ -71,7 +96,9 @@ static int check_as(const struct record_opts *ro, struct paths *p, const char *o
 		log__error("cannot act as uid %u: %s", priv->uid, strerror(-err));
 		return 1;
 	}
-	err = record__check(ro);
+	err = check_targets(ro, priv);
+	if (!err)
+		err = record__check(ro);
 	if (!err)
 		err = paths__resolve(p, output);
 	priv__fs_leave(&saved);
@@ -175,6 +202,11 @@ int cmd_record(const struct probex_opts *o)
 		.stack_interval_ns = (uint64_t)o->stack_interval_us * 1000,
 		.ustack_copy_bytes = o->call_graph == CG_FP ? 0 : (uint32_t)o->stack_copy_kib * 1024,
 		.ringbuf_bytes = o->ringbuf_kib * 1024,
+		.sys_flags = o->sys_flags,
+		.offcpu_min_ns = (uint64_t)o->offcpu_min_us * 1000,
+		.pids = o->pids,
+		.npids = o->npids,
+		.all_cpus = o->all_cpus,
 	};
 	struct record_result res;
 	struct priv_target priv;

@@ -8,6 +8,7 @@
 #include "cli/args.h"
 #include "cli/options.h"
 #include "trace/schema.h"
+#include "trace/syscalls.h"
 
 enum {
 	OPT_NO_VIEWER = 0x100,
@@ -22,6 +23,9 @@ enum {
 	OPT_VERSION,
 	OPT_FORCE,
 	OPT_NO_TOKEN,
+	OPT_SYSCALLS,
+	OPT_OFFCPU_MIN,
+	OPT_PID,
 };
 
 static const struct option long_opts[] = {
@@ -38,6 +42,10 @@ static const struct option long_opts[] = {
 	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "stack-copy", required_argument, NULL, OPT_STACK_COPY },
+	{ "syscalls", required_argument, NULL, OPT_SYSCALLS },
+	{ "offcpu-min", required_argument, NULL, OPT_OFFCPU_MIN },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -50,6 +58,8 @@ void opts__print_help(void)
 	printf("probex " PROBEX_VERSION " — eBPF process tracing tool\n"
 	       "\n"
 	       "Usage: probex [OPTIONS] [--] COMMAND [ARGS...]\n"
+	       "       probex [OPTIONS] --pid PID[,PID...]   (attach until Ctrl-C or they exit)\n"
+	       "       probex [OPTIONS] -a [[--] COMMAND...] (whole system)\n"
 	       "       probex --view FILE [-p PORT] [--bind ADDR]\n"
 	       "       probex SUBCOMMAND ...       (listed below)\n"
 	       "\n"
@@ -77,6 +87,15 @@ void opts__print_help(void)
 	       "                           (stack copy unwound with CFI, frame pointers where\n"
 	       "                           an object has no CFI), or fp (frame-pointer walk)\n"
 	       "      --stack-copy KIB     dwarf: user stack copied per sample (1-16, default 8)\n"
+	       "      --syscalls LIST      syscalls to record (default all): names and classes\n"
+	       "                           %%file %%net %%io %%desc %%memory %%process %%signal,\n"
+	       "                           comma-separated; `reference` = the reference's ten\n"
+	       "      --pid PID[,PID...]   trace running processes (all threads, and what they fork\n"
+	       "                           from now on); they are never stopped or signalled\n"
+	       "  -a, --all-cpus           trace every process on the machine, for COMMAND's\n"
+	       "                           duration or until Ctrl-C\n"
+	       "      --offcpu-min US      off-CPU intervals shorter than US microseconds are\n"
+	       "                           counted, not recorded one by one (default 10)\n"
 	       "  -q, --quiet              Only print errors and the final summary\n"
 	       "  -v, --verbose            Debug messages\n"
 	       "  -h, --help               Print help\n"
@@ -97,6 +116,8 @@ void opts__defaults(struct probex_opts *o)
 	o->ringbuf_kib = 16384;
 	o->call_graph = CG_AUTO;
 	o->stack_copy_kib = 8;
+	o->offcpu_min_us = 10;
+	syscalls__parse("all", o->sys_flags, NULL, 0);
 }
 
 static enum opts_result usage_error(const char *msg, const char *arg)
@@ -105,6 +126,25 @@ static enum opts_result usage_error(const char *msg, const char *arg)
 	fprintf(stderr, "Usage: probex [OPTIONS] [--] COMMAND [ARGS...]  |  probex --view FILE\n"
 			"For more information, try '--help'.\n");
 	return OPTS_USAGE;
+}
+
+/* --pid 12,34: at most PROBEX_MAX_ATTACH positive numbers. */
+static int parse_pids(struct probex_opts *o, const char *list)
+{
+	char *end;
+
+	do {
+		long v = strtol(list, &end, 10);
+
+		if (end == list || v <= 0 || v > INT_MAX || (*end && *end != ',') ||
+		    o->npids == PROBEX_MAX_ATTACH) {
+			usage_error("--pid takes a comma-separated list of process ids, not", list);
+			return -1;
+		}
+		o->pids[o->npids++] = (int)v;
+		list = end + 1;
+	} while (*end);
+	return 0;
 }
 
 enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv)
@@ -116,7 +156,7 @@ enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	/* '+': stop at the first non-option so the command's own flags stay its own. */
-	while ((c = getopt_long(argc, argv, "+:o:p:qvhV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:p:aqvhV", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (!optarg[0])
@@ -179,6 +219,27 @@ enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv)
 			if (args__ulong("--stack-copy", optarg, 1, PROBEX_USTACK_MAX / 1024, &o->stack_copy_kib))
 				return OPTS_USAGE;
 			break;
+		case OPT_SYSCALLS: {
+			char bad[64];
+
+			if (syscalls__parse(optarg, o->sys_flags, bad, sizeof(bad))) {
+				fprintf(stderr, "probex: error: unknown syscall or class in --syscalls: %s\n", bad);
+				syscalls__print_valid(stderr);
+				return usage_error("invalid --syscalls", NULL);
+			}
+			break;
+		}
+		case OPT_OFFCPU_MIN:
+			if (args__ulong("--offcpu-min", optarg, 0, 60000000, &o->offcpu_min_us))
+				return OPTS_USAGE;
+			break;
+		case OPT_PID:
+			if (parse_pids(o, optarg))
+				return OPTS_USAGE;
+			break;
+		case 'a':
+			o->all_cpus = true;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -203,7 +264,13 @@ enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv)
 		return usage_error("--view cannot be combined with a command", NULL);
 	if (o->view_file && o->no_viewer)
 		return usage_error("--no-viewer cannot be used with --view", NULL);
-	if (!o->view_file && o->cmd_argc == 0)
-		return usage_error("a COMMAND (or --view FILE) is required", NULL);
+	if (o->npids && o->cmd_argc > 0)
+		return usage_error("--pid cannot be combined with a command", NULL);
+	if (o->npids && o->all_cpus)
+		return usage_error("--pid cannot be combined with -a (which traces every process)", NULL);
+	if (o->view_file && (o->npids || o->all_cpus))
+		return usage_error("--view cannot be combined with --pid or -a", NULL);
+	if (!o->view_file && o->cmd_argc == 0 && !o->npids && !o->all_cpus)
+		return usage_error("a COMMAND (or --pid PID, -a, --view FILE) is required", NULL);
 	return OPTS_RUN;
 }

@@ -3,9 +3,12 @@
 #define PROBEX_CLI_OPTIONS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "bpf/records.h"
 
+
+#define PROBEX_MAX_ATTACH 64
 
 struct probex_opts {
 	const char *output;		/* -o; NULL → probex-YYYYMMDD-HHMMSS.parquet */
@@ -22,6 +25,11 @@ struct probex_opts {
 	unsigned long ringbuf_kib;	/* --ringbuf-size (KiB, power of two) */
 	enum call_graph call_graph;	/* --call-graph */
 	unsigned long stack_copy_kib;	/* --stack-copy: user stack copied per CPU sample */
+	uint8_t sys_flags[PROBEX_SYSCALL_MAX];	/* --syscalls: SYSF_* per syscall number */
+	unsigned long offcpu_min_us;	/* --offcpu-min */
+	int pids[PROBEX_MAX_ATTACH];	/* --pid */
+	int npids;
+	bool all_cpus;			/* -a */
 	bool quiet;
 	int verbose;
 	char **cmd;			/* command after options/--, NULL-terminated */

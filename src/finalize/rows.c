@@ -4,10 +4,12 @@
 #include <string.h>
 
 #include "bpf/records.h"
+#include "common/hmap.h"
 #include "symbolize/addrspace.h"
 #include "parquet/colbuf.h"
 #include "finalize/rows.h"
 #include "trace/schema.h"
+#include "trace/syscalls.h"
 #include "finalize/stacklists.h"
 #include "finalize/stackset.h"
 #include "finalize/unwind.h"
@@ -33,20 +35,8 @@ struct rows {
 	uint64_t nrefs, refs_cap;
 	struct strtab comms, files;
 	struct pq_dict comm_dict, file_dict;
+	struct hmap blocks;	/* (tid, ts) of stacked blocking sched_switch → record */
 	uint64_t bad;
-};
-
-static const uint8_t sys_enter_ev[SYS__COUNT] = {
-	[SYS_READ] = EV_READ_ENTER,
-	[SYS_WRITE] = EV_WRITE_ENTER,
-	[SYS_MMAP] = EV_MMAP_ENTER,
-	[SYS_MUNMAP] = EV_MUNMAP_ENTER,
-	[SYS_BRK] = EV_BRK_ENTER,
-	[SYS_FSYNC] = EV_FSYNC_ENTER,
-	[SYS_FDATASYNC] = EV_FDATASYNC_ENTER,
-	[SYS_IO_URING_SETUP] = EV_IO_URING_SETUP_ENTER,
-	[SYS_IO_URING_ENTER] = EV_IO_URING_ENTER_ENTER,
-	[SYS_IO_URING_REGISTER] = EV_IO_URING_REGISTER_ENTER,
 };
 
 static const uint32_t fixed_size[REC__COUNT] = {
@@ -59,7 +49,14 @@ static const uint32_t fixed_size[REC__COUNT] = {
 	[REC_CPU_SAMPLE] = sizeof(struct rec_cpu_sample),
 	[REC_IO_URING_COMPLETE] = sizeof(struct rec_io_uring_complete),
 	[REC_SYSCALL_UNFINISHED] = sizeof(struct rec_syscall),
+	[REC_SYSCALL_PATH] = sizeof(struct rec_syscall_path),
+	[REC_OFF_CPU] = sizeof(struct rec_off_cpu),
 };
+
+static bool is_syscall(uint8_t kind)
+{
+	return kind == REC_SYSCALL || kind == REC_SYSCALL_UNFINISHED || kind == REC_SYSCALL_PATH;
+}
 
 int rows__new(struct rows **rp, const struct addrspace *as, struct stackset *ustacks,
 	      struct stackset *kstacks, uint64_t spool_bytes)
@@ -97,6 +94,7 @@ void rows__free(struct rows *r)
 	free(r->refs);
 	strtab__free(&r->comms);
 	strtab__free(&r->files);
+	hmap__free(&r->blocks);
 	free(r);
 }
 
@@ -157,6 +155,36 @@ static int64_t copied_ustack(struct rows *r, const struct rec_hdr *h, uint32_t l
 	return stackset__intern(r->ustacks, space, frames, n, flags & REC_F_USTACK_TRUNC, h->ts);
 }
 
+static uint64_t block_key(uint32_t tid, uint64_t ts)
+{
+	return ts ^ ((uint64_t)tid << 40) ^ ((uint64_t)tid >> 24);
+}
+
+/* An off_cpu row's stack is the one its blocking sched_switch took (same thread, same
+ * time), which the kernel sent first; a sampled-out switch leaves the row without one. */
+static int join_block_stack(struct rows *r, uint32_t i)
+{
+	const struct rec_hdr *h = r->rec[i];
+	uint32_t j;
+
+	if (h->kind == REC_SCHED_SWITCH) {
+		const struct rec_sched_switch *s = (const void *)h;
+
+		if (h->tid != s->prev_pid || s->prev_state == 0 || s->prev_state == SWITCH_STATE_PREEMPTED ||
+		    (r->ustack[i] < 0 && r->kstack[i] < 0))
+			return 0;
+		return hmap__put(&r->blocks, block_key(h->tid, h->ts), i);
+	}
+	if (h->kind != REC_OFF_CPU || !hmap__get(&r->blocks, block_key(h->tid, h->ts), &j))
+		return 0;
+	if (((const struct rec_hdr *)r->rec[j])->tid == h->tid &&
+	    ((const struct rec_hdr *)r->rec[j])->ts == h->ts) {
+		r->ustack[i] = r->ustack[j];
+		r->kstack[i] = r->kstack[j];
+	}
+	return 0;
+}
+
 int rows__add_record(struct rows *r, const void *data, uint32_t len)
 {
 	const struct rec_hdr *h = data;
@@ -166,7 +194,8 @@ int rows__add_record(struct rows *r, const void *data, uint32_t len)
 	int err;
 
 	if (len < sizeof(*h) || h->kind == 0 || h->kind >= REC__COUNT || len < fixed_size[h->kind] ||
-	    ((h->kind == REC_SYSCALL || h->kind == REC_SYSCALL_UNFINISHED) && h->sub >= SYS__COUNT) ||
+	    (is_syscall(h->kind) && (h->sub >= SYS__COUNT ||
+				     ((const struct rec_syscall *)data)->nr >= PROBEX_SYSCALL_MAX)) ||
 	    fixed_size[h->kind] + ((uint32_t)h->ustack_n + h->kstack_n) * 8 > len) {
 		r->bad++;
 		return 0;
@@ -195,11 +224,13 @@ int rows__add_record(struct rows *r, const void *data, uint32_t len)
 	r->rec[i] = data;
 	r->ustack[i] = (int32_t)u;
 	r->kstack[i] = (int32_t)k;
-	if (h->kind == REC_SYSCALL || h->kind == REC_SYSCALL_UNFINISHED) {
+	if ((h->kind == REC_SCHED_SWITCH || h->kind == REC_OFF_CPU) && (err = join_block_stack(r, i)))
+		return err;
+	if (is_syscall(h->kind)) {
 		const struct rec_syscall *s = data;
 
 		err = add_ref(r, s->enter_ts, i, false);
-		if (!err && h->kind == REC_SYSCALL)
+		if (!err && h->kind != REC_SYSCALL_UNFINISHED)
 			err = add_ref(r, h->ts, i, true);
 		return err;
 	}
@@ -253,6 +284,26 @@ int rows__sort(struct rows *r)
 	return 0;
 }
 
+/* Syscalls past the reference's: the arguments trace/syscalls.c says are decoded. */
+static void other_enter_cols(struct colbuf *c, const struct rec_syscall *s)
+{
+	const uint64_t *a = (const uint64_t *)s->args;
+	struct syscall_args d;
+	uint8_t f;
+
+	syscall__args(s->nr, &d, &f);
+	if (d.fd >= 0)
+		colbuf__set(c, TC_FD, (uint64_t)(int64_t)(int32_t)a[d.fd]);
+	if (d.count >= 0)
+		colbuf__set(c, TC_COUNT, a[d.count]);
+	else if (s->bytes != SYS_BYTES_UNKNOWN)
+		colbuf__set(c, TC_COUNT, s->bytes);
+	if (d.offset >= 0)
+		colbuf__set(c, TC_OFFSET, a[d.offset]);
+	if (d.futex_op >= 0)
+		colbuf__set(c, TC_FUTEX_OP, (uint32_t)a[d.futex_op]);
+}
+
 static void syscall_enter_cols(struct colbuf *c, const struct rec_syscall *s)
 {
 	const uint64_t *a = (const uint64_t *)s->args;
@@ -282,6 +333,9 @@ static void syscall_enter_cols(struct colbuf *c, const struct rec_syscall *s)
 	case SYS_FDATASYNC:
 		colbuf__set(c, TC_FD, (uint64_t)(int64_t)(int32_t)a[0]);
 		break;
+	case SYS_OTHER:
+		other_enter_cols(c, s);
+		break;
 	default:
 		/* io_uring_setup: entries, params; _enter: fd, to_submit; _register: fd, opcode —
 		 * in the reference's fd/count columns. */
@@ -300,21 +354,42 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 	int32_t u = r->ustack[rec], k = r->kstack[rec];
 	uint32_t cpu = h->cpu;
 	int64_t id, list;
-	uint8_t ev;
+	int ev;
 
 	switch (h->kind) {
 	case REC_SYSCALL:
+	case REC_SYSCALL_PATH:
 	case REC_SYSCALL_UNFINISHED: {
 		const struct rec_syscall *s = (const void *)h;
 
-		ev = sys_enter_ev[h->sub] + exit_half;
+		ev = event_type__syscall(s->nr, exit_half);
+		if (h->sub == SYS_OTHER)
+			colbuf__set(c, TC_SYSCALL_NR, s->nr);
 		if (exit_half) {
 			colbuf__set(c, TC_RET, (uint64_t)s->ret);
 			colbuf__set(c, TC_LATENCY, h->ts - s->enter_ts);
 		} else {
 			cpu = s->enter_cpu;
 			syscall_enter_cols(c, s);
+			if (h->kind == REC_SYSCALL_PATH) {
+				const struct rec_syscall_path *p = (const void *)h;
+
+				id = strtab__intern(&r->files, p->path, strnlen(p->path, sizeof(p->path)));
+				if (id < 0)
+					return (int)id;
+				colbuf__set(c, TC_FILENAME, (uint64_t)id);
+			}
 		}
+		break;
+	}
+	case REC_OFF_CPU: {
+		const struct rec_off_cpu *o = (const void *)h;
+
+		ev = EV_OFF_CPU;
+		colbuf__set(c, TC_LATENCY, o->duration);
+		colbuf__set(c, TC_PREV_STATE, (uint64_t)o->prev_state);
+		colbuf__set(c, TC_WAKER_PID, o->waker_pid);
+		colbuf__set(c, TC_WAKER_TGID, o->waker_tgid);
 		break;
 	}
 	case REC_SCHED_SWITCH: {

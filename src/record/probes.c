@@ -1,7 +1,9 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +45,14 @@ static const struct tp_probe tp_probes[] = {
 	{ "task_newtask", 2, true, "fork following" },
 	{ "sched_process_exit", 1, true, "exits" },
 	{ "sched_switch", 3, false, "sched_switch events" },
+	{ "sched_wakeup", 1, false, "off-CPU wakers" },
+	{ "sched_wakeup_new", 1, false, "off-CPU wakers" },
+	{ "irq_handler_entry", 0, false, "interrupt wakeups told apart" },
+	{ "irq_handler_exit", 0, false, "interrupt wakeups told apart" },
+	{ "softirq_entry", 0, false, "interrupt wakeups told apart" },
+	{ "softirq_exit", 0, false, "interrupt wakeups told apart" },
+	{ "hrtimer_expire_entry", 0, false, "interrupt wakeups told apart" },
+	{ "hrtimer_expire_exit", 0, false, "interrupt wakeups told apart" },
 	{ "sched_process_exec", 3, false, "process_exec events" },
 	{ "page_fault_user", 3, false, "page_fault events" },
 	{ "io_uring_submit_req", 1, false, "io_uring_complete events" },
@@ -236,6 +246,10 @@ static int load(struct probes *p, bool select)
 	p->skel->rodata->stack_interval_ns = opts->stack_interval_ns;
 	p->skel->rodata->ustack_copy_bytes = opts->ustack_copy_bytes;
 	p->skel->rodata->ustack_copy_events = opts->ustack_copy_bytes && opts->stacks == STACKS_SAMPLED;
+	memcpy((void *)p->skel->rodata->sys_flags, opts->sys_flags, PROBEX_SYSCALL_MAX);
+	p->skel->rodata->offcpu_min_ns = opts->offcpu_min_ns;
+	p->skel->rodata->trace_all = opts->trace_all;
+	p->skel->rodata->self_tgid = (uint32_t)getpid();
 	/* Wake the consumer when 1/16 of the buffer is used (at most 1 MiB): rare enough
 	 * to be cheap, early enough never to fill the buffer between polls.  The buffer
 	 * itself is kept modest: every page of it is a page fault for the consumer. */
@@ -259,7 +273,9 @@ int probes__open(struct probes **pp, const struct probes_opts *opts)
 	if (!p)
 		return -ENOMEM;
 	p->opts = *opts;
-	libbpf_set_print(NULL);
+	/* PROBEX_LIBBPF_DEBUG=1 shows libbpf's messages (verifier logs) when a load fails. */
+	if (!getenv("PROBEX_LIBBPF_DEBUG"))
+		libbpf_set_print(NULL);
 	err = load(p, false);
 	if (err && p->skel) {
 		probex__destroy(p->skel);
@@ -312,6 +328,62 @@ int probes__trace_pid(struct probes *p, uint32_t tgid)
 	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.traced), &tgid, &one, BPF_ANY))
 		return -errno;
 	return 0;
+}
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL	/* Linux 6.9: a pidfd for a thread, not only a leader */
+#endif
+
+/* Give one thread its (empty) per-thread state: from now on it is traced.  A task
+ * storage map is keyed by pidfd from user space. */
+static int trace_thread(struct probes *p, pid_t tid, bool leader)
+{
+	struct tstate zero = { 0 };
+	int fd, err = 0;
+
+	fd = (int)syscall(SYS_pidfd_open, tid, leader ? 0 : PIDFD_THREAD);
+	if (fd < 0)
+		return errno == EINVAL ? -EOPNOTSUPP : -errno;
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.tstates), &fd, &zero, BPF_NOEXIST) &&
+	    errno != EEXIST)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+int probes__attach_pid(struct probes *p, uint32_t tgid)
+{
+	char path[64];
+	struct dirent *d;
+	uint8_t one = 1;
+	int err = 0, n = 0;
+	DIR *dir;
+
+	/* First in the traced set, so that threads and processes it creates while we walk
+	 * its threads are followed by task_newtask (which needs a traced parent thread). */
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.traced), &tgid, &one, BPF_ANY))
+		return -errno;
+	err = trace_thread(p, (pid_t)tgid, true);
+	snprintf(path, sizeof(path), "/proc/%u/task", tgid);
+	dir = opendir(path);
+	if (!dir)
+		err = err ? err : -ESRCH;
+	while (!err && (d = readdir(dir))) {
+		long tid = strtol(d->d_name, NULL, 10);
+
+		if (tid <= 0 || tid == (long)tgid)
+			continue;
+		err = trace_thread(p, (pid_t)tid, false);
+		if (err == -ESRCH)	/* a thread that just ended */
+			err = 0;
+		n++;
+	}
+	if (dir)
+		closedir(dir);
+	if (err == -EOPNOTSUPP)
+		log__error("cannot attach to the threads of %u: this kernel has no thread pidfds (Linux 6.9+)", tgid);
+	log__debug("attached to %u and %d more threads", tgid, n);
+	return err;
 }
 
 int probes__poll(struct probes *p, int timeout_ms)

@@ -20,6 +20,9 @@ struct probes_opts {
 	uint32_t ustack_copy_bytes;	/* CPU samples: user stack bytes copied; 0: fp walks */
 	unsigned long sample_freq;
 	unsigned long ringbuf_bytes;
+	const uint8_t *sys_flags;	/* SYSF_* per syscall number (PROBEX_SYSCALL_MAX) */
+	uint64_t offcpu_min_ns;		/* shorter off-CPU intervals are only counted */
+	bool trace_all;			/* -a: every task but probex's own */
 	probes_record_fn on_record;	/* called from probes__poll for each ring-buffer record */
 	probes_sideband_fn on_sideband;	/* ... and for each side-band perf record */
 	void *ctx;
@@ -30,6 +33,9 @@ struct probes_opts {
  * warning each and listed in probes__missing(). */
 int probes__open(struct probes **p, const struct probes_opts *opts);
 int probes__trace_pid(struct probes *p, uint32_t tgid);
+/* Trace a running process from now on: all its threads, and what they fork.  Nothing is
+ * done to the process itself.  -ESRCH when it is gone (or goes while attaching). */
+int probes__attach_pid(struct probes *p, uint32_t tgid);
 /* Consume what is buffered, waiting at most timeout_ms for more.  Returns records seen or
  * a negative errno (from the callbacks: e.g. the spool could not be written). */
 int probes__poll(struct probes *p, int timeout_ms);

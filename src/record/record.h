@@ -20,6 +20,11 @@ struct record_opts {
 	uint64_t stack_interval_ns;	/* STACKS_SAMPLED: one stack per thread and class per interval */
 	uint32_t ustack_copy_bytes;	/* CPU samples: user stack bytes copied; 0: fp walks */
 	unsigned long ringbuf_bytes;	/* power of two */
+	const uint8_t *sys_flags;	/* SYSF_* per syscall number (PROBEX_SYSCALL_MAX) */
+	uint64_t offcpu_min_ns;		/* off-CPU intervals shorter than this are only counted */
+	const int *pids;		/* attach to these running processes (no command) */
+	int npids;
+	bool all_cpus;			/* every process on the machine */
 	/* The command's signal mask; NULL: the caller's.  Lets a caller that keeps stop
 	 * requests blocked after recording (to finish the trace) start the command unmasked. */
 	const sigset_t *child_mask;

@@ -12,6 +12,7 @@ struct sbfilter {
 	size_t len, cap;
 	size_t old;		/* held[0, old) were held before the last settle */
 	uint64_t dropped;
+	bool all;		/* -a: every process is traced */
 };
 
 struct sbfilter *sbfilter__new(void)
@@ -48,7 +49,7 @@ static bool known(const struct sbfilter *f, const struct perf_event_header *ev)
 {
 	uint32_t pid, v;
 
-	return !record_pid(ev, &pid) || hmap__get(&f->pids, pid, &v);
+	return f->all || !record_pid(ev, &pid) || hmap__get(&f->pids, pid, &v);
 }
 
 static int hold(struct sbfilter *f, const struct perf_event_header *ev)
@@ -68,6 +69,11 @@ static int hold(struct sbfilter *f, const struct perf_event_header *ev)
 	memcpy(f->held + f->len, ev, ev->size);
 	f->len += ev->size;
 	return 0;
+}
+
+void sbfilter__trace_all(struct sbfilter *f)
+{
+	f->all = true;
 }
 
 int sbfilter__record(struct sbfilter *f, const struct perf_event_header *ev, sbfilter_emit_fn emit,

@@ -24,6 +24,9 @@ void sbfilter__free(struct sbfilter *f);
 /* tgid (and so everything it maps) is traced. */
 int sbfilter__add_pid(struct sbfilter *f, uint32_t tgid);
 
+/* Every process is traced (-a): nothing is held or dropped. */
+void sbfilter__trace_all(struct sbfilter *f);
+
 /* One side-band record: emitted now when its process is known (or it belongs to no
  * process, such as PERF_RECORD_LOST), else held.  Returns emit's result or -ENOMEM. */
 int sbfilter__record(struct sbfilter *f, const struct perf_event_header *ev, sbfilter_emit_fn emit,

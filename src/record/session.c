@@ -24,6 +24,7 @@
 #include "common/log.h"
 #include "common/strbuf.h"
 #include "common/test_hooks.h"
+#include "record/attach.h"
 #include "record/child.h"
 #include "record/guardian.h"
 #include "record/probes.h"
@@ -159,7 +160,9 @@ int record__check(const struct record_opts *o)
 	FILE *f;
 	int err;
 
-	err = child__find_command(o->cmd[0]);
+	if (o->npids)
+		return attach__check(o->pids, o->npids) ? 1 : 0;
+	err = o->cmd_argc ? child__find_command(o->cmd[0]) : 0;
 	if (err) {
 		log__error("%s: %s", o->cmd[0], err == -ENOENT ? "command not found" : strerror(-err));
 		return 127;
@@ -225,6 +228,12 @@ static void block_signals(sigset_t *mask, sigset_t *orig)
 	pthread_sigmask(SIG_BLOCK, mask, orig);
 }
 
+/* No command of ours: running processes (--pid) or the machine (-a alone). */
+static bool attached(const struct record_opts *o)
+{
+	return o->npids || !o->cmd_argc;
+}
+
 /* Spool, probes, kernel symbols (while still root), the signal and wake-up fds. */
 static int session__arm(struct session *s, const sigset_t *mask)
 {
@@ -235,6 +244,9 @@ static int session__arm(struct session *s, const sigset_t *mask)
 		.ustack_copy_bytes = o->ustack_copy_bytes,
 		.sample_freq = o->sample_freq,
 		.ringbuf_bytes = o->ringbuf_bytes,
+		.sys_flags = o->sys_flags,
+		.offcpu_min_ns = o->offcpu_min_ns,
+		.trace_all = o->all_cpus,
 		.on_record = on_record,
 		.on_sideband = on_sideband,
 		.ctx = s,
@@ -255,6 +267,8 @@ static int session__arm(struct session *s, const sigset_t *mask)
 	s->sbf = sbfilter__new();
 	if (!s->sbf)
 		return -ENOMEM;
+	if (o->all_cpus)
+		sbfilter__trace_all(s->sbf);
 	t0 = now_ns(CLOCK_MONOTONIC);
 	err = probes__open(&s->probes, &po);
 	if (err)
@@ -267,6 +281,9 @@ static int session__arm(struct session *s, const sigset_t *mask)
 	s->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (s->sfd < 0 || s->wake_fd < 0)
 		return -errno;
+	/* Attached processes are not ours to stop, even if probex dies. */
+	if (attached(o))
+		return 0;
 	s->guard_fd = guardian__start(probes__traced_map_fd(s->probes));
 	if (s->guard_fd < 0)
 		log__warn("no guardian process (%s): if probex is killed, the traced processes keep running",
@@ -314,6 +331,64 @@ static int session__start_command(struct session *s, struct child *child, const 
 	if (rc < 0)
 		child__kill(child);
 	return rc;
+}
+
+/* Attach to the running processes: their mappings go into the spool first (the side-band
+ * only reports later ones), then their threads are traced.  A process gone before it is
+ * traced fails the whole recording. */
+static int session__attach(struct session *s)
+{
+	const struct record_opts *o = s->opts;
+	uint64_t ts = now_ns(CLOCK_MONOTONIC);
+	int err;
+
+	session_info__start(&s->info, o, o->npids ? o->pids[0] : 0, probes__missing(s->probes));
+	err = spool_writer__append(s->spool, SPOOL_SESSION, s->info.text.s, (uint32_t)s->info.text.len);
+	for (int i = 0; !err && i < o->npids; i++)
+		err = sbfilter__add_pid(s->sbf, (uint32_t)o->pids[i]);
+	for (int i = 0; !err && i < o->npids; i++)
+		err = attach__write_maps(s->spool, (uint32_t)o->pids[i], ts);
+	if (!err) {
+		err = -pthread_create(&s->consumer, NULL, consumer_main, s);
+		s->consumer_started = !err;
+	}
+	for (int i = 0; !err && i < o->npids; i++) {
+		err = probes__attach_pid(s->probes, (uint32_t)o->pids[i]);
+		if (err == -ESRCH)
+			log__error("--pid %d: the process exited while probex attached to it", o->pids[i]);
+		else if (err)
+			log__error("cannot attach to pid %d: %s", o->pids[i], strerror(-err));
+	}
+	if (!err)
+		log__info(o->npids ? "attached to %d process(es); Ctrl-C to stop"
+				   : "tracing the whole system; Ctrl-C to stop", o->npids);
+	return err;
+}
+
+/* Until a stop request, or (--pid) until every traced process has exited. */
+static int run_attached(struct session *s)
+{
+	struct pollfd pfd[2] = { { .fd = s->sfd, .events = POLLIN }, { .fd = s->wake_fd, .events = POLLIN } };
+	struct signalfd_siginfo si;
+	uint32_t one;
+
+	for (;;) {
+		if (s->opts->npids && probes__traced_pids(s->probes, &one, 1) == 0)
+			return 0;
+		if (poll(pfd, 2, 100) < 0 && errno != EINTR)
+			return -errno;
+		if (pfd[1].revents & POLLIN) {
+			log__error("cannot write the spool %s: %s", s->opts->spool_path,
+				   strerror(-atomic_load(&s->consumer_err)));
+			return atomic_load(&s->consumer_err);
+		}
+		while (read(s->sfd, &si, sizeof(si)) == sizeof(si)) {
+			if (si.ssi_signo == SIGCHLD)
+				continue;
+			log__info("received %s: detaching", strsignal((int)si.ssi_signo));
+			return 0;
+		}
+	}
 }
 
 /* The tree has ended: drain the ring buffer, write the end facts, close the spool and
@@ -408,6 +483,17 @@ int record__run(const struct record_opts *o, const struct priv_target *priv, str
 	res->status = 1;
 	block_signals(&mask, &orig);
 	err = session__arm(&s, &mask);
+	if (!err && attached(o)) {
+		err = session__attach(&s);
+		if (err)
+			goto cleanup;
+		res->status = 0;
+		run_err = run_attached(&s);
+		err = session__drain(&s, run_err, res);
+		if (err)
+			unlink(o->spool_path);
+		goto cleanup;
+	}
 	if (!err)
 		err = tree__init(&tree);
 	if (err)

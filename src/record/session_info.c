@@ -20,6 +20,7 @@ static const char *const counter_names[CNT__COUNT] = {
 	[CNT_RB_DROP0 + REC_CPU_SAMPLE] = "ringbuf_cpu_sample",
 	[CNT_RB_DROP0 + REC_IO_URING_COMPLETE] = "ringbuf_io_uring_complete",
 	[CNT_RB_DROP0 + REC_SYSCALL_UNFINISHED] = "ringbuf_syscall_unfinished",
+	[CNT_RB_DROP0 + REC_OFF_CPU] = "ringbuf_off_cpu",
 	[CNT_USTACK_ERR] = "user_stack_failed",
 	[CNT_KSTACK_ERR] = "kernel_stack_failed",
 	[CNT_STACK_TRUNC] = "stack_truncated",
@@ -32,6 +33,10 @@ static const char *const counter_names[CNT__COUNT] = {
 	[CNT_EVENTS] = "records_submitted",
 	[CNT_IOU_UNMATCHED] = "io_uring_complete_unmatched",
 	[CNT_USTACK_COPY_ERR] = "user_stack_copy_failed",
+	[CNT_PATH_TRUNC] = "syscall_path_truncated",
+	[CNT_PATH_ERR] = "syscall_path_unreadable",
+	[CNT_OFFCPU_SHORT] = "off_cpu_short_intervals",
+	[CNT_OFFCPU_SHORT_NS] = "off_cpu_short_ns",
 };
 
 int session_info__load_ksyms(struct session_info *si)

@@ -136,7 +136,7 @@ static int pick_op(struct sim *s, int profile)
 }
 
 /* Per-thread state that syscalls carry from one call to the next. */
-struct tstate {
+struct sim_thread {
 	const struct sthread *t;
 	uint64_t brk, mmap_next, mapped[16];
 	unsigned int nmapped, cpu;
@@ -144,7 +144,7 @@ struct tstate {
 	bool first_op, brk_known;
 };
 
-static void row_init(struct sim *s, struct synth_row *r, const struct tstate *ts, int type,
+static void row_init(struct sim *s, struct synth_row *r, const struct sim_thread *ts, int type,
 		     uint64_t t)
 {
 	memset(r, 0, sizeof(*r));
@@ -160,7 +160,7 @@ static void row_init(struct sim *s, struct synth_row *r, const struct tstate *ts
 }
 
 /* Attach a stack: chain picks the call path within the thread's program. */
-static int row_stack(struct sim *s, struct synth_row *r, const struct tstate *ts, int ctx,
+static int row_stack(struct sim *s, struct synth_row *r, const struct sim_thread *ts, int ctx,
 		     unsigned int nchains)
 {
 	uint64_t h = rng__next(&s->rng);
@@ -209,7 +209,7 @@ struct call {
 };
 
 /* One syscall: an enter row at t and an exit row at t + lat, both with the caller's stack. */
-static int emit_call(struct sim *s, struct tstate *ts, const struct call *c, uint64_t t,
+static int emit_call(struct sim *s, struct sim_thread *ts, const struct call *c, uint64_t t,
 		     bool skip_enter)
 {
 	struct synth_row r;
@@ -252,7 +252,7 @@ static uint64_t read_latency(struct sim *s)
 	return rng__logu(&s->rng, 200000, 20000000);
 }
 
-static int do_uring(struct sim *s, struct tstate *ts, uint64_t t, uint64_t *lat)
+static int do_uring(struct sim *s, struct sim_thread *ts, uint64_t t, uint64_t *lat)
 {
 	static const uint64_t sizes[] = { 4096, 16384, 65536, 131072 };
 	struct call c = { .enter_type = EV_IO_URING_ENTER_ENTER, .ctx = SYN_CTX_URING_ENTER,
@@ -300,7 +300,7 @@ static int do_uring(struct sim *s, struct tstate *ts, uint64_t t, uint64_t *lat)
 	return 0;
 }
 
-static int do_op(struct sim *s, struct tstate *ts, int op, uint64_t t, uint64_t *lat)
+static int do_op(struct sim *s, struct sim_thread *ts, int op, uint64_t t, uint64_t *lat)
 {
 	static const uint64_t rsizes[] = { 4096, 8192, 16384, 65536, 131072, 1048576 };
 	struct call c = { 0 };
@@ -420,10 +420,10 @@ static int do_op(struct sim *s, struct tstate *ts, int op, uint64_t t, uint64_t 
 	return emit_call(s, ts, &c, t, ts->t->preexisting && ts->first_op);
 }
 
-static int fork_or_exit(struct sim *s, const struct tstate *ts, int type, uint64_t t)
+static int fork_or_exit(struct sim *s, const struct sim_thread *ts, int type, uint64_t t)
 {
 	struct synth_row r;
-	struct tstate parent = *ts;
+	struct sim_thread parent = *ts;
 	int err;
 
 	if (type == EV_PROCESS_FORK) {
@@ -451,7 +451,7 @@ static int fork_or_exit(struct sim *s, const struct tstate *ts, int type, uint64
 
 static int run_thread(struct sim *s, const struct sthread *t, uint64_t nops)
 {
-	struct tstate ts = { .t = t, .brk = 0x55d4a0000000ull + ((uint64_t)t->tgid << 24),
+	struct sim_thread ts = { .t = t, .brk = 0x55d4a0000000ull + ((uint64_t)t->tgid << 24),
 			     .mmap_next = 0x7f8000000000ull - ((uint64_t)t->tid << 32),
 			     .cpu = t->tid % NCPU, .ring_fd = -1, .first_op = true };
 	double slot = nops ? (double)(t->end - t->start) / (double)nops : 1e18;

@@ -30,9 +30,16 @@ struct scanner {
 
 
 /* Which source columns feed a and b for a given event type (see scan.h). */
-static void type_slots(struct scanner *sc, unsigned int code, int ev)
+static void type_slots(struct scanner *sc, unsigned int code, int ev, const char *name)
 {
+	size_t len = strlen(name);
+
 	sc->a_col[code] = sc->b_col[code] = -1;
+	/* Syscalls past the reference's: their exits' ret, for by_operation. */
+	if (ev < 0 && len > 13 && !strncmp(name, "syscall_", 8) && !strcmp(name + len - 5, "_exit")) {
+		sc->a_col[code] = C_RET;
+		return;
+	}
 	switch (ev) {
 	case EV_READ_ENTER: case EV_WRITE_ENTER: case EV_MMAP_ENTER: case EV_MUNMAP_ENTER:
 		sc->a_col[code] = C_COUNT;
@@ -213,7 +220,7 @@ static int read_types(struct scanner *sc, duckdb_connection con)
 		}
 		r->ntypes++;
 		r->type_event[i] = event_type__from_name(r->type_names[i]);
-		type_slots(sc, (unsigned int)i, r->type_event[i]);
+		type_slots(sc, (unsigned int)i, r->type_event[i], r->type_names[i]);
 	}
 	duckdb_destroy_result(&res);
 	return err;

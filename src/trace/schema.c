@@ -1,8 +1,10 @@
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "bpf/records.h"
 #include "trace/schema.h"
+#include "trace/syscalls.h"
 
 const char *const event_type_names[EV__COUNT] = {
 	[EV_SCHED_SWITCH] = "sched_switch",
@@ -32,7 +34,44 @@ const char *const event_type_names[EV__COUNT] = {
 	[EV_FDATASYNC_EXIT] = "syscall_fdatasync_exit",
 	[EV_IO_URING_COMPLETE] = "io_uring_complete",
 	[EV_PROCESS_EXEC] = "process_exec",
+	[EV_OFF_CPU] = "off_cpu",
 };
+
+/* The reference's syscalls keep their own ids. */
+static int reference_syscall_ev(unsigned int nr)
+{
+	switch (nr) {
+	case 0: return EV_READ_ENTER;
+	case 1: return EV_WRITE_ENTER;
+	case 9: return EV_MMAP_ENTER;
+	case 11: return EV_MUNMAP_ENTER;
+	case 12: return EV_BRK_ENTER;
+	case 74: return EV_FSYNC_ENTER;
+	case 75: return EV_FDATASYNC_ENTER;
+	case 425: return EV_IO_URING_SETUP_ENTER;
+	case 426: return EV_IO_URING_ENTER_ENTER;
+	case 427: return EV_IO_URING_REGISTER_ENTER;
+	default: return -1;
+	}
+}
+
+int event_type__syscall(unsigned int nr, bool exit)
+{
+	int ev = reference_syscall_ev(nr);
+
+	if (nr >= PROBEX_SYSCALL_MAX)
+		return -1;
+	return (ev >= 0 ? ev : EV_SYSCALL0 + 2 * (int)nr) + exit;
+}
+
+static const char *all_names[EV_ALL_COUNT];
+static char syscall_name_buf[2 * PROBEX_SYSCALL_MAX][64];
+
+const char *event_type__name(int id)
+{
+	trace_schema__event_dict();
+	return id >= 0 && id < EV_ALL_COUNT ? all_names[id] : NULL;
+}
 
 int event_type__from_name(const char *name)
 {
@@ -98,6 +137,11 @@ const struct trace_column trace_schema[TC__COUNT] = {
 	[TC_MMAP_FD] = { "mmap_fd", PQ_I32, .doc = "syscall_mmap_enter: fd" },
 	[TC_IOU_USER_DATA] = { "io_uring_user_data", PQ_U64, .doc = "io_uring_complete: user_data" },
 	[TC_STACK_MODULES] = { "stack_modules", PQ_STRING_LIST, .doc = "object of each stack_trace label" },
+	[TC_OFFSET] = { "offset", PQ_I64, .doc = "syscall enter: file offset (pread64, lseek, ...)" },
+	[TC_FUTEX_OP] = { "futex_op", PQ_I32, .doc = "syscall_futex_enter: op" },
+	[TC_SYSCALL_NR] = { "syscall_nr", PQ_U32, .doc = "syscall enter/exit: x86-64 syscall number" },
+	[TC_WAKER_PID] = { "waker_pid", PQ_U32, .doc = "off_cpu: thread that woke it (0: none seen)" },
+	[TC_WAKER_TGID] = { "waker_tgid", PQ_U32, .doc = "off_cpu: process of the waker" },
 };
 
 static const char *const stack_kinds[] = { "user", "kernel", "both" };
@@ -105,14 +149,29 @@ static const uint32_t stack_kind_lens[] = { 4, 6, 4 };
 const struct pq_dict stack_kind_dict = { stack_kinds, stack_kind_lens, 3 };
 
 static struct pq_column_def pq_columns[TC__COUNT];
-static uint32_t event_lens[EV__COUNT];
-static struct pq_dict event_dict = { event_type_names, event_lens, EV__COUNT };
+static uint32_t event_lens[EV_ALL_COUNT];
+static struct pq_dict event_dict = { all_names, event_lens, EV_ALL_COUNT };
 static pthread_once_t pq_columns_once = PTHREAD_ONCE_INIT;
 
 static void build_pq_columns(void)
 {
 	for (int i = 0; i < EV__COUNT; i++)
-		event_lens[i] = (uint32_t)strlen(event_type_names[i]);
+		all_names[i] = event_type_names[i];
+	for (unsigned int nr = 0; nr < PROBEX_SYSCALL_MAX; nr++) {
+		const char *n = syscall__name(nr);
+
+		for (int x = 0; x < 2; x++) {
+			char *b = syscall_name_buf[2 * nr + x];
+
+			if (n)
+				snprintf(b, sizeof(syscall_name_buf[0]), "syscall_%s_%s", n, x ? "exit" : "enter");
+			else
+				snprintf(b, sizeof(syscall_name_buf[0]), "syscall_nr%u_%s", nr, x ? "exit" : "enter");
+			all_names[EV_SYSCALL0 + 2 * nr + x] = b;
+		}
+	}
+	for (int i = 0; i < EV_ALL_COUNT; i++)
+		event_lens[i] = (uint32_t)strlen(all_names[i]);
 	for (int i = 0; i < TC__COUNT; i++)
 		pq_columns[i] = (struct pq_column_def){ .name = trace_schema[i].name,
 							.type = trace_schema[i].type,

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 
+#include "bpf/records.h"
 #include "parquet/parquet.h"
 
 enum event_type {
@@ -39,13 +40,25 @@ enum event_type {
 	EV_IO_URING_COMPLETE,
 	/* added by this probex; not in the reference */
 	EV_PROCESS_EXEC,
+	EV_OFF_CPU,
 	EV__COUNT,
 };
 
 /* event_type column strings, indexed by enum event_type. */
 extern const char *const event_type_names[EV__COUNT];
 
-/* Returns the enum value, or -1 for a name this version does not know. */
+/* Every other syscall has an id of its own past the fixed types: syscall_<name>_enter at
+ * EV_SYSCALL0 + 2 * nr, _exit one after (the reference's ten keep their EV_* ids). */
+#define EV_SYSCALL0	EV__COUNT
+#define EV_ALL_COUNT	(EV_SYSCALL0 + 2 * PROBEX_SYSCALL_MAX)
+
+/* The event type id of syscall nr's enter (exit = false) or exit row. */
+int event_type__syscall(unsigned int nr, bool exit);
+/* The string of any event type id (fixed or syscall), or NULL. */
+const char *event_type__name(int id);
+
+/* Returns the enum value, or -1 for a name this version does not know; syscall names
+ * that are not fixed types return -1 too (the viewer treats them by their string). */
 int event_type__from_name(const char *name);
 
 /* The file's columns, in file order: the reference's 24 first, then probex's own.  Adding a
@@ -59,6 +72,7 @@ enum trace_col {
 	TC_LATENCY, TC_WEIGHT, TC_CHILD_TGID, TC_IS_THREAD, TC_EXIT_SIGNAL, TC_PREV_TGID,
 	TC_NEXT_TGID, TC_FILENAME, TC_MMAP_PROT, TC_MMAP_FLAGS, TC_MMAP_FD, TC_IOU_USER_DATA,
 	TC_STACK_MODULES,
+	TC_OFFSET, TC_FUTEX_OP, TC_SYSCALL_NR, TC_WAKER_PID, TC_WAKER_TGID,
 	TC__COUNT,
 };
 

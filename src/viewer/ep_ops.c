@@ -116,7 +116,7 @@ static void event_detail(struct request *rq, const struct op_sel *sel, uint64_t 
 	json__key(j, "latency_ns");
 	json__u64(j, r.lat);
 	json__key(j, "event_type");
-	json__str(j, op_names[sel->op]);
+	json__str(j, sel->name);
 	json__key(j, "pid");
 	json__u64(j, r.pid);
 	json__key(j, "stack_trace");
@@ -150,7 +150,7 @@ static void type_stats(struct request *rq, const struct op_sel *sel, uint64_t by
 		sum += op_sel__lat(sel, k);
 	json__obj_begin(j);
 	json__key(j, "operation");
-	json__str(j, op_names[sel->op]);
+	json__str(j, sel->name);
 	json__key(j, "total_ops");
 	json__u64(j, n);
 	json__key(j, "total_bytes");
@@ -187,16 +187,19 @@ static int cmp_op_out(const void *x, const void *y)
 {
 	const struct op_out *a = x, *b = y;
 
-	/* By op count, descending; the reference breaks ties in hash-map order, we by name. */
+	/* The reference's operations first; then by op count, descending; the reference
+	 * breaks ties in hash-map order, we by name. */
+	if ((a->sel->op < OP__COUNT) != (b->sel->op < OP__COUNT))
+		return a->sel->op < OP__COUNT ? -1 : 1;
 	if (a->sel->n != b->sel->n)
 		return a->sel->n > b->sel->n ? -1 : 1;
-	return strcmp(op_names[a->sel->op], op_names[b->sel->op]);
+	return strcmp(a->sel->name, b->sel->name);
 }
 
 static void by_operation(struct request *rq, struct op_sel *sels, int nsel, uint64_t max_points,
 			 uint64_t *total_ops, uint64_t *total_bytes)
 {
-	struct op_out out[OP__COUNT];
+	struct op_out out[OP_MAX];
 	int n = 0;
 
 	*total_ops = *total_bytes = 0;
@@ -231,22 +234,26 @@ int ep_io_statistics(struct request *rq)
 {
 	static const enum op ops[] = { OP_READ, OP_WRITE, OP_FSYNC, OP_FDATASYNC, OP_IO_URING };
 	struct viewer_state *st = rq->st;
-	struct op_sel sel[5] = { 0 };
+	struct op_sel sel[OP_MAX] = { 0 };
 	uint64_t max_points, total_ops, total_bytes;
+	/* The reference's five, then every other syscall's operation. */
+	int nsel = 5 + st->ops.nops - OP__COUNT;
 	struct window w;
 	int status, err;
 
 	if ((status = api__window(rq, &w)) || (status = api__max_points(rq, &max_points)))
 		return status;
-	for (int i = 0; i < 5; i++) {
-		if ((err = op_sel__build(&sel[i], &st->m, &st->ops, ops[i], &w, SEL_SIZES | SEL_RET))) {
+	for (int i = 0; i < nsel; i++) {
+		int op = i < 5 ? (int)ops[i] : OP__COUNT + i - 5;
+
+		if ((err = op_sel__build(&sel[i], &st->m, &st->ops, op, &w, SEL_SIZES | SEL_RET))) {
 			status = sel_status(rq, &sel[i], err);
 			goto cleanup;
 		}
 	}
 	status = 200;
 	json__obj_begin(&rq->out);
-	by_operation(rq, sel, 5, max_points, &total_ops, &total_bytes);
+	by_operation(rq, sel, nsel, max_points, &total_ops, &total_bytes);
 	json__key(&rq->out, "total_ops");
 	json__u64(&rq->out, total_ops);
 	json__key(&rq->out, "total_bytes");
@@ -254,7 +261,7 @@ int ep_io_statistics(struct request *rq)
 	time_range(&rq->out, &w);
 	json__obj_end(&rq->out);
 cleanup:
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < nsel; i++)
 		op_sel__free(&sel[i]);
 	return status;
 }

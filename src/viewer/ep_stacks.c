@@ -161,9 +161,10 @@ static int flame_pick(const struct model *m, int code, const struct window *w, u
 	return 0;
 }
 
-/* Folded stacks for the sampled rows: per stack id, its rows (or their weights). */
+/* Folded stacks for the sampled rows: per stack id, its rows (or their weights, or with
+ * `blocked` their latency: off-CPU time). */
 static int fold(const struct model *m, const struct pick *picks, uint64_t npicks,
-		struct flame_input *in, uint64_t *total)
+		struct flame_input *in, uint64_t *total, bool blocked)
 {
 	const struct trace_rows *l = &m->labels;
 	uint64_t nlabels = 0, bytes = 0, nstacks = 0, fi = 0, ti = 0, *count, *rows;
@@ -186,7 +187,10 @@ static int fold(const struct model *m, const struct pick *picks, uint64_t npicks
 				bytes += l->label_len[l->stack_first[s] + k] + 9;
 		}
 		/* With a stack_weight column each sampled row stands for that many events. */
-		count[s] += m->has_stack_weight && m->weight ? m->weight[rn] : 1;
+		if (blocked)
+			count[s] += (m->flags[rn] & ROW_LAT) ? m->latency[rn] : 0;
+		else
+			count[s] += m->has_stack_weight && m->weight ? m->weight[rn] : 1;
 	}
 	in->stacks = calloc(nstacks + 1, sizeof(*in->stacks));
 	in->frames = malloc((nlabels + 1) * sizeof(*in->frames));
@@ -264,17 +268,20 @@ int ep_event_flamegraph(struct request *rq)
 					   fnv(type) ^ (w.has_pid ? rng__mix(w.pid + 1) : 0));
 		struct pick *picks = NULL;
 		uint64_t npicks = 0;
+		/* off_cpu rows weigh what they lasted: a flame graph of blocked time. */
+		bool blocked = code == m->code_of[EV_OFF_CPU] && m->latency;
 
 		status = flame_pick(m, code, &w, seed, max_stacks, &picks, &npicks, &in_range);
 		if (!status)
-			status = fold(m, picks, npicks, &in, &total);
+			status = fold(m, picks, npicks, &in, &total, blocked);
 		free(picks);
 		if (status) {
 			status = api__fail(rq, 500, "out of memory");
 			goto cleanup;
 		}
 		snprintf(title, sizeof(title), "probex \xc2\xb7 %s", type);
-		if (total && !(svg = flame__svg(title, "samples", in.stacks, in.n, &svg_len))) {
+		if (total && !(svg = flame__svg(title, blocked ? "ns off-CPU" : "samples", in.stacks,
+						 in.n, &svg_len))) {
 			status = api__fail(rq, 500, "out of memory");
 			goto cleanup;
 		}

@@ -51,7 +51,7 @@ struct poison { uint32_t pid, rn; uint64_t start, end; };
 
 struct builder {
 	const struct model *m;
-	struct vec recs[OP__COUNT], lost[OP__COUNT], poison[OP__COUNT], mem, mmap_e, munmap_e;
+	struct vec recs[OP_MAX], lost[OP_MAX], poison[OP_MAX], mem, mmap_e, munmap_e;
 };
 
 struct enter_tuple { uint64_t ts, count; uint32_t pid, rn; bool has; };
@@ -94,8 +94,8 @@ static uint64_t clamp0(uint64_t v)
 static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint64_t lo, uint64_t hi)
 {
 	const struct model *m = b->m;
-	int8_t last_role[OP__COUNT] = { 0 };
-	uint64_t last_row[OP__COUNT] = { 0 };
+	int8_t last_role[OP_MAX] = { 0 };
+	uint64_t last_row[OP_MAX] = { 0 };
 	bool have_brk = false;
 	int64_t brk_ret = 0;
 	uint64_t brk_enter = 0;
@@ -162,6 +162,9 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 			break;
 		case OP_FSYNC:
 		case OP_FDATASYNC:
+			break;
+		default:	/* another syscall: bytes are what its ret says, if it says any */
+			rec.bytes = o->extra_bytes[op] && has_ret ? clamp0(m->a[r]) : 0;
 			break;
 		case OP_MMAP:
 		case OP_MUNMAP:
@@ -353,13 +356,77 @@ static int finish_enters(struct enter_rows *e, struct vec *v)
 	return 0;
 }
 
+const char *ops__name(const struct ops *o, int op)
+{
+	return op < OP__COUNT ? op_names[op] : o->extra_name[op];
+}
+
+/* Syscalls whose return value is a byte count. */
+static bool ret_is_bytes(const char *name)
+{
+	static const char *const names[] = {
+		"pread64", "pwrite64", "readv", "writev", "preadv", "pwritev", "preadv2",
+		"pwritev2", "sendto", "recvfrom", "sendmsg", "recvmsg", "sendfile",
+		"copy_file_range", "splice", "tee", "vmsplice", "getdents64",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+/* The code of type name `syscall_<n>_<suffix>`, or -1. */
+static int code_named(const struct model *m, const char *n, size_t len, const char *suffix)
+{
+	size_t sl = strlen(suffix);
+
+	for (unsigned int c = 0; c < m->ntypes; c++) {
+		const char *t = m->type_names[c];
+
+		if (!strncmp(t, "syscall_", 8) && !strncmp(t + 8, n, len) && !strcmp(t + 8 + len, suffix) &&
+		    strlen(t) == 8 + len + sl)
+			return (int)c;
+	}
+	return -1;
+}
+
+/* Every enter type the reference does not know, with its exit type, becomes
+ * an operation (in type-name order; past OP_MAX they are left out of by_operation). */
+static int add_extra_ops(struct ops *o, const struct model *m)
+{
+	o->nops = OP__COUNT;
+	for (unsigned int c = 0; c < m->ntypes && o->nops < OP_MAX; c++) {
+		const char *t = m->type_names[c];
+		size_t len = strlen(t);
+		int cx;
+
+		/* The reference's own syscall types (io_uring_setup, ...) stay out, as there. */
+		if (o->code_op[c] >= 0 || m->type_event[c] >= 0 || len <= 14 || strncmp(t, "syscall_", 8) ||
+		    strcmp(t + len - 6, "_enter"))
+			continue;
+		cx = code_named(m, t + 8, len - 14, "_exit");
+		if (cx < 0 || o->code_op[cx] >= 0)
+			continue;
+		o->extra_name[o->nops] = strndup(t + 8, len - 14);
+		if (!o->extra_name[o->nops])
+			return -ENOMEM;
+		o->extra_bytes[o->nops] = ret_is_bytes(o->extra_name[o->nops]);
+		o->code_op[c] = o->code_op[cx] = (int8_t)o->nops;
+		o->code_role[c] = ROLE_ENTER;
+		o->code_role[cx] = ROLE_EXIT;
+		o->nops++;
+	}
+	return 0;
+}
+
 int ops__build(struct ops *o, const struct model *m, const volatile bool *cancel)
 {
 	struct builder b = { .m = m };
 	int err = 0;
 
 	memset(o, 0, sizeof(*o));
-	for (int i = 0; i < OP__COUNT; i++) {
+	for (int i = 0; i < OP_MAX; i++) {
 		b.recs[i].elem = sizeof(struct op_rec);
 		b.lost[i].elem = sizeof(struct lost);
 		b.poison[i].elem = sizeof(struct poison);
@@ -384,10 +451,11 @@ int ops__build(struct ops *o, const struct model *m, const volatile bool *cancel
 		o->code_op[m->code_of[EV_IO_URING_COMPLETE]] = OP_IO_URING;
 		o->code_role[m->code_of[EV_IO_URING_COMPLETE]] = ROLE_COMPLETE;
 	}
+	err = add_extra_ops(o, m);
 	for (uint32_t p = 0; !err && p < m->npids; p++)
 		err = cancel && *cancel ? -ECANCELED :
 		      build_pid(&b, o, m->pids[p], m->pid_off[p], m->pid_off[p + 1]);
-	for (int i = 0; !err && i < OP__COUNT; i++)
+	for (int i = 0; !err && i < o->nops; i++)
 		err = finish_index(&o->op[i], m, &b.recs[i], &b.lost[i], &b.poison[i]);
 	if (!err)
 		err = finish_timeline(&o->mem, &b.mem, m->min_ts);
@@ -395,7 +463,7 @@ int ops__build(struct ops *o, const struct model *m, const volatile bool *cancel
 		err = finish_enters(&o->mmap_enters, &b.mmap_e);
 	if (!err)
 		err = finish_enters(&o->munmap_enters, &b.munmap_e);
-	for (int i = 0; i < OP__COUNT; i++) {
+	for (int i = 0; i < OP_MAX; i++) {
 		free(b.recs[i].p);
 		free(b.lost[i].p);
 		free(b.poison[i].p);
@@ -410,7 +478,7 @@ int ops__build(struct ops *o, const struct model *m, const volatile bool *cancel
 
 void ops__free(struct ops *o)
 {
-	for (int i = 0; i < OP__COUNT; i++) {
+	for (int i = 0; i < OP_MAX; i++) {
 		struct op_index *x = &o->op[i];
 		void *ptrs[] = { x->lat, x->bytes, x->start, x->end, x->delta, x->pid, x->rn, x->srn,
 				 x->s_bytes, x->s_start, x->s_end, x->s_pid, x->s_pos, x->g_idx,
@@ -420,6 +488,7 @@ void ops__free(struct ops *o)
 
 		for (size_t k = 0; k < sizeof(ptrs) / sizeof(ptrs[0]); k++)
 			free(ptrs[k]);
+		free(o->extra_name[i]);
 	}
 	free(o->mem.start);
 	free(o->mem.end);

@@ -20,6 +20,10 @@ enum op { OP_READ, OP_WRITE, OP_FSYNC, OP_FDATASYNC, OP_IO_URING, OP_MMAP, OP_MU
 
 extern const char *const op_names[OP__COUNT];
 
+/* Past the reference's operations, every other syscall with enter and exit rows in the
+ * trace is an operation of its own (op OP__COUNT..nops-1), named by its syscall. */
+#define OP_MAX 128
+
 /* One completed operation as the reference reports it. */
 struct op_rec {
 	uint64_t lat, bytes;
@@ -72,7 +76,10 @@ struct enter_rows {
 };
 
 struct ops {
-	struct op_index op[OP__COUNT];
+	struct op_index op[OP_MAX];
+	int nops;			/* OP__COUNT + the other syscalls' operations */
+	char *extra_name[OP_MAX];	/* [op] for op >= OP__COUNT */
+	bool extra_bytes[OP_MAX];	/* its ret is a byte count (pread64, sendto, ...) */
 	struct mem_timeline mem;
 	struct enter_rows mmap_enters, munmap_enters;
 	/* Row code → op and role, for the exact recomputation. */
@@ -80,6 +87,9 @@ struct ops {
 };
 
 enum op_role { ROLE_NONE, ROLE_ENTER, ROLE_EXIT, ROLE_COMPLETE };
+
+/* The name by_operation reports for op. */
+const char *ops__name(const struct ops *o, int op);
 
 /* -ECANCELED as soon as *cancel is set (checked per pid). */
 int ops__build(struct ops *o, const struct model *m, const volatile bool *cancel);

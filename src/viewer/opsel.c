@@ -140,6 +140,8 @@ static int replay_pid(struct op_sel *sel, const struct model *m, const struct op
 			brk = ret;
 			break;
 		default:
+			if (sel->op >= OP__COUNT && o->extra_bytes[sel->op])
+				rec.bytes = has_ret && ret > 0 ? (uint64_t)ret : 0;
 			break;
 		}
 		if (!err)
@@ -274,6 +276,7 @@ int op_sel__build(struct op_sel *sel, const struct model *m, const struct ops *o
 	memset(sel, 0, sizeof(*sel));
 	sel->ix = ix;
 	sel->op = op;
+	sel->name = ops__name(o, op);
 	/* Pids whose window holds two enters in a row of this op. */
 	for (uint64_t i = 0; i < ix->nlost; i++) {
 		if (ix->lost_t1[i] < w->start || ix->lost_t2[i] > w->end ||

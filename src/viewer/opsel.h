@@ -21,7 +21,8 @@ struct window {
 
 struct op_sel {
 	const struct op_index *ix;
-	enum op op;
+	enum op op;		/* an enum op, or an extra operation (ops.h) */
+	const char *name;
 	uint64_t n;		/* selected records */
 	bool all;		/* every precomputed record, no dirty ones: orders are identities */
 	uint32_t *lat_order;	/* < ix->n: clean index; else dirty[v - ix->n] */

@@ -54,6 +54,33 @@ static void test_usage_errors(void **state)
 	assert_int_equal(PARSE(&o, "--bogus", "true"), OPTS_USAGE);
 	assert_int_equal(PARSE(&o, "-o"), OPTS_USAGE);
 	assert_int_equal(PARSE(&o, "-q"), OPTS_USAGE);
+	assert_int_equal(PARSE(&o, "--syscalls", "openat,nosuchcall", "true"), OPTS_USAGE);
+	assert_int_equal(PARSE(&o, "--pid", "12", "true"), OPTS_USAGE);
+	assert_int_equal(PARSE(&o, "--pid", "12", "-a"), OPTS_USAGE);
+	assert_int_equal(PARSE(&o, "--pid", "12,x"), OPTS_USAGE);
+	assert_int_equal(PARSE(&o, "--pid", "-3"), OPTS_USAGE);
+	assert_int_equal(PARSE(&o, "--pid", "12,"), OPTS_USAGE);
+}
+
+static void test_tracing_scope(void **state)
+{
+	struct probex_opts o;
+
+	assert_int_equal(PARSE(&o, "--pid", "12,345"), OPTS_RUN);
+	assert_int_equal(o.npids, 2);
+	assert_int_equal(o.pids[1], 345);
+	assert_int_equal(o.cmd_argc, 0);
+	assert_int_equal(PARSE(&o, "-a"), OPTS_RUN);
+	assert_true(o.all_cpus);
+	assert_int_equal(PARSE(&o, "-a", "sleep", "1"), OPTS_RUN);
+	assert_int_equal(o.cmd_argc, 2);
+	assert_int_equal(PARSE(&o, "true"), OPTS_RUN);
+	assert_int_equal(o.sys_flags[257], SYSF_ON | SYSF_PATH1);	/* default: every syscall */
+	assert_int_equal(o.offcpu_min_us, 10);
+	assert_int_equal(PARSE(&o, "--syscalls=reference", "--offcpu-min", "0", "true"), OPTS_RUN);
+	assert_int_equal(o.sys_flags[257], 0);
+	assert_int_equal(o.sys_flags[0], SYSF_ON);
+	assert_int_equal(o.offcpu_min_us, 0);
 }
 
 static void test_view_mode(void **state)
@@ -84,6 +111,7 @@ int main(void)
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_view_mode),
 		cmocka_unit_test(test_stack_options),
+		cmocka_unit_test(test_tracing_scope),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

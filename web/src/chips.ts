@@ -7,9 +7,14 @@ import { chipTone, DISABLED_TONE } from './colors';
 import { formatBytes, formatDuration, formatInt, formatNetBytesSigned, PCT_RULE_ROW } from './format';
 import type { LatencySummary } from './api';
 
+// With every syscall recorded a trace has dozens of types: the most frequent get a chip
+// each, the rest one "other" chip (toggling them together) until expanded.
+const TOP_CHIPS = 15;
+
 export function mountChips(parent: HTMLElement): void {
   const row = h('div', { class: 'chips', 'data-testid': 'chips' });
   parent.appendChild(row);
+  let expanded = false;
   const draw = () => {
     const r = res.counts;
     if (r.status === 'error' && !r.data) return replace(row, errorBox(`Event counts: ${r.error}`, () => r.retry()));
@@ -19,7 +24,10 @@ export function mountChips(parent: HTMLElement): void {
       .filter(([, n]) => n > 0)
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
     if (!list.length) return replace(row, h('span', { class: 'muted' }, 'No event badges in this range'));
-    const chips = list.map(([type, n]) => {
+    const folded = !expanded && list.length > TOP_CHIPS + 1;
+    const shown = folded ? list.slice(0, TOP_CHIPS) : list;
+    const rest = folded ? list.slice(TOP_CHIPS) : [];
+    const chips = shown.map(([type, n]) => {
       const on = state.enabled.has(type);
       const tone = on ? chipTone(type) : DISABLED_TONE;
       return h(
@@ -41,6 +49,30 @@ export function mountChips(parent: HTMLElement): void {
         h('span', { class: 'n tnum' }, formatInt(n)),
       );
     });
+    if (rest.length) {
+      const types = rest.map(([t]) => t);
+      const on = types.some((t) => state.enabled.has(t));
+      const tone = on ? chipTone('other') : DISABLED_TONE;
+      chips.push(
+        h(
+          'button',
+          {
+            class: `chip${on ? '' : ' off'}`,
+            style: `border-color:${tone.border};color:${tone.text}`,
+            'data-testid': 'chip-other',
+            'aria-pressed': on ? 'true' : 'false',
+            title: `${on ? 'Hide' : 'Show'} ${types.length} less frequent types: ${types.join(', ')}`,
+            onclick: () => {
+              const next = new Set(state.enabled);
+              for (const t of types) on ? next.delete(t) : next.add(t);
+              set({ enabled: next });
+            },
+          },
+          `other (${types.length} types)`,
+          h('span', { class: 'n tnum' }, formatInt(rest.reduce((a, [, n]) => a + n, 0))),
+        ),
+      );
+    }
     const all = list.map(([t]) => t);
     const allOn = all.every((t) => state.enabled.has(t));
     const noneOn = all.every((t) => !state.enabled.has(t));
@@ -53,6 +85,10 @@ export function mountChips(parent: HTMLElement): void {
         h('button', { class: 'link-btn', 'data-testid': 'chips-all', disabled: allOn, onclick: () => set({ enabled: new Set([...state.enabled, ...all]) }) }, 'all'),
         ' · ',
         h('button', { class: 'link-btn', 'data-testid': 'chips-none', disabled: noneOn, onclick: () => set({ enabled: new Set() }) }, 'none'),
+        list.length > TOP_CHIPS + 1 ? ' · ' : null,
+        list.length > TOP_CHIPS + 1
+          ? h('button', { class: 'link-btn', 'data-testid': 'chips-expand', onclick: () => { expanded = !expanded; draw(); } }, expanded ? 'fewer' : `all ${list.length} types`)
+          : null,
       ),
       r.status === 'loading' ? h('span', { class: 'busy-dot', title: 'Updating' }) : null,
     );

@@ -21,6 +21,7 @@ export function chipTone(type: string): Tone {
   if (type === 'process_exit') return { border: '#fca5a5', text: '#b91c1c' };
   if (type === 'process_exec') return { border: '#5eead4', text: '#0f766e' };
   if (type === 'page_fault') return { border: '#fcd34d', text: '#b45309' };
+  if (type === 'off_cpu') return { border: '#f9a8d4', text: '#be185d' };
   if (type.includes('read')) return { border: '#7dd3fc', text: '#0369a1' };
   if (type.includes('write')) return { border: '#fdba74', text: '#c2410c' };
   if (type.includes('mmap') || type.includes('munmap') || type.includes('brk')) {

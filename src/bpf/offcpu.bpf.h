@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Off-CPU intervals: a traced thread blocks at a sched_switch (not a preemption), a task
+ * wakes it (sched_wakeup), it runs again at a later sched_switch: one rec_off_cpu, sent
+ * at that last switch, stamped with the block time.  Its stack is the one of the blocking
+ * sched_switch record (joined by thread and time in user space), so no stack is taken
+ * twice.  Included once, by probex.bpf.c. */
+#ifndef PROBEX_BPF_OFFCPU_BPF_H
+#define PROBEX_BPF_OFFCPU_BPF_H
+
+/* Intervals shorter than this are only counted (CNT_OFFCPU_SHORT*). */
+const volatile __u64 offcpu_min_ns = 10000;
+
+/* prev leaves the CPU: when it blocks, the interval starts. */
+static __always_inline void offcpu_out(struct tstate *t, __s64 state, __u64 now)
+{
+	if (!t)
+		return;
+	if (state == SWITCH_STATE_PREEMPTED || state == 0) {
+		t->off_ts = 0;	/* still runnable: waiting for a CPU is not blocking */
+		return;
+	}
+	t->off_ts = now;
+	t->off_state = state;
+	t->waker_pid = 0;
+	t->waker_tgid = 0;
+}
+
+/* next gets the CPU back: the interval is complete. */
+static __always_inline void offcpu_in(struct task_struct *next, __u64 now)
+{
+	/* Looked up again rather than passed in: the compiler would merge the caller's two
+	 * NULL tests into one pointer OR, which the verifier rejects. */
+	struct tstate *t = task_state(next);
+	struct rec_off_cpu *r;
+	__u64 d;
+
+	if (!t || !t->off_ts)
+		return;
+	d = now - t->off_ts;
+	if (d < offcpu_min_ns) {
+		cnt_add(CNT_OFFCPU_SHORT, 1);
+		cnt_add(CNT_OFFCPU_SHORT_NS, d);
+		t->off_ts = 0;
+		return;
+	}
+	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
+	if (!r) {
+		rec_drop(REC_OFF_CPU);
+		t->off_ts = 0;
+		return;
+	}
+	hdr_fill(&r->h, REC_OFF_CPU, t->off_ts, 0);
+	r->h.tid = BPF_CORE_READ(next, pid);
+	r->h.tgid = BPF_CORE_READ(next, tgid);
+	bpf_probe_read_kernel_str(r->h.comm, sizeof(r->h.comm), next->comm);
+	r->duration = d;
+	r->prev_state = t->off_state;
+	r->waker_pid = t->waker_pid;
+	r->waker_tgid = t->waker_tgid;
+	t->off_ts = 0;
+	bpf_ringbuf_submit(r, rb_flags());
+	cnt_add(CNT_EVENTS, 1);
+}
+
+/* Per CPU, which kind of interrupt is running (IRQ_* bits): a wakeup from a timer, a
+ * device or a softirq is no task's doing, whatever task it interrupted.  One bit per kind
+ * rather than a depth, as no kind nests in itself: an entry seen without its exit (the
+ * programs are attached one by one) is corrected by the next exit, not kept forever.
+ * (The preempt count would say all this directly, but reading a per-CPU kernel variable
+ * needs CONFIG_KALLSYMS_ALL.) */
+#define IRQ_HARD	0x1
+#define IRQ_SOFT	0x2
+#define IRQ_HRTIMER	0x4
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} irq_ctx SEC(".maps");
+
+static __always_inline void irq_mark(__u32 bit, bool enter)
+{
+	__u32 zero = 0, *d = bpf_map_lookup_elem(&irq_ctx, &zero);
+
+	if (!d)
+		return;
+	if (enter)
+		*d |= bit;
+	else
+		*d &= ~bit;
+}
+
+static __always_inline bool in_interrupt_ctx(void)
+{
+	__u32 zero = 0, *d = bpf_map_lookup_elem(&irq_ctx, &zero);
+
+	return d && *d;
+}
+
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(irq_handler_entry) { irq_mark(IRQ_HARD, true); return 0; }
+SEC("tp_btf/irq_handler_exit")
+int BPF_PROG(irq_handler_exit) { irq_mark(IRQ_HARD, false); return 0; }
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(softirq_entry) { irq_mark(IRQ_SOFT, true); return 0; }
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(softirq_exit) { irq_mark(IRQ_SOFT, false); return 0; }
+/* hrtimers (nanosleep, timeouts) expire in the timer interrupt, which has no irq_handler_*. */
+SEC("tp_btf/hrtimer_expire_entry")
+int BPF_PROG(hrtimer_expire_entry) { irq_mark(IRQ_HRTIMER, true); return 0; }
+SEC("tp_btf/hrtimer_expire_exit")
+int BPF_PROG(hrtimer_expire_exit) { irq_mark(IRQ_HRTIMER, false); return 0; }
+
+/* Runs in the waker's context: current is the waker, unless an interrupt woke it. */
+static __always_inline void offcpu_wakeup(struct task_struct *p)
+{
+	struct tstate *t = task_state(p);
+	__u64 pid_tgid;
+
+	if (!t || !t->off_ts || t->waker_pid || in_interrupt_ctx())
+		return;
+	pid_tgid = bpf_get_current_pid_tgid();
+	t->waker_pid = (__u32)pid_tgid;
+	t->waker_tgid = pid_tgid >> 32;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(sched_wakeup, struct task_struct *p)
+{
+	offcpu_wakeup(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(sched_wakeup_new, struct task_struct *p)
+{
+	offcpu_wakeup(p);
+	return 0;
+}
+
+#endif
