@@ -18,14 +18,20 @@ static const char *const duck_types[] = {
 	[PQ_STRING_LIST] = "VARCHAR[]",
 };
 
-/* One row group's columns and the strings and lists its ids refer to. */
+/* One list column's lists in the current row group. */
+struct copier_lists {
+	struct pq_lists lists;
+	uint32_t *offsets, *items;
+	uint32_t nitems, cap_lists, cap_items;
+};
+
+/* One row group's columns and the strings and lists its ids refer to (each string or
+ * list column has its own dictionary; list columns their own lists). */
 struct copier {
 	struct colbuf c;
 	struct strtab strs[TC__COUNT];
 	struct pq_dict dicts[TC__COUNT];
-	struct pq_lists lists;
-	uint32_t *offsets, *items;
-	uint32_t nitems, cap_lists, cap_items;
+	struct copier_lists lists[TC__COUNT];
 };
 
 /* *p holds at least need entries. */
@@ -45,31 +51,32 @@ static int grow_u32(uint32_t **p, uint32_t *cap, uint32_t need)
 	return 0;
 }
 
-/* A new list of the child's [off, off + len) items; returns its id or negative errno.
- * (trace_schema has one list column, stack_trace: its lists and labels are k's.) */
-static int64_t copier__list(struct copier *k, duckdb_vector child, idx_t off, idx_t len)
+/* A new list of column col from the child's [off, off + len) items; returns its id or
+ * negative errno. */
+static int64_t copier__list(struct copier *k, int col, duckdb_vector child, idx_t off, idx_t len)
 {
 	duckdb_string_t *s = duckdb_vector_get_data(child);
 	uint64_t *mask = duckdb_vector_get_validity(child);
+	struct copier_lists *l = &k->lists[col];
 	int64_t id;
 	int err;
 
-	if ((err = grow_u32(&k->offsets, &k->cap_lists, k->lists.n + 2)) ||
-	    (err = grow_u32(&k->items, &k->cap_items, k->nitems + (uint32_t)len)))
+	if ((err = grow_u32(&l->offsets, &l->cap_lists, l->lists.n + 2)) ||
+	    (err = grow_u32(&l->items, &l->cap_items, l->nitems + (uint32_t)len)))
 		return err;
-	k->offsets[k->lists.n] = k->nitems;
+	l->offsets[l->lists.n] = l->nitems;
 	for (idx_t j = off; j < off + len; j++) {
 		id = PQ_NULL_ITEM;
 		if (duckdb_validity_row_is_valid(mask, j)) {
-			id = strtab__intern(&k->strs[TC_STACK_TRACE], duckdb_string_t_data(&s[j]),
+			id = strtab__intern(&k->strs[col], duckdb_string_t_data(&s[j]),
 					    duckdb_string_t_length(s[j]));
 			if (id < 0)
 				return id;
 		}
-		k->items[k->nitems++] = (uint32_t)id;
+		l->items[l->nitems++] = (uint32_t)id;
 	}
-	k->offsets[k->lists.n + 1] = k->nitems;
-	return k->lists.n++;
+	l->offsets[l->lists.n + 1] = l->nitems;
+	return l->lists.n++;
 }
 
 static int copier__cell(struct copier *k, int col, duckdb_vector v, idx_t r)
@@ -91,7 +98,7 @@ static int copier__cell(struct copier *k, int col, duckdb_vector v, idx_t r)
 		break;
 	case PQ_STRING_LIST:
 		e = ((duckdb_list_entry *)d)[r];
-		id = copier__list(k, duckdb_list_vector_get_child(v), e.offset, e.length);
+		id = copier__list(k, col, duckdb_list_vector_get_child(v), e.offset, e.length);
 		break;
 	default:
 		return -EINVAL;
@@ -107,16 +114,19 @@ static int copier__flush(struct copier *k, struct pq_writer *w)
 {
 	int err;
 
-	for (int i = 0; i < TC__COUNT; i++)
+	for (int i = 0; i < TC__COUNT; i++) {
+		struct copier_lists *l = &k->lists[i];
+
 		k->dicts[i] = (struct pq_dict){ k->strs[i].strs, k->strs[i].lens, k->strs[i].n };
-	k->lists = (struct pq_lists){ k->offsets, k->items, k->lists.n };
+		l->lists = (struct pq_lists){ l->offsets, l->items, l->lists.n };
+	}
 	err = colbuf__flush(&k->c, w);
 	for (int i = 0; i < TC__COUNT; i++) {
 		strtab__free(&k->strs[i]);
 		memset(&k->strs[i], 0, sizeof(k->strs[i]));
+		k->lists[i].lists.n = 0;
+		k->lists[i].nitems = 0;
 	}
-	k->lists.n = 0;
-	k->nitems = 0;
 	return err;
 }
 
@@ -217,7 +227,7 @@ int trace_copy__write(duckdb_connection con, const char *from, const char *const
 	for (int i = 0; i < TC__COUNT; i++)
 		if (trace_schema[i].type == PQ_STRING || trace_schema[i].type == PQ_STRING_LIST)
 			colbuf__set_dict(&k.c, i, &k.dicts[i],
-					 trace_schema[i].type == PQ_STRING_LIST ? &k.lists : NULL);
+					 trace_schema[i].type == PQ_STRING_LIST ? &k.lists[i].lists : NULL);
 	err = pq_writer__open(&w, path, trace_schema__pq_columns(), TC__COUNT, NULL);
 	while (!err && (chunk = duckdb_fetch_chunk(res))) {
 		err = copier__chunk(&k, chunk, w);
@@ -237,8 +247,10 @@ int trace_copy__write(duckdb_connection con, const char *from, const char *const
 out:
 	for (int i = 0; i < TC__COUNT; i++)
 		strtab__free(&k.strs[i]);
-	free(k.offsets);
-	free(k.items);
+	for (int i = 0; i < TC__COUNT; i++) {
+		free(k.lists[i].offsets);
+		free(k.lists[i].items);
+	}
 	colbuf__free(&k.c);
 	return err;
 }
