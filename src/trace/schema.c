@@ -98,7 +98,9 @@ const char *const call_graph_names[3] = {
 
 /* The reference's types, except cpu: UInt8 there, wrapped at 256 CPUs.  The Arrow types
  * that ARROW:schema declares follow from .type (see enum pq_type), so this table is also
- * the files' Arrow schema: List<"item": Utf8View> for stack_trace, UInt32 for cpu. */
+ * the files' Arrow schema: List<"item": Utf8View> for stack_trace, UInt32 for cpu.  (An
+ * Arrow type narrower than the Parquet one is no way out: given UInt8 over this INT(32)
+ * column, arrow-rs keeps UInt32 but polars truncates, 4096 → 0.) */
 const struct trace_column trace_schema[TC__COUNT] = {
 	[TC_EVENT_TYPE] = { "event_type", PQ_STRING, REQ, REF, .viewer = true, .doc = "row type (event_type_names)" },
 	[TC_TS] = { "ts_ns", PQ_U64, REQ, .delta = true, REF, .viewer = true, .doc = "CLOCK_MONOTONIC ns; rows are sorted by it" },

@@ -15,7 +15,8 @@ import {
 
 // The reference's Arrow schema (its first 24 columns), then probex's own columns with the
 // Arrow type of their Parquet type.  cpu: the reference has UInt8; probex keeps
-// INT(32, unsigned) in Parquet so that CPUs past 255 do not wrap, and says UInt32.
+// INT(32, unsigned) in Parquet so that CPUs past 255 do not wrap, and says UInt32 (a
+// UInt8 hint over it: arrow-rs ignores it, polars truncates 4096 to 0).
 const SCHEMA = [
   'event_type Utf8 not null', 'ts_ns UInt64 not null', 'pid UInt32 not null', 'tgid UInt32 not null',
   'process_name Utf8', 'stack_id Int32', 'kernel_stack_id Int32', 'stack_kind Utf8',
