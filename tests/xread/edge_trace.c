@@ -133,6 +133,7 @@ int main(int argc, char **argv)
 	colbuf__set_dict(&c, TC_PROCESS_NAME, &name_dict, NULL);
 	colbuf__set_dict(&c, TC_FILENAME, &name_dict, NULL);
 	colbuf__set_dict(&c, TC_STACK_TRACE, &label_dict, &lists);
+	colbuf__set_dict(&c, TC_STACK_MODULES, &label_dict, &lists);
 	err = pq_writer__open(&w, argv[1], trace_schema__pq_columns(), TC__COUNT, NULL);
 	for (int i = 0; i < nrows && !err; i++) {
 		const struct edge_row *r = &rows[i];
@@ -144,8 +145,10 @@ int main(int argc, char **argv)
 		colbuf__set(&c, TC_CPU, r->cpu);
 		if (r->name != NONE)
 			colbuf__set(&c, TC_PROCESS_NAME, (uint32_t)(bad && i == 1 ? 3 : r->name));
-		if (r->list != NONE)
+		if (r->list != NONE) {
 			colbuf__set(&c, TC_STACK_TRACE, (uint32_t)r->list);
+			colbuf__set(&c, TC_STACK_MODULES, (uint32_t)r->list);
+		}
 		if (r->fill)
 			r->fill(&c);
 		colbuf__next(&c);
