@@ -34,3 +34,4 @@ $(BUILD)/fixtures/nofp_debuglink: tests/fixtures/nofp.c
 	rm -f $@.tmp $@.full
 
 fixtures: $(BUILD)/fixtures/nofp_debuglink
+test-integration: $(BUILD)/fixtures/nofp_debuglink
