@@ -4,23 +4,30 @@
 
 #include "cli/args.h"
 #include "cli/cmd.h"
+#include "common/log.h"
 #include "finalize/resymbolize.h"
 
 int cmd_resymbolize(int argc, char **argv)
 {
-	static const struct option longopts[] = { { "output", required_argument, NULL, 'o' }, { 0 } };
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' }, { "verbose", no_argument, NULL, 'v' }, { 0 },
+	};
 	const char *out = NULL;
-	int c;
+	int c, verbose = 0;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
-		if (c != 'o')
+	while ((c = getopt_long(argc, argv, "o:v", longopts, NULL)) != -1) {
+		if (c == 'o')
+			out = optarg;
+		else if (c == 'v')
+			verbose++;
+		else
 			return args__usage_error("resymbolize", cmd__usage("resymbolize"), "bad option %s",
 						 argv[optind - 1]);
-		out = optarg;
 	}
 	if (argc - optind != 1)
 		return args__usage_error("resymbolize", cmd__usage("resymbolize"), "expected one FILE");
+	args__verbosity(verbose, 0);
 	return resymbolize__run(argv[optind], out ? out : argv[optind]) ? 1 : 0;
 }
