@@ -8,7 +8,7 @@ const struct cmd cmds[] = {
 	{ "query", cmd_query, "probex query [--no-header] FILE SQL", "run SQL on a trace (table: events)" },
 	{ "recover", cmd_recover, "probex recover SPOOL [-o OUTPUT] [-v]",
 	  "finish a trace whose recorder was killed" },
-	{ "resymbolize", cmd_resymbolize, "probex resymbolize FILE [-o OUTPUT] [-v]",
+	{ "resymbolize", cmd_resymbolize, "probex resymbolize FILE [-o OUTPUT] [-v] [--no-cache]",
 	  "redo the stack labels from the raw addresses kept in the file" },
 	{ "synth", cmd_synth, "probex synth -o FILE [--events N] [--seed S] ...",
 	  "write a deterministic synthetic trace" },

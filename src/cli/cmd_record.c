@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/args.h"
 #include "cli/cmd.h"
 #include "cli/options.h"
 #include "common/log.h"
@@ -174,6 +175,8 @@ int cmd_record(const struct probex_opts *o)
 
 	if (priv__resolve(&priv))
 		return 1;
+	if (!o->no_cache)
+		args__symcache(&priv);
 	err = record__check(&ro);
 	if (!err)
 		err = paths__resolve(&p, o->output);

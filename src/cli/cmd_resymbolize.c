@@ -1,19 +1,24 @@
 /* `probex resymbolize FILE [-o OUTPUT]`: redo a trace's user-space stack labels. */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "cli/args.h"
 #include "cli/cmd.h"
 #include "common/log.h"
+#include "common/priv.h"
 #include "finalize/resymbolize.h"
 
 int cmd_resymbolize(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' }, { "verbose", no_argument, NULL, 'v' }, { 0 },
+		{ "output", required_argument, NULL, 'o' }, { "verbose", no_argument, NULL, 'v' },
+		{ "no-cache", no_argument, NULL, 'C' }, { 0 },
 	};
+	struct priv_target priv;
 	const char *out = NULL;
 	int c, verbose = 0;
+	bool cache = true;
 
 	optind = 1;
 	opterr = 0;
@@ -22,6 +27,8 @@ int cmd_resymbolize(int argc, char **argv)
 			out = optarg;
 		else if (c == 'v')
 			verbose++;
+		else if (c == 'C')
+			cache = false;
 		else
 			return args__usage_error("resymbolize", cmd__usage("resymbolize"), "bad option %s",
 						 argv[optind - 1]);
@@ -29,5 +36,9 @@ int cmd_resymbolize(int argc, char **argv)
 	if (argc - optind != 1)
 		return args__usage_error("resymbolize", cmd__usage("resymbolize"), "expected one FILE");
 	args__verbosity(verbose, 0);
+	if (priv__resolve(&priv))
+		return 1;
+	if (cache)
+		args__symcache(&priv);
 	return resymbolize__run(argv[optind], out ? out : argv[optind]) ? 1 : 0;
 }

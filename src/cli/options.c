@@ -18,6 +18,7 @@ enum {
 	OPT_STACK_INTERVAL,
 	OPT_RINGBUF,
 	OPT_VERSION,
+	OPT_NO_CACHE,
 };
 
 static const struct option long_opts[] = {
@@ -25,6 +26,7 @@ static const struct option long_opts[] = {
 	{ "port", required_argument, NULL, 'p' },
 	{ "bind", required_argument, NULL, OPT_BIND },
 	{ "no-viewer", no_argument, NULL, OPT_NO_VIEWER },
+	{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 	{ "view", required_argument, NULL, OPT_VIEW },
 	{ "sample-freq", required_argument, NULL, OPT_SAMPLE_FREQ },
 	{ "stacks", required_argument, NULL, OPT_STACKS },
@@ -54,6 +56,8 @@ void opts__print_help(void)
 	       "  -p, --port PORT          Port for the viewer web interface (default 8080; 0 = any)\n"
 	       "      --bind ADDR          Address the viewer listens on (default 127.0.0.1)\n"
 	       "      --no-viewer          Don't launch the viewer after tracing\n"
+	       "      --no-cache           Don't read or write the symbol cache\n"
+	       "                           ($XDG_CACHE_HOME/probex, else ~/.cache/probex)\n"
 	       "      --view FILE          View an existing parquet trace file without tracing\n"
 	       "      --sample-freq HZ     CPU sampling frequency (default 1999)\n"
 	       "      --stacks MODE        sampled (default), all, or none: stacks on syscall,\n"
@@ -118,6 +122,9 @@ enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv)
 			break;
 		case OPT_NO_VIEWER:
 			o->no_viewer = true;
+			break;
+		case OPT_NO_CACHE:
+			o->no_cache = true;
 			break;
 		case OPT_VIEW:
 			o->view_file = optarg;

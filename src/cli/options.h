@@ -13,6 +13,7 @@ struct probex_opts {
 	bool port_set;
 	const char *bind;		/* --bind, default 127.0.0.1 */
 	bool no_viewer;
+	bool no_cache;			/* --no-cache: no on-disk symbol cache */
 	const char *view_file;		/* --view FILE */
 	unsigned long sample_freq;	/* --sample-freq, default 1999 */
 	enum stack_mode stacks;		/* --stacks */

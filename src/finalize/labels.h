@@ -20,6 +20,7 @@ struct labeler;
 struct labeler_stats {
 	uint64_t user_frames, user_symbolized, user_mapped, kernel_frames, kernel_symbolized;
 	uint64_t objects, objects_failed, objects_indexed, build_id_mismatch;
+	uint64_t cache_hits, cache_misses, cache_corrupt;	/* on-disk symbol cache */
 };
 
 #define META_SYMBOLIZE "probex.symbolize"	/* JSON object: labeller counters */
