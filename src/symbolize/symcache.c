@@ -45,13 +45,23 @@ static struct {
 int symcache__default_dir(const char *home, char *buf, size_t size)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME");
+	char parent[PATH_MAX];
+	struct stat st;
 	int n;
 
-	if (xdg && xdg[0] == '/')
+	/* Only levels below an existing home (or the XDG directory's parent) are created:
+	 * a user such as nobody has a home that does not exist, and must keep it so. */
+	if (xdg && xdg[0] == '/') {
+		snprintf(parent, sizeof(parent), "%s", xdg);
 		n = snprintf(buf, size, "%s/probex", xdg);
-	else if (home && *home)
+		dirname(parent);
+	} else if (home && home[0] == '/') {
+		snprintf(parent, sizeof(parent), "%s", home);
 		n = snprintf(buf, size, "%s/.cache/probex", home);
-	else
+	} else {
+		return -ENOENT;
+	}
+	if (stat(parent, &st) || !S_ISDIR(st.st_mode))
 		return -ENOENT;
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
@@ -195,11 +205,12 @@ static struct elfsyms *load(Dwfl_Module *mod, const char *path, const char *prov
 	size_t plen = strlen(prov);
 	char *body = NULL;
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Not through a symlink: under sudo the directory is the user's, we are root. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) || pread(fd, &h, sizeof(h), 0) != sizeof(h) ||
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || pread(fd, &h, sizeof(h), 0) != sizeof(h) ||
 	    memcmp(h.magic, SYMCACHE_MAGIC, 8) || h.version != SYMCACHE_VERSION ||
 	    h.payload_len > SYMCACHE_MAX_ENTRY || h.prov_len > 4 * PATH_MAX ||
 	    (uint64_t)st.st_size != sizeof(h) + h.prov_len + h.payload_len)
@@ -281,7 +292,7 @@ static void evict(void)
 				break;
 			e = ne;
 		}
-		snprintf(e[n].name, sizeof(e[n].name), "%s", d->d_name);
+		memcpy(e[n].name, d->d_name, l + 1);	/* l < sizeof(name): checked above */
 		e[n].size = st.st_size;
 		e[n].mtime = st.st_mtim;
 		total += st.st_size;
@@ -314,7 +325,9 @@ static void store(const struct elfsyms *t, const char *path, const char *prov)
 	h.payload_len = len;
 	h.crc = entry_crc(prov, h.prov_len, payload, len);
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* A new file of our own (O_EXCL never follows a planted symlink); rename replaces
+	 * whatever sits at path, a symlink included, without following it. */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		goto cleanup;
 	err = write_all(fd, &h, sizeof(h));
