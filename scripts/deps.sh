@@ -16,6 +16,8 @@ apt_pkgs=(
 	# files under /usr/lib/debug/.build-id): most frames of a short-lived process are there
 	libc6-dbg
 	libmicrohttpd-dev libcmocka-dev
+	# xz: the symbol fixture with Fedora-style mini-debuginfo (.gnu_debugdata)
+	xz-utils
 	fio wrk chromium
 	# reliability suite: libFuzzer runtime, network namespaces, an HTTP client
 	libclang-rt-14-dev iproute2 curl
