@@ -10,8 +10,13 @@ $(BUILD)/bench/nofp: bench/workloads/nofp.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -fomit-frame-pointer $< -o $@
 
-.PHONY: bench bench-recorder
+.PHONY: bench bench-recorder bench-cbuild
 bench-recorder: $(BUILD)/probex $(BENCH_BINS)
 	@BUILD=$(BUILD) bench/run.sh
 
-bench: bench-recorder bench-viewer
+# A parallel C build traced: finalize, resymbolize and the total against the untraced
+# build (bench/cbuild.sh), and perf record + report on the same build.
+bench-cbuild: $(BUILD)/probex
+	@BUILD=$(BUILD) bench/cbuild.sh
+
+bench: bench-recorder bench-cbuild bench-viewer

@@ -6,7 +6,7 @@ FXD := $(BUILD)/fixtures
 SYM_FIXTURES := $(FXD)/libsymfx.so $(FXD)/sym_chain_nopie $(FXD)/sym_chain_stripped \
 	$(FXD)/sym_chain_debuglink $(FXD)/sym_chain_knownid $(FXD)/sym_chain_noid \
 	$(FXD)/sym_cxx_stripped $(FXD)/with\ space/sym\ chain $(FXD)/sym_chain_clang \
-	$(FXD)/sym_chain_badlink
+	$(FXD)/sym_chain_badlink $(FXD)/sym_chain_minidebug
 
 $(FXD)/libsymfx.so: tests/fixtures/lib/symfx_lib.c
 	@mkdir -p $(@D)
@@ -50,6 +50,19 @@ $(FXD)/sym_chain_badlink: $(FXD)/sym_chain_knownid $(FXD)/sym_chain_debuglink
 	strip --strip-debug -o $@.tmp $<
 	objcopy --add-gnu-debuglink=$(FXD)/sym_chain_debuglink.debug $@.tmp $@
 	rm -f $@.tmp
+
+# Fedora-style mini-debuginfo: everything stripped but .dynsym, and the function symbols
+# .dynsym lacks in an xz-compressed ELF in .gnu_debugdata (as rpm's find-debuginfo makes it).
+$(FXD)/sym_chain_minidebug: $(FXD)/sym_chain
+	nm -D --format=posix --defined-only $< | awk '{ print $$1 }' | sort >$@.dyn
+	nm --format=posix --defined-only $< | awk '$$2 ~ /^[Tt]$$/ { print $$1 }' | sort >$@.funcs
+	comm -13 $@.dyn $@.funcs >$@.keep
+	objcopy --only-keep-debug $< $@.mini
+	objcopy -S --remove-section .gdb_index --remove-section .comment --keep-symbols=$@.keep $@.mini
+	xz -f $@.mini
+	strip --strip-all -o $@.tmp $<
+	objcopy --add-section .gnu_debugdata=$@.mini.xz $@.tmp $@
+	rm -f $@.tmp $@.mini.xz $@.dyn $@.funcs $@.keep
 
 $(FXD)/with\ space/sym\ chain: $(FXD)/sym_chain
 	@mkdir -p "$(FXD)/with space"

@@ -19,6 +19,8 @@ apt_pkgs=(
 	# probex sql's prompt (line editing, history); probex export --format pprof (the
 	# encoder, its code generator, and protoc to decode exports in the tests)
 	libedit-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
+	# xz: the symbol fixture with Fedora-style mini-debuginfo (.gnu_debugdata)
+	xz-utils
 	fio wrk chromium
 	# reliability suite: libFuzzer runtime, network namespaces, an HTTP client
 	libclang-rt-14-dev iproute2 curl

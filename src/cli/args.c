@@ -4,8 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <limits.h>
+#include <unistd.h>
+
 #include "cli/args.h"
 #include "common/log.h"
+#include "common/priv.h"
+#include "symbolize/symcache.h"
 
 int args__u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
@@ -71,4 +76,16 @@ int args__usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 void args__verbosity(int verbose, int quiet)
 {
 	log_verbosity = quiet ? 0 : 1 + verbose;
+}
+
+void args__symcache(const struct priv_target *priv)
+{
+	char dir[PATH_MAX];
+
+	if (symcache__default_dir(priv->valid ? priv->home : getenv("HOME"), dir, sizeof(dir)))
+		return;
+	if (symcache__configure(dir, priv->valid ? priv->uid : (uid_t)-1,
+				priv->valid ? priv->gid : (gid_t)-1, 0))
+		return;
+	log__debug("symbol cache: %s", dir);
 }

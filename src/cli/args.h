@@ -23,4 +23,9 @@ int args__usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 /* -v / -q, as every subcommand takes them. */
 void args__verbosity(int verbose, int quiet);
 
+struct priv_target;
+/* Turn on the on-disk symbol cache in the invoking user's cache directory (entries
+ * given to that user under sudo).  Silent when there is none: labelling works without. */
+void args__symcache(const struct priv_target *priv);
+
 #endif

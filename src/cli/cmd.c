@@ -15,7 +15,7 @@ const struct cmd cmds[] = {
 	{ "report", cmd_report, "probex report FILE [--json] [--pid P] [--start T] [--end T] "
 	  "[--event-type T] [--inverted] [--top N]", "terminal summary: processes, syscalls, faults, "
 	  "scheduling, stacks, drops" },
-	{ "resymbolize", cmd_resymbolize, "probex resymbolize FILE [-o OUTPUT] [--force]",
+	{ "resymbolize", cmd_resymbolize, "probex resymbolize FILE [-o OUTPUT] [--force] [-v] [--no-cache]",
 	  "redo the stack labels from the raw addresses kept in the file" },
 	{ "sql", cmd_sql, "probex sql [--csv|--json|--tsv] [--no-header] FILE|GLOB [SQL]",
 	  "DuckDB SQL over traces (views events, metadata); a prompt without SQL" },

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/args.h"
 #include "cli/cmd.h"
 #include "cli/options.h"
 #include "common/log.h"
@@ -218,6 +219,8 @@ int cmd_record(const struct probex_opts *o)
 		return 1;
 	/* What the traced command must start with, before probex changes any of it. */
 	child__save_caller();
+	if (!o->no_cache)
+		args__symcache(&priv);
 	err = check_as(&ro, &p, o->output, &priv);
 	if (err)
 		return err;

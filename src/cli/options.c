@@ -26,6 +26,7 @@ enum {
 	OPT_SYSCALLS,
 	OPT_OFFCPU_MIN,
 	OPT_PID,
+	OPT_NO_CACHE,
 };
 
 static const struct option long_opts[] = {
@@ -35,6 +36,7 @@ static const struct option long_opts[] = {
 	{ "no-token", no_argument, NULL, OPT_NO_TOKEN },
 	{ "no-viewer", no_argument, NULL, OPT_NO_VIEWER },
 	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 	{ "view", required_argument, NULL, OPT_VIEW },
 	{ "sample-freq", required_argument, NULL, OPT_SAMPLE_FREQ },
 	{ "stacks", required_argument, NULL, OPT_STACKS },
@@ -76,6 +78,8 @@ void opts__print_help(void)
 	       "                           non-loopback ADDR requires the token in the printed URL\n"
 	       "      --no-token           Serve a non-loopback --bind without a token\n"
 	       "      --no-viewer          Don't launch the viewer after tracing\n"
+	       "      --no-cache           Don't read or write the symbol cache\n"
+	       "                           ($XDG_CACHE_HOME/probex, else ~/.cache/probex)\n"
 	       "      --view FILE          View an existing parquet trace file without tracing\n"
 	       "      --sample-freq HZ     CPU sampling frequency (default 1999)\n"
 	       "      --stacks MODE        sampled (default), all, or none: stacks on syscall,\n"
@@ -182,6 +186,9 @@ enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv)
 			break;
 		case OPT_FORCE:
 			o->force = true;
+			break;
+		case OPT_NO_CACHE:
+			o->no_cache = true;
 			break;
 		case OPT_VIEW:
 			o->view_file = optarg;

@@ -18,6 +18,7 @@ struct probex_opts {
 	bool no_viewer;
 	bool no_token;			/* --no-token: no token even for a non-loopback --bind */
 	bool force;			/* --force: replace an existing output (else FILE.old) */
+	bool no_cache;			/* --no-cache: no on-disk symbol cache */
 	const char *view_file;		/* --view FILE */
 	unsigned long sample_freq;	/* --sample-freq, default 1999 */
 	enum stack_mode stacks;		/* --stacks */

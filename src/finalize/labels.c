@@ -10,6 +10,7 @@
 #include "finalize/labels.h"
 
 #include "symbolize/ksym.h"
+#include "symbolize/symcache.h"
 #include "symbolize/usym.h"
 
 struct labeler {
@@ -275,10 +276,15 @@ int labeler__kernel(struct labeler *l, const struct stack_entry *e, struct strbu
 
 void labeler__stats(const struct labeler *l, struct labeler_stats *out)
 {
+	struct symcache_stats cs;
 	struct usym_stats us;
 
-	usym__stats(l->usym, &us);
 	*out = l->st;
+	usym__stats(l->usym, &us);
+	symcache__stats(&cs);
+	out->cache_hits = cs.hits;
+	out->cache_misses = cs.misses;
+	out->cache_corrupt = cs.corrupt;
 	out->objects = us.files_opened;
 	out->objects_failed = us.files_failed;
 	out->objects_indexed = us.objects_indexed;
@@ -291,13 +297,15 @@ char *labeler__stats_json(const struct labeler_stats *st)
 
 	if (asprintf(&s, "{\"objects\":%llu,\"objects_failed\":%llu,\"objects_indexed\":%llu,"
 		     "\"user_frames\":%llu,\"user_frames_named\":%llu,\"user_frames_unnamed_in_file\":%llu,"
-		     "\"build_id_mismatch\":%llu,\"kernel_frames\":%llu,\"kernel_frames_named\":%llu}",
+		     "\"build_id_mismatch\":%llu,\"kernel_frames\":%llu,\"kernel_frames_named\":%llu,"
+		     "\"cache_hits\":%llu,\"cache_misses\":%llu,\"cache_corrupt\":%llu}",
 		     (unsigned long long)st->objects, (unsigned long long)st->objects_failed,
 		     (unsigned long long)st->objects_indexed, (unsigned long long)st->user_frames,
 		     (unsigned long long)st->user_symbolized,
 		     (unsigned long long)(st->user_mapped - st->user_symbolized),
 		     (unsigned long long)st->build_id_mismatch, (unsigned long long)st->kernel_frames,
-		     (unsigned long long)st->kernel_symbolized) < 0)
+		     (unsigned long long)st->kernel_symbolized, (unsigned long long)st->cache_hits,
+		     (unsigned long long)st->cache_misses, (unsigned long long)st->cache_corrupt) < 0)
 		return NULL;
 	return s;
 }

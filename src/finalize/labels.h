@@ -24,6 +24,7 @@ struct labeler_stats {
 	 * records carrying them. */
 	uint64_t user_cut_stacks, user_cut_records;
 	uint64_t user_jit;	/* frames named by a JIT map */
+	uint64_t cache_hits, cache_misses, cache_corrupt;	/* on-disk symbol cache */
 };
 
 #define META_SYMBOLIZE "probex.symbolize"	/* JSON object: labeller counters */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -30,6 +31,14 @@ static void kv_free(struct kv_list *kv)
 	}
 	free(kv->key);
 	free(kv->val);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static int read_kv(duckdb_connection con, const char *lit, struct kv_list *kv)
@@ -176,6 +185,7 @@ int resymbolize__run(const char *in, const char *out, bool force)
 	duckdb_connection con = NULL;
 	char lit[8400], tmp[4200];
 	struct stat st;
+	double t0 = now_s();
 	int err = -ENOMEM;
 
 	if (!as || !us || !ks)
@@ -200,8 +210,10 @@ int resymbolize__run(const char *in, const char *out, bool force)
 		log__error("%s: damaged %s metadata", in, META_SYMBOL_DATA);
 		goto cleanup;
 	}
+	log__debug("resymbolize: read %.3f s", now_s() - t0);
 	l = labeler__new(as, NULL);
 	err = l ? load_labels(con, l, us) : -ENOMEM;
+	log__debug("resymbolize: %u stacks labelled %.3f s", stackset__count(us), now_s() - t0);
 	if (err)
 		goto cleanup;
 	labeler__stats(l, &ls);
@@ -216,6 +228,7 @@ int resymbolize__run(const char *in, const char *out, bool force)
 		goto cleanup;
 	}
 	err = write_out(con, lit, tmp, &kv);
+	log__debug("resymbolize: written %.3f s", now_s() - t0);
 	if (err) {
 		unlink(tmp);
 		log__error("cannot write %s: %s", out, strerror(-err));

@@ -97,6 +97,19 @@ static int64_t next_item(struct strtab *t, const struct strbuf *b, size_t *i)
 	return id;
 }
 
+/* One line, rewritten in place on the TTY: stacks, objects indexed, user frames named. */
+static void progress_line(const struct labeler *l, const char *what, uint32_t done, uint32_t n,
+			  const char *end)
+{
+	struct labeler_stats st;
+
+	labeler__stats(l, &st);
+	fprintf(stderr, "\rprobex: %s stacks %u/%u; objects %llu (%llu indexed), user frames %llu/%llu named%s\033[K%s",
+		what, done, n, (unsigned long long)st.objects, (unsigned long long)st.objects_indexed,
+		(unsigned long long)st.user_symbolized, (unsigned long long)st.user_frames,
+		st.cache_hits ? ", warm cache" : "", end);
+}
+
 static int label_set(struct stacklists *sl, struct labeler *l, struct stackset *set,
 		     struct labelled *lb, bool user, int progress)
 {
@@ -122,10 +135,10 @@ static int label_set(struct stacklists *sl, struct labeler *l, struct stackset *
 		}
 		lb->off[id + 1] = lb->nids;
 		if (progress && user && id % 1000 == 999)
-			fprintf(stderr, "\rprobex: symbolizing %u/%u stacks", id + 1, n);
+			progress_line(l, "labelling", id + 1, n, "");
 	}
 	if (progress && user && n >= 1000)
-		fprintf(stderr, "\rprobex: symbolized %u stacks          \n", n);
+		progress_line(l, "labelled", n, n, "\n");
 	strbuf__free(&s);
 	strbuf__free(&m);
 	return err;

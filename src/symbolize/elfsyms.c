@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "symbolize/elfsyms.h"
 
@@ -19,6 +20,7 @@ struct elfsyms {
 	struct esym *syms;	/* by value */
 	uint64_t *max_end;	/* max (value + size) of syms[0..i] */
 	size_t n;
+	char *names;		/* names' storage when decoded from the cache, else libdwfl's */
 };
 
 /* Symbols that contain one address are few (a function and its aliases); more, or a
@@ -58,6 +60,15 @@ static bool eligible(const char *name, const GElf_Sym *s)
 	       type != STT_FILE && type != STT_TLS;
 }
 
+static void fill_max_end(struct elfsyms *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		uint64_t end = t->syms[i].value + t->syms[i].size;
+
+		t->max_end[i] = i && t->max_end[i - 1] > end ? t->max_end[i - 1] : end;
+	}
+}
+
 struct elfsyms *elfsyms__new(Dwfl_Module *mod)
 {
 	struct elfsyms *t = calloc(1, sizeof(*t));
@@ -94,11 +105,98 @@ struct elfsyms *elfsyms__new(Dwfl_Module *mod)
 		};
 	}
 	qsort(t->syms, t->n, sizeof(*t->syms), esym_cmp);
-	for (size_t i = 0; i < t->n; i++) {
-		uint64_t end = t->syms[i].value + t->syms[i].size;
+	fill_max_end(t);
+	return t;
+}
 
-		t->max_end[i] = i && t->max_end[i - 1] > end ? t->max_end[i - 1] : end;
+/* Cache bytes: u64 count, then per symbol {u64 value, u64 size, u32 idx, u32 name length,
+ * u8 bind, u8 local_pass}, then the names, each NUL-terminated, in table order. */
+#define ESYM_REC (8 + 8 + 4 + 4 + 1 + 1)
+
+int elfsyms__encode(const struct elfsyms *t, void **buf, size_t *len)
+{
+	size_t names = 0, off = 8;
+	uint64_t n = t->n;
+	char *b;
+
+	for (size_t i = 0; i < t->n; i++)
+		names += strlen(t->syms[i].name) + 1;
+	*len = 8 + t->n * ESYM_REC + names;
+	b = malloc(*len);
+	if (!b)
+		return -ENOMEM;
+	memcpy(b, &n, 8);
+	for (size_t i = 0; i < t->n; i++, off += ESYM_REC) {
+		const struct esym *e = &t->syms[i];
+		uint32_t nl = (uint32_t)strlen(e->name);
+
+		memcpy(b + off, &e->value, 8);
+		memcpy(b + off + 8, &e->size, 8);
+		memcpy(b + off + 16, &e->idx, 4);
+		memcpy(b + off + 20, &nl, 4);
+		b[off + 24] = (char)e->bind;
+		b[off + 25] = e->local_pass;
 	}
+	for (size_t i = 0; i < t->n; i++) {
+		size_t l = strlen(t->syms[i].name) + 1;
+
+		memcpy(b + off, t->syms[i].name, l);
+		off += l;
+	}
+	*buf = b;
+	return 0;
+}
+
+static struct elfsyms *decode_fail(struct elfsyms *t)
+{
+	elfsyms__free(t);
+	return NULL;
+}
+
+struct elfsyms *elfsyms__decode(Dwfl_Module *mod, const void *buf, size_t len)
+{
+	const char *b = buf, *names;
+	struct elfsyms *t;
+	size_t off = 8, nlen;
+	uint64_t n;
+
+	if (len < 8)
+		return NULL;
+	memcpy(&n, b, 8);
+	if (n > (len - 8) / ESYM_REC)
+		return NULL;
+	names = b + 8 + n * ESYM_REC;
+	nlen = len - 8 - n * ESYM_REC;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->mod = mod;
+	t->syms = malloc((n ? n : 1) * sizeof(*t->syms));
+	t->max_end = malloc((n ? n : 1) * sizeof(*t->max_end));
+	t->names = malloc(nlen ? nlen : 1);
+	if (!t->syms || !t->max_end || !t->names)
+		return decode_fail(t);
+	memcpy(t->names, names, nlen);
+	for (size_t i = 0, pos = 0; i < n; i++, off += ESYM_REC) {
+		struct esym *e = &t->syms[i];
+		uint32_t nl;
+
+		memcpy(&e->value, b + off, 8);
+		memcpy(&e->size, b + off + 8, 8);
+		memcpy(&e->idx, b + off + 16, 4);
+		memcpy(&nl, b + off + 20, 4);
+		e->bind = (uint8_t)b[off + 24];
+		e->local_pass = b[off + 25];
+		/* Every name inside the blob and terminated where its length says; the
+		 * order the table's search relies on. */
+		if (nl >= nlen - pos || t->names[pos + nl] || memchr(t->names + pos, 0, nl) ||
+		    (i && esym_cmp(&t->syms[i - 1], e) >= 0))
+			return decode_fail(t);
+		e->name = t->names + pos;
+		pos += nl + 1;
+		t->n++;
+	}
+	fill_max_end(t);
 	return t;
 }
 
@@ -108,6 +206,7 @@ void elfsyms__free(struct elfsyms *t)
 		return;
 	free(t->syms);
 	free(t->max_end);
+	free(t->names);
 	free(t);
 }
 

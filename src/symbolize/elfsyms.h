@@ -25,4 +25,11 @@ const char *elfsyms__name(const struct elfsyms *t, Dwarf_Addr addr);
 /* Symbols kept (for statistics and tests). */
 size_t elfsyms__count(const struct elfsyms *t);
 
+/* The table as bytes for the on-disk cache (symcache.c): a malloc'd buffer in *buf. */
+int elfsyms__encode(const struct elfsyms *t, void **buf, size_t *len);
+/* A table from elfsyms__encode's bytes, for mod (the object they were made from: its
+ * rare ambiguous addresses still go to libdwfl).  NULL when buf is malformed or out of
+ * memory; the bytes are copied. */
+struct elfsyms *elfsyms__decode(Dwfl_Module *mod, const void *buf, size_t len);
+
 #endif

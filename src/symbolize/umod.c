@@ -11,6 +11,7 @@
 #include "symbolize/dwfunc.h"
 #include "symbolize/dwname.h"
 #include "symbolize/elfsyms.h"
+#include "symbolize/symcache.h"
 #include "symbolize/umod.h"
 
 struct umod_seg {
@@ -254,7 +255,7 @@ int umod__symbolize(struct umod *m, unsigned long long file_offset, bool lines,
 	if (out->n == 0 || !out->names[0]) {
 		const char *name;
 
-		if (!m->syms && !(m->syms = elfsyms__new(m->mod)))
+		if (!m->syms && !(m->syms = symcache__table(m->mod, m->build_id, m->build_id_len)))
 			return -ENOMEM;
 		name = elfsyms__name(m->syms, addr);
 		if (name && *name) {

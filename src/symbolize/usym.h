@@ -4,6 +4,7 @@
 #ifndef PROBEX_SYMBOLIZE_USYM_H
 #define PROBEX_SYMBOLIZE_USYM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct usym;	/* caches: one Dwfl/module per file (by path and by inode), results per (file, offset) */

@@ -95,7 +95,7 @@ static void test_fixtures(void **state)
 {
 	static const char *const names[] = { "sym_chain", "sym_chain_nopie", "sym_chain_clang",
 					     "sym_chain_stripped", "libsymfx.so", "sym_cxx",
-					     "sym_cxx_stripped" };
+					     "sym_cxx_stripped", "sym_chain_minidebug" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		check_file(fx_path(names[i]), 0, true);

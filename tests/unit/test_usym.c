@@ -178,6 +178,23 @@ static void test_symtab_fallback(void **state)
 	assert_string_equal(r.names[0], "fx_outer");
 }
 
+/* Fedora-style mini-debuginfo: no .symtab, .dynsym without the program's functions, and
+ * their symbols in the xz-compressed ELF of .gnu_debugdata (addresses from the unstripped
+ * build: same layout). */
+static void test_minidebuginfo(void **state)
+{
+	const char *path = fx_path("sym_chain_minidebug"), *full = fx_path("sym_chain");
+	unsigned long long v;
+	struct usym_result r;
+
+	assert_false(elf_sym(path, "fx_inner", &v, NULL));
+	assert_int_equal(lookup(*state, path, sym_offset(full, "fx_inner", 2), &r), 0);
+	assert_int_equal(r.n, 1);
+	assert_string_equal(r.names[0], "fx_inner");
+	assert_int_equal(lookup(*state, path, sym_offset(full, "fx_outer", 0), &r), 0);
+	assert_string_equal(r.names[0], "fx_outer");
+}
+
 /* DWARF from a separate file found through .gnu_debuglink; the binary itself keeps no
  * .symtab, so addresses come from the unstripped build (same layout). */
 static void test_debuglink(void **state)
@@ -471,6 +488,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_shared_library, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cxx_demangled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symtab_fallback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_minidebuginfo, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_debuglink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_debuglink_mismatch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_path_with_spaces, setup, teardown),

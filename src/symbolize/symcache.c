@@ -1,0 +1,370 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <elfutils/libdwelf.h>
+
+#include "common/log.h"
+#include "symbolize/elfsyms.h"
+#include "symbolize/symcache.h"
+
+/* Entry: header, then the provenance text (which files the table was read from), then
+ * elfsyms__encode's bytes; crc covers both. */
+struct symcache_hdr {
+	char magic[8];
+	uint32_t version;
+	uint32_t prov_len;
+	uint64_t payload_len;
+	uint32_t crc;
+	uint32_t reserved;
+};
+
+#define SYMCACHE_MAGIC "PRBXSYM\n"
+#define SYMCACHE_VERSION 1
+#define SYMCACHE_MAX_ENTRY (1ull << 30)
+
+static struct {
+	char dir[PATH_MAX];
+	bool on;
+	uid_t uid;
+	gid_t gid;
+	uint64_t max_bytes;
+	struct symcache_stats st;
+} sc;
+
+int symcache__default_dir(const char *home, char *buf, size_t size)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	char parent[PATH_MAX];
+	struct stat st;
+	int n;
+
+	/* Only levels below an existing home (or the XDG directory's parent) are created:
+	 * a user such as nobody has a home that does not exist, and must keep it so. */
+	if (xdg && xdg[0] == '/') {
+		snprintf(parent, sizeof(parent), "%s", xdg);
+		n = snprintf(buf, size, "%s/probex", xdg);
+		dirname(parent);
+	} else if (home && home[0] == '/') {
+		snprintf(parent, sizeof(parent), "%s", home);
+		n = snprintf(buf, size, "%s/.cache/probex", home);
+	} else {
+		return -ENOENT;
+	}
+	if (stat(parent, &st) || !S_ISDIR(st.st_mode))
+		return -ENOENT;
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+static void give(const char *path)
+{
+	/* Best effort: left ours, the entry still works for runs as root. */
+	if (sc.uid != (uid_t)-1 && chown(path, sc.uid, sc.gid))
+		log__debug("symbol cache: cannot give %s to uid %u", path, (unsigned)sc.uid);
+}
+
+/* mkdir -p, each created level given to the owner. */
+static int make_dirs(const char *dir)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s", dir);
+	for (char *s = p + 1;; s++) {
+		bool end = !*s;
+
+		if (*s != '/' && !end)
+			continue;
+		*s = 0;
+		if (!mkdir(p, 0755))
+			give(p);
+		else if (errno != EEXIST)
+			return -errno;
+		if (end)
+			return 0;
+		*s = '/';
+	}
+}
+
+int symcache__configure(const char *dir, uid_t owner_uid, gid_t owner_gid, uint64_t max_bytes)
+{
+	memset(&sc, 0, sizeof(sc));
+	if (!dir)
+		return 0;
+	if (strlen(dir) >= sizeof(sc.dir) - 80)
+		return -ENAMETOOLONG;
+	snprintf(sc.dir, sizeof(sc.dir), "%s", dir);
+	sc.uid = owner_uid;
+	sc.gid = owner_gid;
+	sc.max_bytes = max_bytes ? max_bytes : SYMCACHE_MAX_BYTES;
+	sc.on = true;
+	return 0;
+}
+
+void symcache__stats(struct symcache_stats *out)
+{
+	*out = sc.st;
+}
+
+static bool has_symtab(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			return true;
+	}
+	return false;
+}
+
+static bool add_file(char *buf, size_t size, const char *tag, const char *path)
+{
+	struct stat st;
+
+	if (strlen(path) >= PATH_MAX || stat(path, &st))
+		return false;
+	snprintf(buf, size, "%s %s %lld %lld.%09ld", tag, path, (long long)st.st_size,
+		 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	return true;
+}
+
+/* Which files the table comes from, found without reading any symbols: the object itself
+ * when it has .symtab (its build-id fixes the content), else the debug file libdwfl would
+ * read (the build-id tree, then .gnu_debuglink's places) by path, size and mtime, else
+ * none.  An entry whose provenance differs is stale: installing debug symbols later gets
+ * a richer table, not the cached one. */
+static void provenance(Dwfl_Module *mod, const unsigned char *id, int len, char *buf, size_t size)
+{
+	const char *main_path = NULL, *link;
+	char p[2 * PATH_MAX + 64], dir[PATH_MAX];
+	GElf_Word crc;
+	Dwarf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	int n;
+
+	if (elf && has_symtab(elf)) {
+		snprintf(buf, size, "main");
+		return;
+	}
+	n = snprintf(p, sizeof(p), "/usr/lib/debug/.build-id/%02x/", len > 0 ? id[0] : 0);
+	for (int i = 1; i < len; i++)
+		n += snprintf(p + n, sizeof(p) - n, "%02x", id[i]);
+	snprintf(p + n, sizeof(p) - n, ".debug");
+	if (add_file(buf, size, "id", p))
+		return;
+	link = elf ? dwelf_elf_gnu_debuglink(elf, &crc) : NULL;
+	dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &main_path, NULL);
+	if (link && main_path) {
+		snprintf(dir, sizeof(dir), "%s", main_path);
+		dirname(dir);
+		snprintf(p, sizeof(p), "%s/%s", dir, link);
+		if (add_file(buf, size, "link", p))
+			return;
+		snprintf(p, sizeof(p), "%s/.debug/%s", dir, link);
+		if (add_file(buf, size, "link", p))
+			return;
+		snprintf(p, sizeof(p), "/usr/lib/debug%s/%s", dir, link);
+		if (add_file(buf, size, "link", p))
+			return;
+	}
+	snprintf(buf, size, "none");
+}
+
+static void entry_path(const unsigned char *id, int len, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%s/", sc.dir);
+
+	for (int i = 0; i < len; i++)
+		n += snprintf(buf + n, size - n, "%02x", id[i]);
+	snprintf(buf + n, size - n, ".syms");
+}
+
+static uint32_t entry_crc(const char *prov, size_t plen, const void *payload, size_t len)
+{
+	uLong c = crc32(0, (const Bytef *)prov, (uInt)plen);
+
+	return (uint32_t)crc32(c, payload, (uInt)len);
+}
+
+/* The cached table, or NULL (missing, stale, or damaged: counted in corrupt). */
+static struct elfsyms *load(Dwfl_Module *mod, const char *path, const char *prov)
+{
+	struct symcache_hdr h;
+	struct elfsyms *t = NULL;
+	size_t plen = strlen(prov);
+	char *body = NULL;
+	struct stat st;
+	/* Not through a symlink: under sudo the directory is the user's, we are root. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || pread(fd, &h, sizeof(h), 0) != sizeof(h) ||
+	    memcmp(h.magic, SYMCACHE_MAGIC, 8) || h.version != SYMCACHE_VERSION ||
+	    h.payload_len > SYMCACHE_MAX_ENTRY || h.prov_len > 4 * PATH_MAX ||
+	    (uint64_t)st.st_size != sizeof(h) + h.prov_len + h.payload_len)
+		goto bad;
+	body = malloc(h.prov_len + h.payload_len + 1);
+	if (!body || pread(fd, body, h.prov_len + h.payload_len, sizeof(h)) !=
+			     (ssize_t)(h.prov_len + h.payload_len))
+		goto bad;
+	if (entry_crc(body, h.prov_len, body + h.prov_len, h.payload_len) != h.crc)
+		goto bad;
+	if (h.prov_len != plen || memcmp(body, prov, plen))
+		goto done;	/* made from other files: rebuilt, not an error */
+	t = elfsyms__decode(mod, body + h.prov_len, h.payload_len);
+	if (!t)
+		goto bad;
+	/* Recently used: the eviction below goes by mtime. */
+	futimens(fd, NULL);
+	goto done;
+bad:
+	sc.st.corrupt++;
+done:
+	free(body);
+	close(fd);
+	return t;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	for (const char *p = buf; len;) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+struct entry {
+	char name[96];
+	off_t size;
+	struct timespec mtime;
+};
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+	return (x->mtime.tv_nsec > y->mtime.tv_nsec) - (x->mtime.tv_nsec < y->mtime.tv_nsec);
+}
+
+/* Past the bound, delete the least recently used entries down to 3/4 of it. */
+static void evict(void)
+{
+	struct entry *e = NULL, *ne;
+	size_t n = 0, cap = 0;
+	uint64_t total = 0;
+	struct dirent *d;
+	DIR *dir = opendir(sc.dir);
+
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		size_t l = strlen(d->d_name);
+		struct stat st;
+
+		if (l < 6 || l >= sizeof(e->name) || strcmp(d->d_name + l - 5, ".syms") ||
+		    fstatat(dirfd(dir), d->d_name, &st, 0))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			ne = realloc(e, cap * sizeof(*e));
+			if (!ne)
+				break;
+			e = ne;
+		}
+		memcpy(e[n].name, d->d_name, l + 1);	/* l < sizeof(name): checked above */
+		e[n].size = st.st_size;
+		e[n].mtime = st.st_mtim;
+		total += st.st_size;
+		n++;
+	}
+	if (total > sc.max_bytes) {
+		qsort(e, n, sizeof(*e), entry_cmp);
+		for (size_t i = 0; i < n && total > sc.max_bytes / 4 * 3; i++)
+			if (!unlinkat(dirfd(dir), e[i].name, 0)) {
+				total -= e[i].size;
+				sc.st.evicted++;
+			}
+	}
+	free(e);
+	closedir(dir);
+}
+
+/* tmp + rename: a reader sees the old entry or the whole new one, never a part. */
+static void store(const struct elfsyms *t, const char *path, const char *prov)
+{
+	struct symcache_hdr h = { .magic = SYMCACHE_MAGIC, .version = SYMCACHE_VERSION };
+	char tmp[PATH_MAX + 32];
+	void *payload = NULL;
+	size_t len;
+	int fd, err;
+
+	if (make_dirs(sc.dir) || elfsyms__encode(t, &payload, &len))
+		goto cleanup;
+	h.prov_len = (uint32_t)strlen(prov);
+	h.payload_len = len;
+	h.crc = entry_crc(prov, h.prov_len, payload, len);
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	/* A new file of our own (O_EXCL never follows a planted symlink); rename replaces
+	 * whatever sits at path, a symlink included, without following it. */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		goto cleanup;
+	err = write_all(fd, &h, sizeof(h));
+	if (!err)
+		err = write_all(fd, prov, h.prov_len);
+	if (!err)
+		err = write_all(fd, payload, len);
+	close(fd);
+	if (!err)
+		give(tmp);
+	if (err || rename(tmp, path)) {
+		unlink(tmp);
+		goto cleanup;
+	}
+	sc.st.stored++;
+	evict();
+cleanup:
+	free(payload);
+}
+
+struct elfsyms *symcache__table(Dwfl_Module *mod, const unsigned char *build_id, int build_id_len)
+{
+	char path[PATH_MAX + 16], prov[PATH_MAX + 128];
+	struct elfsyms *t;
+
+	if (!sc.on || build_id_len <= 0 || build_id_len > 64)
+		return elfsyms__new(mod);
+	entry_path(build_id, build_id_len, path, sizeof(path));
+	provenance(mod, build_id, build_id_len, prov, sizeof(prov));
+	t = load(mod, path, prov);
+	if (t) {
+		sc.st.hits++;
+		return t;
+	}
+	sc.st.misses++;
+	t = elfsyms__new(mod);
+	if (t)
+		store(t, path, prov);
+	return t;
+}
