@@ -114,8 +114,38 @@ int BPF_PROG(hrtimer_expire_entry) { irq_mark(IRQ_HRTIMER, true); return 0; }
 SEC("tp_btf/hrtimer_expire_exit")
 int BPF_PROG(hrtimer_expire_exit) { irq_mark(IRQ_HRTIMER, false); return 0; }
 
+/* The waker's stack, sampled like other events: only a traced waker's (an untraced one
+ * has no sampling clock, and would cost a stack on every wakeup). */
+static __always_inline void waker_stack(void *ctx, struct task_struct *p, struct tstate *t,
+					__u64 pid_tgid)
+{
+	struct tstate *wt = cur_state();
+	struct rec_waker *r;
+	bool stacked;
+	__u64 now;
+	__u32 w;
+
+	if (!wt || stack_mode == STACKS_NONE)
+		return;
+	now = bpf_ktime_get_ns();
+	w = stack_take(wt, SC_WAKER, now);
+	if (!w)
+		return;
+	r = rec_begin(sizeof(*r), true, &stacked);
+	if (!r) {
+		rec_drop(REC_WAKER);
+		return;
+	}
+	hdr_fill(&r->h, REC_WAKER, now, pid_tgid);
+	r->h.weight = w;
+	r->wakee_tid = BPF_CORE_READ(p, pid);
+	r->_pad = 0;
+	r->wakee_off_ts = t->off_ts;
+	rec_finish(ctx, r, sizeof(*r), stacked, true, true);
+}
+
 /* Runs in the waker's context: current is the waker, unless an interrupt woke it. */
-static __always_inline void offcpu_wakeup(struct task_struct *p)
+static __always_inline void offcpu_wakeup(void *ctx, struct task_struct *p)
 {
 	struct tstate *t = task_state(p);
 	__u64 pid_tgid;
@@ -125,19 +155,20 @@ static __always_inline void offcpu_wakeup(struct task_struct *p)
 	pid_tgid = bpf_get_current_pid_tgid();
 	t->waker_pid = (__u32)pid_tgid;
 	t->waker_tgid = pid_tgid >> 32;
+	waker_stack(ctx, p, t, pid_tgid);
 }
 
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(sched_wakeup, struct task_struct *p)
 {
-	offcpu_wakeup(p);
+	offcpu_wakeup(ctx, p);
 	return 0;
 }
 
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(sched_wakeup_new, struct task_struct *p)
 {
-	offcpu_wakeup(p);
+	offcpu_wakeup(ctx, p);
 	return 0;
 }
 

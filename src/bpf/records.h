@@ -37,6 +37,7 @@ enum rec_kind {
 	REC_SYSCALL_UNFINISHED,	/* enter without exit, flushed by user space at the end */
 	REC_SYSCALL_PATH,	/* REC_SYSCALL plus the path argument read at enter (drops: REC_SYSCALL) */
 	REC_OFF_CPU,		/* one completed blocked interval of a traced thread */
+	REC_WAKER,		/* the stack of a task waking a blocked traced thread (no row) */
 	REC__COUNT,
 };
 
@@ -64,7 +65,7 @@ enum stack_class {
 	SC_SCHED_SWITCH,
 	SC_IO_URING_COMPLETE,
 	SC_FORK,
-	SC_OFF_CPU,
+	SC_WAKER,		/* wakeups a thread makes (its stack joins the wakee's off_cpu row) */
 	SC__COUNT,
 };
 
@@ -173,6 +174,15 @@ struct rec_io_uring_complete {
 	__u32 cqe_flags;
 	__u8 opcode;
 	__u8 _pad[7];
+};
+
+/* A traced task woke traced thread wakee_tid, blocked since wakee_off_ts: the waker's
+ * stack, for the off_cpu row (wakee_tid, wakee_off_ts) that will follow. */
+struct rec_waker {
+	struct rec_hdr h;	/* the waker */
+	__u32 wakee_tid;
+	__u32 _pad;
+	__u64 wakee_off_ts;
 };
 
 /* Largest fixed part plus two full stacks: the per-CPU scratch record size. */
