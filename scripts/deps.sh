@@ -17,6 +17,8 @@ apt_pkgs=(
 	libc6-dbg
 	libmicrohttpd-dev libcmocka-dev
 	fio wrk chromium
+	# integration tests compare per-syscall counts with strace -f -c
+	strace
 	# reliability suite: libFuzzer runtime, network namespaces, an HTTP client
 	libclang-rt-14-dev iproute2 curl
 )
