@@ -29,7 +29,7 @@ $(E2E_BIG): | $(BUILD)/probex
 
 test-e2e: $(BUILD)/probex $(WEB_STAMP) e2e-check-browser $(E2E_FIXTURE)
 	@mkdir -p $(E2E_ARTIFACTS)
-	$(E2E_ENV) E2E_FIXTURE=$(E2E_FIXTURE) node --test --test-concurrency=1 tests/e2e/viewer.test.mjs tests/e2e/interactions.test.mjs
+	$(E2E_ENV) E2E_FIXTURE=$(E2E_FIXTURE) node --test --test-concurrency=1 tests/e2e/viewer.test.mjs tests/e2e/interactions.test.mjs tests/e2e/syscalls.test.mjs
 
 e2e-big: $(BUILD)/probex $(WEB_STAMP) e2e-check-browser $(E2E_BIG)
 	@mkdir -p $(E2E_ARTIFACTS)

@@ -22,6 +22,8 @@ apt_pkgs=(
 	# xz: the symbol fixture with Fedora-style mini-debuginfo (.gnu_debugdata)
 	xz-utils
 	fio wrk chromium
+	# integration tests compare per-syscall counts with strace -f -c
+	strace
 	# reliability suite: libFuzzer runtime, network namespaces, an HTTP client
 	libclang-rt-14-dev iproute2 curl
 )

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Off-CPU intervals: a traced thread blocks at a sched_switch (not a preemption), a task
- * wakes it (sched_wakeup), it runs again at a later sched_switch: one rec_off_cpu, sent
+ * wakes it (sched_waking), it runs again at a later sched_switch: one rec_off_cpu, sent
  * at that last switch, stamped with the block time.  Its stack is the one of the blocking
  * sched_switch record (joined by thread and time in user space), so no stack is taken
  * twice.  Included once, by probex.bpf.c. */
@@ -62,58 +62,100 @@ static __always_inline void offcpu_in(struct task_struct *next, __u64 now)
 	cnt_add(CNT_EVENTS, 1);
 }
 
-/* Per CPU, which kind of interrupt is running (IRQ_* bits): a wakeup from a timer, a
- * device or a softirq is no task's doing, whatever task it interrupted.  One bit per kind
- * rather than a depth, as no kind nests in itself: an entry seen without its exit (the
- * programs are attached one by one) is corrected by the next exit, not kept forever.
- * (The preempt count would say all this directly, but reading a per-CPU kernel variable
- * needs CONFIG_KALLSYMS_ALL.) */
-#define IRQ_HARD	0x1
-#define IRQ_SOFT	0x2
-#define IRQ_HRTIMER	0x4
+/* Per CPU, which kind of interrupt is running: a wakeup from a timer, a device or a
+ * softirq is no task's doing, whatever task it interrupted.  Each kind (which never nests
+ * in itself) keeps the time its handler was entered, 0 once it exited.  The exit programs
+ * come first in this file, so they are attached before the entries; and an entry whose
+ * exit was still missed counts for IRQ_STALE_NS only, not until the next interrupt of
+ * its kind on that CPU (device interrupts can be rare on a CPU).  (The preempt count
+ * would say all this directly, but reading a per-CPU kernel variable needs
+ * CONFIG_KALLSYMS_ALL.) */
+#define IRQ_HARD	0
+#define IRQ_SOFT	1
+#define IRQ_HRTIMER	2
+#define IRQ_STALE_NS	(10 * 1000 * 1000)
+
+struct irq_ctx {
+	__u64 since[3];
+};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, struct irq_ctx);
 } irq_ctx SEC(".maps");
 
-static __always_inline void irq_mark(__u32 bit, bool enter)
+static __always_inline void irq_mark(__u32 kind, bool enter)
 {
-	__u32 zero = 0, *d = bpf_map_lookup_elem(&irq_ctx, &zero);
+	__u32 zero = 0;
+	struct irq_ctx *c = bpf_map_lookup_elem(&irq_ctx, &zero);
 
-	if (!d)
-		return;
-	if (enter)
-		*d |= bit;
-	else
-		*d &= ~bit;
+	if (c && kind < 3)
+		c->since[kind] = enter ? bpf_ktime_get_ns() : 0;
 }
 
 static __always_inline bool in_interrupt_ctx(void)
 {
-	__u32 zero = 0, *d = bpf_map_lookup_elem(&irq_ctx, &zero);
+	__u32 zero = 0;
+	struct irq_ctx *c = bpf_map_lookup_elem(&irq_ctx, &zero);
+	__u64 now;
 
-	return d && *d;
+	if (!c)
+		return false;
+	now = bpf_ktime_get_ns();
+	for (int k = 0; k < 3; k++)
+		if (c->since[k] && now - c->since[k] < IRQ_STALE_NS)
+			return true;
+	return false;
 }
 
-SEC("tp_btf/irq_handler_entry")
-int BPF_PROG(irq_handler_entry) { irq_mark(IRQ_HARD, true); return 0; }
 SEC("tp_btf/irq_handler_exit")
 int BPF_PROG(irq_handler_exit) { irq_mark(IRQ_HARD, false); return 0; }
-SEC("tp_btf/softirq_entry")
-int BPF_PROG(softirq_entry) { irq_mark(IRQ_SOFT, true); return 0; }
 SEC("tp_btf/softirq_exit")
 int BPF_PROG(softirq_exit) { irq_mark(IRQ_SOFT, false); return 0; }
+SEC("tp_btf/hrtimer_expire_exit")
+int BPF_PROG(hrtimer_expire_exit) { irq_mark(IRQ_HRTIMER, false); return 0; }
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(irq_handler_entry) { irq_mark(IRQ_HARD, true); return 0; }
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(softirq_entry) { irq_mark(IRQ_SOFT, true); return 0; }
 /* hrtimers (nanosleep, timeouts) expire in the timer interrupt, which has no irq_handler_*. */
 SEC("tp_btf/hrtimer_expire_entry")
 int BPF_PROG(hrtimer_expire_entry) { irq_mark(IRQ_HRTIMER, true); return 0; }
-SEC("tp_btf/hrtimer_expire_exit")
-int BPF_PROG(hrtimer_expire_exit) { irq_mark(IRQ_HRTIMER, false); return 0; }
+
+/* The waker's stack, sampled like other events: only a traced waker's (an untraced one
+ * has no sampling clock, and would cost a stack on every wakeup). */
+static __always_inline void waker_stack(void *ctx, struct task_struct *p, struct tstate *t,
+					__u64 pid_tgid)
+{
+	struct tstate *wt = cur_state();
+	struct rec_waker *r;
+	bool stacked;
+	__u64 now;
+	__u32 w;
+
+	if (!wt || stack_mode == STACKS_NONE)
+		return;
+	now = bpf_ktime_get_ns();
+	w = stack_take(wt, SC_WAKER, now);
+	if (!w)
+		return;
+	r = rec_begin(sizeof(*r), true, &stacked);
+	if (!r) {
+		rec_drop(REC_WAKER);
+		return;
+	}
+	hdr_fill(&r->h, REC_WAKER, now, pid_tgid);
+	r->h.weight = w;
+	r->wakee_tid = BPF_CORE_READ(p, pid);
+	r->_pad = 0;
+	r->wakee_off_ts = t->off_ts;
+	rec_finish(ctx, r, sizeof(*r), stacked, true, true);
+}
 
 /* Runs in the waker's context: current is the waker, unless an interrupt woke it. */
-static __always_inline void offcpu_wakeup(struct task_struct *p)
+static __always_inline void offcpu_wakeup(void *ctx, struct task_struct *p)
 {
 	struct tstate *t = task_state(p);
 	__u64 pid_tgid;
@@ -123,19 +165,23 @@ static __always_inline void offcpu_wakeup(struct task_struct *p)
 	pid_tgid = bpf_get_current_pid_tgid();
 	t->waker_pid = (__u32)pid_tgid;
 	t->waker_tgid = pid_tgid >> 32;
+	waker_stack(ctx, p, t, pid_tgid);
 }
 
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(sched_wakeup, struct task_struct *p)
+/* sched_waking, not sched_wakeup: a wakeup of a task on another CPU may be queued to
+ * that CPU and finished there in an IPI, where sched_wakeup fires in no waker's context;
+ * sched_waking always fires in try_to_wake_up, called by the waker. */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(sched_waking, struct task_struct *p)
 {
-	offcpu_wakeup(p);
+	offcpu_wakeup(ctx, p);
 	return 0;
 }
 
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(sched_wakeup_new, struct task_struct *p)
 {
-	offcpu_wakeup(p);
+	offcpu_wakeup(ctx, p);
 	return 0;
 }
 

@@ -44,6 +44,7 @@ enum rec_kind {
 	REC_SYSCALL_UNFINISHED,	/* enter without exit, flushed by user space at the end */
 	REC_SYSCALL_PATH,	/* REC_SYSCALL plus the path argument read at enter (drops: REC_SYSCALL) */
 	REC_OFF_CPU,		/* one completed blocked interval of a traced thread */
+	REC_WAKER,		/* the stack of a task waking a blocked traced thread (no row) */
 	REC__COUNT,
 };
 
@@ -71,7 +72,7 @@ enum stack_class {
 	SC_SCHED_SWITCH,
 	SC_IO_URING_COMPLETE,
 	SC_FORK,
-	SC_OFF_CPU,
+	SC_WAKER,		/* wakeups a thread makes (its stack joins the wakee's off_cpu row) */
 	SC__COUNT,
 };
 
@@ -228,6 +229,15 @@ static inline __u32 rec_fixed_size(__u8 kind)
 	default: return 0;
 	}
 }
+
+/* A traced task woke traced thread wakee_tid, blocked since wakee_off_ts: the waker's
+ * stack, for the off_cpu row (wakee_tid, wakee_off_ts) that will follow. */
+struct rec_waker {
+	struct rec_hdr h;	/* the waker */
+	__u32 wakee_tid;
+	__u32 _pad;
+	__u64 wakee_off_ts;
+};
 
 /* Largest fixed part plus two full stacks: the per-CPU scratch record size. */
 #define REC_MAX_FIXED	sizeof(struct rec_syscall_path)

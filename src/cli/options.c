@@ -135,6 +135,7 @@ static enum opts_result usage_error(const char *msg, const char *arg)
 /* --pid 12,34: at most PROBEX_MAX_ATTACH positive numbers. */
 static int parse_pids(struct probex_opts *o, const char *list)
 {
+	const char *arg = list;
 	char *end;
 
 	do {
@@ -142,7 +143,7 @@ static int parse_pids(struct probex_opts *o, const char *list)
 
 		if (end == list || v <= 0 || v > INT_MAX || (*end && *end != ',') ||
 		    o->npids == PROBEX_MAX_ATTACH) {
-			usage_error("--pid takes a comma-separated list of process ids, not", list);
+			usage_error("--pid takes a comma-separated list of process ids, not", arg);
 			return -1;
 		}
 		o->pids[o->npids++] = (int)v;

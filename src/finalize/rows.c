@@ -36,6 +36,8 @@ struct rows {
 	struct strtab comms, files;
 	struct pq_dict comm_dict, file_dict;
 	struct hmap blocks;	/* (tid, ts) of stacked blocking sched_switch → record */
+	struct hmap wakers;	/* (wakee tid, its block ts) → waker record, until its off_cpu */
+	struct hmap offcpu_waker;	/* off_cpu record → its waker record */
 	uint64_t bad;
 };
 
@@ -51,6 +53,7 @@ static const uint32_t fixed_size[REC__COUNT] = {
 	[REC_SYSCALL_UNFINISHED] = sizeof(struct rec_syscall),
 	[REC_SYSCALL_PATH] = sizeof(struct rec_syscall_path),
 	[REC_OFF_CPU] = sizeof(struct rec_off_cpu),
+	[REC_WAKER] = sizeof(struct rec_waker),
 };
 
 static bool is_syscall(uint8_t kind)
@@ -95,6 +98,8 @@ void rows__free(struct rows *r)
 	strtab__free(&r->comms);
 	strtab__free(&r->files);
 	hmap__free(&r->blocks);
+	hmap__free(&r->wakers);
+	hmap__free(&r->offcpu_waker);
 	free(r);
 }
 
@@ -161,7 +166,8 @@ static uint64_t block_key(uint32_t tid, uint64_t ts)
 }
 
 /* An off_cpu row's stack is the one its blocking sched_switch took (same thread, same
- * time), which the kernel sent first; a sampled-out switch leaves the row without one. */
+ * time), which the kernel sent first; a sampled-out switch leaves the row without one.
+ * Its waker's stack comes the same way, from the waker record sent at the wakeup. */
 static int join_block_stack(struct rows *r, uint32_t i)
 {
 	const struct rec_hdr *h = r->rec[i];
@@ -175,7 +181,21 @@ static int join_block_stack(struct rows *r, uint32_t i)
 			return 0;
 		return hmap__put(&r->blocks, block_key(h->tid, h->ts), i);
 	}
-	if (h->kind != REC_OFF_CPU || !hmap__get(&r->blocks, block_key(h->tid, h->ts), &j))
+	if (h->kind == REC_WAKER) {
+		const struct rec_waker *w = (const void *)h;
+
+		return hmap__put(&r->wakers, block_key(w->wakee_tid, w->wakee_off_ts), i);
+	}
+	if (h->kind != REC_OFF_CPU)
+		return 0;
+	if (hmap__get(&r->wakers, block_key(h->tid, h->ts), &j)) {
+		const struct rec_waker *w = r->rec[j];
+
+		if (w->wakee_tid == h->tid && w->wakee_off_ts == h->ts &&
+		    hmap__put(&r->offcpu_waker, i, j))
+			return -ENOMEM;
+	}
+	if (!hmap__get(&r->blocks, block_key(h->tid, h->ts), &j))
 		return 0;
 	if (((const struct rec_hdr *)r->rec[j])->tid == h->tid &&
 	    ((const struct rec_hdr *)r->rec[j])->ts == h->ts) {
@@ -224,8 +244,11 @@ int rows__add_record(struct rows *r, const void *data, uint32_t len)
 	r->rec[i] = data;
 	r->ustack[i] = (int32_t)u;
 	r->kstack[i] = (int32_t)k;
-	if ((h->kind == REC_SCHED_SWITCH || h->kind == REC_OFF_CPU) && (err = join_block_stack(r, i)))
+	if ((h->kind == REC_SCHED_SWITCH || h->kind == REC_OFF_CPU || h->kind == REC_WAKER) &&
+	    (err = join_block_stack(r, i)))
 		return err;
+	if (h->kind == REC_WAKER)
+		return 0;	/* no row of its own */
 	if (is_syscall(h->kind)) {
 		const struct rec_syscall *s = data;
 
@@ -385,7 +408,16 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 	case REC_OFF_CPU: {
 		const struct rec_off_cpu *o = (const void *)h;
 
+		uint32_t j;
+
 		ev = EV_OFF_CPU;
+		if (hmap__get(&r->offcpu_waker, rec, &j)) {
+			list = stacklists__list(sl, r->ustack[j], r->kstack[j]);
+			if (list < -1)
+				return (int)list;
+			if (list >= 0)
+				colbuf__set(c, TC_WAKER_STACK, (uint64_t)list);
+		}
 		colbuf__set(c, TC_LATENCY, o->duration);
 		colbuf__set(c, TC_PREV_STATE, (uint64_t)o->prev_state);
 		colbuf__set(c, TC_WAKER_PID, o->waker_pid);
@@ -501,6 +533,7 @@ int rows__write(struct rows *r, struct pq_writer *w, struct stacklists *sl, uint
 	colbuf__set_dict(&c, TC_FILENAME, &r->file_dict, NULL);
 	colbuf__set_dict(&c, TC_STACK_TRACE, stacklists__dict(sl), stacklists__lists(sl));
 	colbuf__set_dict(&c, TC_STACK_MODULES, stacklists__modules_dict(sl), stacklists__modules_lists(sl));
+	colbuf__set_dict(&c, TC_WAKER_STACK, stacklists__dict(sl), stacklists__lists(sl));
 	for (uint64_t i = 0; i < r->nrefs && !err; i++) {
 		err = emit(r, &c, sl, &r->refs[i]);
 		if (!err && colbuf__next(&c)) {

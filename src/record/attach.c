@@ -4,23 +4,43 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/log.h"
 #include "record/attach.h"
 #include "spool/spool.h"
 
+/* The process a thread id belongs to (itself for a process), or -1. */
+static int tgid_of(int pid)
+{
+	char path[64], line[128];
+	int tgid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
 int attach__check(const int *pids, int npids)
 {
-	char path[64];
-	struct stat st;
-
 	for (int i = 0; i < npids; i++) {
-		snprintf(path, sizeof(path), "/proc/%d/stat", pids[i]);
-		if (pids[i] <= 0 || stat(path, &st)) {
+		int tgid = pids[i] > 0 ? tgid_of(pids[i]) : -1;
+
+		if (tgid < 0) {
 			log__error("--pid %d: no such process", pids[i]);
 			return -ESRCH;
+		}
+		if (tgid != pids[i]) {
+			log__error("--pid %d is a thread of process %d: attach to the process (--pid %d)",
+				   pids[i], tgid, tgid);
+			return -EINVAL;
 		}
 		if (pids[i] == getpid()) {
 			log__error("--pid %d: that is probex itself", pids[i]);

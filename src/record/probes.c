@@ -45,7 +45,7 @@ static const struct tp_probe tp_probes[] = {
 	{ "task_newtask", 2, true, "fork following" },
 	{ "sched_process_exit", 1, true, "exits" },
 	{ "sched_switch", 3, false, "sched_switch events" },
-	{ "sched_wakeup", 1, false, "off-CPU wakers" },
+	{ "sched_waking", 1, false, "off-CPU wakers" },
 	{ "sched_wakeup_new", 1, false, "off-CPU wakers" },
 	{ "irq_handler_entry", 0, false, "interrupt wakeups told apart" },
 	{ "irq_handler_exit", 0, false, "interrupt wakeups told apart" },

@@ -21,6 +21,7 @@ static const char *const counter_names[CNT__COUNT] = {
 	[CNT_RB_DROP0 + REC_IO_URING_COMPLETE] = "ringbuf_io_uring_complete",
 	[CNT_RB_DROP0 + REC_SYSCALL_UNFINISHED] = "ringbuf_syscall_unfinished",
 	[CNT_RB_DROP0 + REC_OFF_CPU] = "ringbuf_off_cpu",
+	[CNT_RB_DROP0 + REC_WAKER] = "ringbuf_waker_stack",
 	[CNT_USTACK_ERR] = "user_stack_failed",
 	[CNT_KSTACK_ERR] = "kernel_stack_failed",
 	[CNT_STACK_TRUNC] = "stack_truncated",

@@ -249,6 +249,7 @@ static int write_parquet(const char *path, const struct row_store *s, const uint
 	colbuf__set_dict(&c, TC_FILENAME, &name_dict, NULL);	/* unused: no exec rows */
 	colbuf__set_dict(&c, TC_STACK_TRACE, &label_dict, &lists);
 	colbuf__set_dict(&c, TC_STACK_MODULES, &synth_module_dict, &mod_lists);
+	colbuf__set_dict(&c, TC_WAKER_STACK, &label_dict, &lists);	/* unused: no off_cpu rows */
 	if ((err = pq_writer__open(&w, path, trace_schema__pq_columns(), TC__COUNT, &opts)))
 		goto cleanup;
 	for (uint64_t i = 0; i < n && !err; i++) {

@@ -24,7 +24,7 @@ struct scanner {
 	uint64_t cap;			/* rows allocated */
 	uint64_t done;			/* rows received (atomic: sinks run on DuckDB's threads) */
 	const volatile bool *cancel;
-	int8_t a_col[256], b_col[256];
+	int8_t a_col[TRACE_MAX_TYPES], b_col[TRACE_MAX_TYPES];
 };
 
 
@@ -73,7 +73,7 @@ static int alloc_rows(struct scanner *sc, uint64_t n)
 	sc->cap = c;
 	r->ts = bigmem__alloc(c * sizeof(*r->ts));
 	r->pid = bigmem__alloc(c * sizeof(*r->pid));
-	r->type = bigmem__alloc(c);
+	r->type = bigmem__alloc(c * sizeof(*r->type));
 	r->a = bigmem__alloc(c * sizeof(*r->a));
 	r->b = bigmem__alloc(c * sizeof(*r->b));
 	r->flags = bigmem__alloc(c);
@@ -112,7 +112,8 @@ static void rows_sink(duckdb_function_info info, duckdb_data_chunk chunk, duckdb
 	}
 	for (idx_t i = 0; i < n; i++) {
 		uint64_t row = ((uint64_t *)d[C_ROW])[i];
-		uint8_t code = ((uint8_t *)d[C_TYPE])[i], f = 0;
+		uint16_t code = ((uint16_t *)d[C_TYPE])[i];
+		uint8_t f = 0;
 		int ca = sc->a_col[code], cb = sc->b_col[code];
 
 		res[i] = true;
@@ -196,15 +197,15 @@ static int read_types(struct scanner *sc, duckdb_connection con)
 	/* One message for the failure (duck__exec would log DuckDB's text on its own line). */
 	if ((err = small_query(con, tf, " event types", &res,
 			       "CREATE OR REPLACE TEMP TABLE probex_types AS "
-			       "SELECT name, (row_number() OVER (ORDER BY name) - 1)::UTINYINT AS code "
+			       "SELECT name, (row_number() OVER (ORDER BY name) - 1)::USMALLINT AS code "
 			       "FROM (SELECT DISTINCT event_type AS name FROM %s)", tf->source)))
 		return err;
 	duckdb_destroy_result(&res);
 	if ((err = small_query(con, tf, "", &res, "SELECT name FROM probex_types ORDER BY code")))
 		return err;
 	n = duckdb_row_count(&res);
-	if (n > 256) {
-		log__error("%s: more than 256 distinct event types", tf->path);
+	if (n > TRACE_MAX_TYPES) {
+		log__error("%s: more than %d distinct event types", tf->path, TRACE_MAX_TYPES);
 		err = -EINVAL;
 	}
 	for (idx_t i = 0; !err && i < n; i++) {
@@ -268,7 +269,7 @@ int trace_rows__scan(duckdb_connection con, const struct trace_file *tf,
 		     const volatile bool *cancel, struct trace_rows *rows)
 {
 	static const duckdb_type types[C__COUNT] = {
-		DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_UTINYINT, DUCKDB_TYPE_UBIGINT, DUCKDB_TYPE_UINTEGER,
+		DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_USMALLINT, DUCKDB_TYPE_UBIGINT, DUCKDB_TYPE_UINTEGER,
 		DUCKDB_TYPE_UBIGINT, DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_UBIGINT, DUCKDB_TYPE_BIGINT,
 		DUCKDB_TYPE_UBIGINT, DUCKDB_TYPE_UBIGINT, DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_UBIGINT,
 		DUCKDB_TYPE_UINTEGER,

@@ -26,11 +26,14 @@
  *   io_uring_complete             a = submit_ts_ns, b = io_uring_res (signed)
  *   process_fork                  a = child_pid, b = parent_pid
  *   process_exit                  a = exit_code (signed) */
+/* Distinct event types a file may have: every syscall's two, and the fixed ones. */
+#define TRACE_MAX_TYPES 2048
+
 struct trace_rows {
 	uint64_t n;		/* rows, in file order */
 	uint64_t *ts;
 	uint32_t *pid;
-	uint8_t *type;
+	uint16_t *type;		/* code < TRACE_MAX_TYPES */
 	uint32_t *stack;	/* pass 2 */
 	uint64_t *a, *b;
 	uint8_t *flags;
@@ -38,8 +41,8 @@ struct trace_rows {
 	uint32_t *weight;	/* NULL unless the file has stack_weight (NULL values → 1) */
 
 	unsigned int ntypes;
-	char *type_names[256];
-	int type_event[256];	/* enum event_type, or -1 for a type this probex does not know */
+	char *type_names[TRACE_MAX_TYPES];
+	int type_event[TRACE_MAX_TYPES];	/* enum event_type, or -1 for a type this probex does not know */
 
 	uint32_t nstacks;	/* ids 0 .. nstacks-1 */
 	uint32_t *stack_first;	/* per stack: first label index; labels first..first+count-1 */

@@ -144,6 +144,7 @@ const struct trace_column trace_schema[TC__COUNT] = {
 	[TC_SYSCALL_NR] = { "syscall_nr", PQ_U32, .doc = "syscall enter/exit: x86-64 syscall number" },
 	[TC_WAKER_PID] = { "waker_pid", PQ_U32, .doc = "off_cpu: thread that woke it (0: none seen)" },
 	[TC_WAKER_TGID] = { "waker_tgid", PQ_U32, .doc = "off_cpu: process of the waker" },
+	[TC_WAKER_STACK] = { "waker_stack_trace", PQ_STRING_LIST, .doc = "off_cpu: the waker's stack when it was sampled, labels root first" },
 };
 
 static const char *const stack_kinds[] = { "user", "kernel", "both" };

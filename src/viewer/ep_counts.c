@@ -130,7 +130,7 @@ cleanup:
 static int type_counts(struct request *rq, bool by_pid)
 {
 	const struct model *m = &rq->st->m;
-	uint64_t start = 0, end = UINT64_MAX, pid = 0, counts[256] = { 0 };
+	uint64_t start = 0, end = UINT64_MAX, pid = 0, counts[TRACE_MAX_TYPES] = { 0 };
 	bool has_start, has_end;
 	uint32_t p0 = 0, p1 = m->npids;
 

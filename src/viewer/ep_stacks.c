@@ -313,8 +313,8 @@ cleanup:
 
 struct type_filter {
 	const struct model *m;
-	uint8_t codes[256];
-	bool seen[256];
+	uint16_t codes[TRACE_MAX_TYPES];
+	bool seen[TRACE_MAX_TYPES];
 	unsigned int n;
 };
 
@@ -327,7 +327,7 @@ static void add_type(void *ctx, const char *item, unsigned int len)
 
 	if (code >= 0 && !f->seen[code]) {
 		f->seen[code] = true;
-		f->codes[f->n++] = (uint8_t)code;
+		f->codes[f->n++] = (uint16_t)code;
 	}
 }
 

@@ -189,7 +189,7 @@ int model__build(struct model *m, const struct trace_file *tf, struct trace_rows
 	free(rank);
 	rank = NULL;
 	SCATTER(m->ts, r->ts, uint64_t);
-	SCATTER(m->type, r->type, uint8_t);
+	SCATTER(m->type, r->type, uint16_t);
 	SCATTER(m->a, r->a, uint64_t);
 	SCATTER(m->b, r->b, uint64_t);
 	SCATTER(m->flags, r->flags, uint8_t);
@@ -234,7 +234,7 @@ int model__build(struct model *m, const struct trace_file *tf, struct trace_rows
 			m->by_name[j] = m->by_name[j - 1];
 			j--;
 		}
-		m->by_name[j] = (uint8_t)c;
+		m->by_name[j] = (uint16_t)c;
 	}
 	if ((err = build_type_index(m)))
 		goto cleanup;

@@ -20,7 +20,7 @@ struct model {
 	/* Rows in (pid, ts, file row) order; index = "rn". */
 	uint64_t n;
 	uint64_t *ts;
-	uint8_t *type;
+	uint16_t *type;
 	uint32_t *file_row;
 	uint64_t *a, *b;	/* see trace/scan.h */
 	uint8_t *flags;
@@ -39,7 +39,7 @@ struct model {
 	char **type_names;
 	int *type_event;		/* enum event_type or -1 */
 	int code_of[EV__COUNT];		/* code of a known type, -1 when absent from the trace */
-	uint8_t by_name[256];		/* codes in byte order of their names (JSON key order) */
+	uint16_t by_name[TRACE_MAX_TYPES];		/* codes in byte order of their names (JSON key order) */
 
 	/* Rows by type: by_type[type_off[c] ..] are the rns of type c, pid-major and in time
 	 * order within a pid; rows of type c and pid index p start at

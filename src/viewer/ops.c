@@ -101,7 +101,7 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 	uint64_t brk_enter = 0;
 
 	for (uint64_t r = lo; r < hi; r++) {
-		uint8_t c = m->type[r];
+		uint16_t c = m->type[r];
 		int op = o->code_op[c], role = o->code_role[c];
 		struct op_rec rec;
 		uint64_t e;
@@ -433,7 +433,7 @@ int ops__build(struct ops *o, const struct model *m, const volatile bool *cancel
 	}
 	b.mem.elem = sizeof(struct mem_tuple);
 	b.mmap_e.elem = b.munmap_e.elem = sizeof(struct enter_tuple);
-	for (unsigned int c = 0; c < 256; c++)
+	for (unsigned int c = 0; c < TRACE_MAX_TYPES; c++)
 		o->code_op[c] = -1;
 	for (size_t i = 0; i < sizeof(op_events) / sizeof(op_events[0]); i++) {
 		int ce = m->code_of[op_events[i].enter], cx = m->code_of[op_events[i].exit];

@@ -83,7 +83,7 @@ struct ops {
 	struct mem_timeline mem;
 	struct enter_rows mmap_enters, munmap_enters;
 	/* Row code → op and role, for the exact recomputation. */
-	int8_t code_op[256], code_role[256];
+	int8_t code_op[TRACE_MAX_TYPES], code_role[TRACE_MAX_TYPES];
 };
 
 enum op_role { ROLE_NONE, ROLE_ENTER, ROLE_EXIT, ROLE_COMPLETE };

@@ -86,7 +86,7 @@ static int replay_pid(struct op_sel *sel, const struct model *m, const struct op
 	if (!queue)
 		return -ENOMEM;
 	for (uint64_t r = lo; !err && r < hi; r++) {
-		uint8_t c = m->type[r];
+		uint16_t c = m->type[r];
 		struct op_rec rec;
 		uint64_t e;
 		bool has_ret;

@@ -61,3 +61,30 @@ test('off_cpu flame graph: weighted by blocked time', async () => {
     assert.equal(await stopViewer(w), 0);
   }
 });
+
+test('a trace with more than 256 event types opens (every syscall, two types each)', async () => {
+  const rows = [];
+  for (let i = 0; i < 150; i++) {
+    const name = `call${String(i).padStart(3, '0')}`;
+    for (let k = 0; k <= i % 3; k++) {
+      const t = 1000 * i + 10 * k;
+      rows.push(R(`syscall_${name}_enter`, t), R(`syscall_${name}_exit`, t + 5, { ret: 0 }));
+    }
+  }
+  const w = await startViewer(write(tmpdir(), 'many', rows));
+  try {
+    const sum = await getJson(w, '/api/summary');
+    assert.equal(sum.event_types.length, 300);
+    const counts = (await getJson(w, `/api/event_type_counts?${qs({ start_ns: 0, end_ns: 1e9 })}`)).counts;
+    assert.equal(counts.syscall_call149_exit, 3);
+    assert.equal(counts.syscall_call000_enter, 1);
+    const io = await getJson(w, `/api/io_statistics?${qs({ start_ns: 0, end_ns: 1e9 })}`);
+    // At most 120 operations past the reference's: the first 120 names.
+    assert.equal(io.by_operation.length, 120);
+    assert.deepEqual(io.by_operation.slice(0, 2).map((o) => [o.operation, o.total_ops]), [['call002', 3], ['call005', 3]]);
+    const list = await getJson(w, `/api/event_list?${qs({ start_ns: 0, end_ns: 1e9, pid: 10, limit: 5, offset: 0, event_types: 'syscall_call140_enter' })}`);
+    assert.equal(list.total_in_range, 3);
+  } finally {
+    assert.equal(await stopViewer(w), 0);
+  }
+});

@@ -40,6 +40,15 @@ rc=0; "$PROBEX" -q -o "$TMP/n.parquet" --no-viewer --pid 4194000 2>"$TMP/err" ||
 assert_eq "nonexistent pid: exit status" "1" "$rc"
 grep -q "4194000: no such process" "$TMP/err" || fail "no clear message: $(cat "$TMP/err")"
 [ ! -e "$TMP/n.parquet" ] && [ -z "$(ls "$TMP" | grep probex-spool)" ] || fail "files left behind"
+# A thread id is not a process.
+"$FIXTURES/offcpu" 1500 >/dev/null &
+mt=$!
+sleep 0.3
+tid=$(ls /proc/$mt/task | grep -vx "$mt" | head -n1)
+rc=0; "$PROBEX" -q --no-viewer --pid "$tid" 2>"$TMP/err" || rc=$?
+assert_eq "thread id: exit status" "1" "$rc"
+grep -q "is a thread of process $mt" "$TMP/err" || fail "no clear message: $(cat "$TMP/err")"
+wait "$mt"
 rc=0; "$PROBEX" -q --no-viewer --pid 1 -- true 2>/dev/null || rc=$?
 assert_eq "--pid with a command: usage error" "2" "$rc"
 

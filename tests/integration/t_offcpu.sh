@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Off-CPU: a thread blocked on a pipe that another thread feeds after a known delay is one
 # off_cpu row, stamped when it blocked, lasting the delay, woken by the feeding thread,
-# with the stack it blocked with; a timer wakeup has no waker.
+# with the stack it blocked with and the waker's; a timer wakeup has no waker.
 source "$(dirname "$0")/lib.sh"
 out="$TMP/o.parquet"
 delay=80
@@ -20,6 +20,8 @@ assert_eq "stamped at its blocking sched_switch" "1" \
 	"$(q "$out" "SELECT count(*) FROM events s, (SELECT ts_ns FROM events WHERE $row) o WHERE s.event_type='sched_switch' AND s.prev_pid=$reader AND s.ts_ns=o.ts_ns")"
 assert_eq "with the stack it blocked in" "true" \
 	"$(q "$out" "SELECT list_contains(stack_trace, 'read') AND len(list_filter(stack_trace, x -> x LIKE '%pipe_read')) = 1 AND list_contains(stack_trace, '__schedule') FROM events WHERE $row")"
+assert_eq "with the waker's stack (its write waking the pipe)" "true" \
+	"$(q "$out" "SELECT list_contains(waker_stack_trace, '__write') AND len(list_filter(waker_stack_trace, x -> x LIKE '%pipe_write')) = 1 AND list_contains(waker_stack_trace, 'try_to_wake_up') FROM events WHERE $row")"
 assert_eq "the writer's sleep: a timer woke it, no task" "0" \
 	"$(q "$out" "SELECT waker_pid FROM events WHERE event_type='off_cpu' AND pid=$writer AND latency_ns > ${delay}000000 * 0.5")"
 # Every recorded interval is at least --offcpu-min (10 us by default); shorter ones are counted.

@@ -16,6 +16,12 @@ import type { View } from './flamegraph';
 type Pct = 'P50' | 'P95' | 'P99' | 'Max';
 const PCT_FIELD: Record<Pct, keyof OpStats> = { P50: 'p50_event', P95: 'p95_event', P99: 'p99_event', Max: 'max_event' };
 
+// With every syscall recorded IO has dozens of operations (the server lists the
+// reference's first, then the others by count): the table shows the first TOP_ROWS until
+// expanded, the charts the first TOP_PLOTTED.
+const TOP_ROWS = 12;
+const TOP_PLOTTED = 8;
+
 export function ioMemoryView(testid: string): View {
   const el = h('div', { 'data-testid': testid });
   let visible = false;
@@ -100,11 +106,26 @@ export function ioMemoryView(testid: string): View {
   function section(which: 'io' | 'mem', ops: OpStats[]): HTMLElement[] {
     const stackSlot = h('div');
     const table = opTable(which, ops, stackSlot);
-    const out: HTMLElement[] = [table, stackSlot];
+    const out: HTMLElement[] = [table];
+    if (ops.length > TOP_ROWS) {
+      const rest = table.querySelectorAll<HTMLElement>('tbody tr.extra');
+      const more = h('button', { class: 'link-btn', 'data-testid': `${which}-more` }, `show ${ops.length - TOP_ROWS} more operations`);
+      more.onclick = () => {
+        const hidden = rest.length > 0 && rest[0].style.display === 'none';
+        rest.forEach((r) => (r.style.display = hidden ? '' : 'none'));
+        more.textContent = hidden ? 'show fewer' : `show ${ops.length - TOP_ROWS} more operations`;
+      };
+      out.push(h('div', { class: 'muted', style: 'font-size:11px' }, more));
+    }
+    out.push(stackSlot);
+    const plotted = ops.slice(0, TOP_PLOTTED);
+    if (ops.length > TOP_PLOTTED) {
+      out.push(h('div', { class: 'muted', style: 'font-size:11px' }, `charts: the first ${TOP_PLOTTED} of ${ops.length} operations`));
+    }
     for (const kind of ['latency', 'size'] as Kind[]) {
       const series: Series[] = [];
       const allZero: string[] = [];
-      for (const op of ops) {
+      for (const op of plotted) {
         const d = opDist(op, kind);
         if (!d) continue;
         if (kind === 'size' && d.max <= 0) allZero.push(op.operation);
@@ -173,10 +194,10 @@ export function ioMemoryView(testid: string): View {
       h(
         'tbody',
         null,
-        ops.map((op) =>
+        ops.map((op, i) =>
           h(
             'tr',
-            null,
+            i >= TOP_ROWS ? { class: 'extra', style: 'display:none' } : null,
             h('td', null, op.operation),
             h('td', { title: formatInt(op.total_ops) }, formatCount(op.total_ops)),
             h('td', null, formatBytes(op.total_bytes)),
