@@ -134,6 +134,7 @@ int main(int argc, char **argv)
 	colbuf__set_dict(&c, TC_FILENAME, &name_dict, NULL);
 	colbuf__set_dict(&c, TC_STACK_TRACE, &label_dict, &lists);
 	colbuf__set_dict(&c, TC_STACK_MODULES, &label_dict, &lists);
+	colbuf__set_dict(&c, TC_WAKER_STACK, &label_dict, &lists);
 	err = pq_writer__open(&w, argv[1], trace_schema__pq_columns(), TC__COUNT, NULL);
 	for (int i = 0; i < nrows && !err; i++) {
 		const struct edge_row *r = &rows[i];
@@ -148,6 +149,7 @@ int main(int argc, char **argv)
 		if (r->list != NONE) {
 			colbuf__set(&c, TC_STACK_TRACE, (uint32_t)r->list);
 			colbuf__set(&c, TC_STACK_MODULES, (uint32_t)r->list);
+			colbuf__set(&c, TC_WAKER_STACK, (uint32_t)r->list);
 		}
 		if (r->fill)
 			r->fill(&c);

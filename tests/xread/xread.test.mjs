@@ -28,7 +28,7 @@ const SCHEMA = [
   'exit_signal Int32', 'prev_tgid UInt32', 'next_tgid UInt32', 'filename Utf8', 'mmap_prot UInt32',
   'mmap_flags UInt32', 'mmap_fd Int32', 'io_uring_user_data UInt64',
   'stack_modules List<item: Utf8View>', 'offset Int64', 'futex_op Int32', 'syscall_nr UInt32',
-  'waker_pid UInt32', 'waker_tgid UInt32',
+  'waker_pid UInt32', 'waker_tgid UInt32', 'waker_stack_trace List<item: Utf8View>',
 ];
 
 // polars names its dtypes itself (String is its Utf8View-backed string).
