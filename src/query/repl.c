@@ -10,13 +10,14 @@
 
 #define HISTORY_LINES 1000
 
-int repl__exec(duckdb_connection con, const char *sql, enum result_fmt fmt, bool header)
+int repl__exec(duckdb_connection con, const char *sql, enum result_fmt fmt, bool header,
+	       const char *label)
 {
 	duckdb_result res;
 	int ret = 0;
 
 	if (duckdb_query(con, sql, &res) == DuckDBError) {
-		log__error("%s", duckdb_result_error(&res));
+		log__error("%s%s%s", label ? label : "", label ? ": " : "", duckdb_result_error(&res));
 		ret = 1;
 	} else if (result__print(&res, stdout, fmt, header)) {
 		log__error("out of memory printing the result");
@@ -60,7 +61,7 @@ static bool dot_command(duckdb_connection con, const char *line, enum result_fmt
 	if (!strcmp(line, ".quit") || !strcmp(line, ".exit"))
 		*quit = true;
 	else if (!strcmp(line, ".schema"))
-		repl__exec(con, "SELECT column_name, column_type FROM (DESCRIBE events)", fmt, true);
+		repl__exec(con, "SELECT column_name, column_type FROM (DESCRIBE events)", fmt, true, NULL);
 	else
 		help();
 	return true;
@@ -90,7 +91,7 @@ int repl__run(duckdb_connection con, enum result_fmt fmt, const char *banner)
 		if (stmt.err || !complete(&stmt))
 			continue;
 		add_history(stmt.s);
-		repl__exec(con, stmt.s, fmt, true);
+		repl__exec(con, stmt.s, fmt, true, NULL);
 		stmt.len = 0;
 	}
 	if (!quit)
