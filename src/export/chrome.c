@@ -194,13 +194,9 @@ static const struct {
 	  "(ts_ns - latency_ns)::UBIGINT, latency_ns::UBIGINT, ret::BIGINT FROM events "
 	  "WHERE event_type LIKE 'syscall\\_%%\\_exit' ESCAPE '\\' AND latency_ns IS NOT NULL"
 	  WHERE_PID " ORDER BY ts_ns", on_syscall },
-	/* A thread is off CPU from its switch-out to its next switch-in. */
+	/* A thread is off CPU from its switch-out to its next switch-in (SWITCH_INTERVALS_SQL). */
 	{ "context switches",
-	  "WITH s AS (SELECT tgid, pid, ts_ns, prev_state, (prev_pid = pid) AS is_out, "
-	  "(next_pid = pid AND prev_pid <> pid) AS is_in FROM events WHERE event_type = 'sched_switch' "
-	  "AND (prev_pid = pid OR next_pid = pid)" WHERE_PID "), q AS (SELECT *, lead(ts_ns) OVER w AS nt, "
-	  "lead(is_in) OVER w AS nin FROM s WINDOW w AS (PARTITION BY pid ORDER BY ts_ns)) "
-	  "SELECT tgid::UBIGINT, pid::UBIGINT, ts_ns::UBIGINT, (nt - ts_ns)::UBIGINT, "
+	  SWITCH_INTERVALS_SQL(WHERE_PID) "SELECT tgid::UBIGINT, pid::UBIGINT, ts_ns::UBIGINT, (nt - ts_ns)::UBIGINT, "
 	  "prev_state::BIGINT FROM q WHERE is_out AND nin ORDER BY ts_ns", on_offcpu },
 	{ "io_uring completions",
 	  "SELECT tgid::UBIGINT, pid::UBIGINT, submit_ts_ns::UBIGINT, ts_ns::UBIGINT, "

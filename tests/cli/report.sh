@@ -3,10 +3,13 @@ for t in "${traces[@]}"; do
 	name=$(basename "$t" .parquet)
 	"$PROBEX" report "$t" >"$TMP/r.txt" || bad "$name: report failed"
 	check "$name: report fits 100 columns" 1 "$(awk '{ if (length($0) > m) m = length($0) } END { print (m <= 100) }' "$TMP/r.txt")"
-	for s in Processes Syscalls io_uring 'Page faults' 'Context switches' 'Top functions' Callees 'Drop counters'; do
+	for s in Processes Syscalls io_uring 'Page faults' 'Context switches' 'Top functions' Callees 'Top stacks' 'Drop counters'; do
 		grep -q "^$s" "$TMP/r.txt" || bad "$name: report has no '$s' section"
 	done
 	"$PROBEX" report --json --top 100000 "$t" >"$TMP/r.json" || bad "$name: report --json failed"
+	check "$name: report's heaviest stack is the folded export's" \
+		"$("$PROBEX" export "$t" --format folded | awk '{ print $NF }' | sort -n | tail -1)" \
+		"$($PY -c "import json; print(json.load(open('$TMP/r.json'))['stacks'][0]['weight'])")"
 
 	# Syscalls: counts, errors, sums, max and percentiles at min(n*p/100, n-1).
 	"$PROBEX" sql --json "$t" "SELECT regexp_extract(event_type, '^syscall_(.*)_exit\$', 1) AS name,
