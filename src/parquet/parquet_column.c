@@ -281,7 +281,8 @@ static int encode_plain(struct pq_scratch *s, const struct pq_encode_opts *o,
 			if (err)
 				return err;
 			out = s->page.p + s->page.len;
-			memcpy(s->ids.p, out, k * 8);
+			if (k)	/* an all-null page reserves nothing: ids.p may be NULL */
+				memcpy(s->ids.p, out, k * 8);
 			s->page.len += pq_delta__encode(out, (const uint64_t *)s->ids.p, k);
 		} else {
 			s->page.len += l->type == PQ_BOOL ? (k + 7) / 8 : k * width;
