@@ -12,6 +12,7 @@
 #include "common/strbuf.h"
 #include "export/export.h"
 #include "bpf/records.h"
+#include "trace/duck.h"
 #include "trace/tracefile.h"
 
 /* Append a string literal (its length known at compile time). */
@@ -95,11 +96,8 @@ static int each_row(struct cx *x, const char *what, const char *fmt, row_fn fn)
 
 	export__pid_clause(x->o, pidc, sizeof(pidc));
 	snprintf(sql, sizeof(sql), fmt, pidc);
-	if (duckdb_query(x->con, sql, &res) == DuckDBError) {
-		log__error("reading %s: %s", what, duckdb_result_error(&res));
-		duckdb_destroy_result(&res);
+	if (duck__stream(x->con, sql, what, &res))
 		return -EIO;
-	}
 	while ((chunk = duckdb_fetch_chunk(res))) {
 		struct row w = { chunk, 0 };
 		idx_t n = duckdb_data_chunk_get_size(chunk);
@@ -108,6 +106,11 @@ static int each_row(struct cx *x, const char *what, const char *fmt, row_fn fn)
 			fn(x, &w);
 		progress__rows(x->o->progress, n);
 		duckdb_destroy_data_chunk(&chunk);
+	}
+	if (duckdb_result_error(&res)) {
+		log__error("reading %s: %s", what, duckdb_result_error(&res));
+		duckdb_destroy_result(&res);
+		return -EIO;
 	}
 	duckdb_destroy_result(&res);
 	return x->b.err ? x->b.err : ferror(x->out) ? -EIO : 0;
