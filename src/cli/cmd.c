@@ -14,7 +14,7 @@ const struct cmd cmds[] = {
 	{ "report", cmd_report, "probex report FILE [--json] [--pid P] [--start T] [--end T] "
 	  "[-e TYPE] [--inverted] [--top N]", "terminal summary (processes, syscalls, stacks, ...)" },
 	{ "resymbolize", cmd_resymbolize, "probex resymbolize FILE [-o OUTPUT]",
-	  "redo the stack labels from the raw addresses in the file" },
+	  "redo stack labels from the raw addresses in the file" },
 	{ "sql", cmd_sql, "probex sql [--csv|--json|--tsv] [--no-header] FILE|GLOB [SQL]",
 	  "DuckDB SQL over traces; a prompt without SQL" },
 	{ "synth", cmd_synth, "probex synth -o FILE [--events N] [--seed S] ...",

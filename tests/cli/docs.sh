@@ -30,3 +30,4 @@ complete_words() { # WORDS... (the last one is completed)
 check "completion: subcommand" "export" "$(complete_words probex exp | tr ' ' '\n' | grep -x export | sort -u)"
 check "completion: export option" "--format" "$(complete_words probex export --fo)"
 check "completion: format" "pprof" "$(complete_words probex export --format pp)"
+check "--help fits 100 columns" "" "$("$PROBEX" --help | awk 'length($0) > 100')"
