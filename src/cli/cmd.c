@@ -13,12 +13,11 @@ const struct cmd cmds[] = {
 	{ "recover", cmd_recover, "probex recover SPOOL [-o OUTPUT] [--force] [-v]",
 	  "finish a trace whose recorder was killed" },
 	{ "report", cmd_report, "probex report FILE [--json] [--pid P] [--start T] [--end T] "
-	  "[--event-type T] [--inverted] [--top N]", "terminal summary: processes, syscalls, faults, "
-	  "scheduling, stacks, drops" },
+	  "[-e TYPE] [--inverted] [--top N]", "terminal summary (processes, syscalls, stacks, ...)" },
 	{ "resymbolize", cmd_resymbolize, "probex resymbolize FILE [-o OUTPUT] [--force] [-v] [--no-cache]",
-	  "redo the stack labels from the raw addresses kept in the file" },
+	  "redo stack labels from the raw addresses in the file" },
 	{ "sql", cmd_sql, "probex sql [--csv|--json|--tsv] [--no-header] FILE|GLOB [SQL]",
-	  "DuckDB SQL over traces (views events, metadata); a prompt without SQL" },
+	  "DuckDB SQL over traces; a prompt without SQL" },
 	{ "synth", cmd_synth, "probex synth -o FILE [--force] [--events N] [--seed S] ...",
 	  "write a deterministic synthetic trace" },
 	{ NULL },

@@ -33,7 +33,7 @@ static int run(const char *arg, const char *sql, enum result_fmt fmt, bool heade
 	if (trace_db__open(&t, arg))
 		return 1;
 	if (sql) {
-		ret = repl__exec(t.con, sql, fmt, header);
+		ret = repl__exec(t.con, sql, fmt, header, arg);
 	} else if (isatty(STDIN_FILENO)) {
 		snprintf(banner, sizeof(banner), "probex sql: %s (%d file%s)", arg, t.nfiles,
 			 t.nfiles == 1 ? "" : "s");
@@ -41,7 +41,7 @@ static int run(const char *arg, const char *sql, enum result_fmt fmt, bool heade
 	} else if (read_stdin(&in) || !in.s) {
 		log__error("no SQL given (on the command line or stdin)");
 	} else {
-		ret = repl__exec(t.con, in.s, fmt, header);
+		ret = repl__exec(t.con, in.s, fmt, header, arg);
 	}
 	strbuf__free(&in);
 	trace_db__close(&t);

@@ -11,8 +11,12 @@ static void print_help(void)
 {
 	opts__print_help();
 	printf("\nSubcommands:\n");
+	/* A usage too long for its column gets a line of its own, the summary below it. */
 	for (const struct cmd *c = cmds; c->name; c++)
-		printf("  %-42s %s\n", c->usage, c->summary);
+		if (strlen(c->usage) <= 42)
+			printf("  %-42s %s\n", c->usage, c->summary);
+		else
+			printf("  %s\n  %-42s %s\n", c->usage, "", c->summary);
 }
 
 int main(int argc, char **argv)

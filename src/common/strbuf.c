@@ -81,8 +81,16 @@ void strbuf__add_json_str(struct strbuf *b, const char *str)
 
 	strbuf__add(b, "\"", 1);
 	while (*s) {
+		const unsigned char *run = s;
 		int n;
 
+		/* Plain ASCII, most of any name, goes in one copy. */
+		while (*s >= 0x20 && *s < 0x80 && *s != '"' && *s != '\\')
+			s++;
+		if (s > run) {
+			strbuf__add(b, (const char *)run, (size_t)(s - run));
+			continue;
+		}
 		if (*s == '"' || *s == '\\') {
 			char esc[2] = { '\\', (char)*s };
 

@@ -12,6 +12,7 @@
 #include "common/strbuf.h"
 #include "export/export.h"
 #include "bpf/records.h"
+#include "trace/duck.h"
 #include "trace/tracefile.h"
 
 /* Append a string literal (its length known at compile time). */
@@ -95,11 +96,8 @@ static int each_row(struct cx *x, const char *what, const char *fmt, row_fn fn)
 
 	export__pid_clause(x->o, pidc, sizeof(pidc));
 	snprintf(sql, sizeof(sql), fmt, pidc);
-	if (duckdb_query(x->con, sql, &res) == DuckDBError) {
-		log__error("reading %s: %s", what, duckdb_result_error(&res));
-		duckdb_destroy_result(&res);
+	if (duck__stream(x->con, sql, what, &res))
 		return -EIO;
-	}
 	while ((chunk = duckdb_fetch_chunk(res))) {
 		struct row w = { chunk, 0 };
 		idx_t n = duckdb_data_chunk_get_size(chunk);
@@ -108,6 +106,11 @@ static int each_row(struct cx *x, const char *what, const char *fmt, row_fn fn)
 			fn(x, &w);
 		progress__rows(x->o->progress, n);
 		duckdb_destroy_data_chunk(&chunk);
+	}
+	if (duckdb_result_error(&res)) {
+		log__error("reading %s: %s", what, duckdb_result_error(&res));
+		duckdb_destroy_result(&res);
+		return -EIO;
 	}
 	duckdb_destroy_result(&res);
 	return x->b.err ? x->b.err : ferror(x->out) ? -EIO : 0;
@@ -194,13 +197,9 @@ static const struct {
 	  "(ts_ns - latency_ns)::UBIGINT, latency_ns::UBIGINT, ret::BIGINT FROM events "
 	  "WHERE event_type LIKE 'syscall\\_%%\\_exit' ESCAPE '\\' AND latency_ns IS NOT NULL"
 	  WHERE_PID " ORDER BY ts_ns", on_syscall },
-	/* A thread is off CPU from its switch-out to its next switch-in. */
+	/* A thread is off CPU from its switch-out to its next switch-in (SWITCH_INTERVALS_SQL). */
 	{ "context switches",
-	  "WITH s AS (SELECT tgid, pid, ts_ns, prev_state, (prev_pid = pid) AS is_out, "
-	  "(next_pid = pid AND prev_pid <> pid) AS is_in FROM events WHERE event_type = 'sched_switch' "
-	  "AND (prev_pid = pid OR next_pid = pid)" WHERE_PID "), q AS (SELECT *, lead(ts_ns) OVER w AS nt, "
-	  "lead(is_in) OVER w AS nin FROM s WINDOW w AS (PARTITION BY pid ORDER BY ts_ns)) "
-	  "SELECT tgid::UBIGINT, pid::UBIGINT, ts_ns::UBIGINT, (nt - ts_ns)::UBIGINT, "
+	  SWITCH_INTERVALS_SQL(WHERE_PID) "SELECT tgid::UBIGINT, pid::UBIGINT, ts_ns::UBIGINT, (nt - ts_ns)::UBIGINT, "
 	  "prev_state::BIGINT FROM q WHERE is_out AND nin ORDER BY ts_ns", on_offcpu },
 	{ "io_uring completions",
 	  "SELECT tgid::UBIGINT, pid::UBIGINT, submit_ts_ns::UBIGINT, ts_ns::UBIGINT, "

@@ -7,6 +7,7 @@
 #include "export/export.h"
 #include "trace/duck.h"
 #include "trace/tracefile.h"
+#include "trace/view.h"
 
 const char *const export_fmt_names[EXPORT__COUNT] = {
 	[EXPORT_FOLDED] = "folded",
@@ -64,7 +65,6 @@ int export__run(const char *path, const struct export_opts *o, FILE *out)
 	duckdb_database db;
 	duckdb_connection con;
 	struct trace_file tf;
-	char *sql = NULL;
 	uint64_t start;
 	int err;
 
@@ -74,12 +74,7 @@ int export__run(const char *path, const struct export_opts *o, FILE *out)
 	err = trace_file__open(path, con, &tf);
 	if (err)
 		goto out_db;
-	if (asprintf(&sql, "CREATE VIEW events AS SELECT * FROM %s", tf.source) < 0) {
-		sql = NULL;
-		err = -ENOMEM;
-		goto out;
-	}
-	if ((err = duck__exec(con, sql)))
+	if ((err = trace_view__create(con, &tf, "events")))
 		goto out;
 	if (o->fmt == EXPORT_CHROME) {
 		err = start_ts(con, &start);
@@ -91,7 +86,6 @@ int export__run(const char *path, const struct export_opts *o, FILE *out)
 	if (err == -EIO && ferror(out))
 		log__error("writing the export: %s", strerror(errno));
 out:
-	free(sql);
 	trace_file__free(&tf);
 out_db:
 	duckdb_disconnect(&con);

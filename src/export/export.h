@@ -24,6 +24,16 @@ struct export_opts {
 	struct progress *progress;	/* NULL: none */
 };
 
+/* Every thread's scheduler rows as q(tgid, pid, process_name, ts_ns, prev_state, is_out,
+ * is_in, nt, nin): a switch-out (is_out) is off CPU until the thread's next row, nt, when
+ * that row is its switch-in (nin).  extra is appended to the rows' WHERE clause.  Shared
+ * by the Chrome export's off-CPU slices and the report's per-thread table. */
+#define SWITCH_INTERVALS_SQL(extra)                                                                \
+	"WITH s AS (SELECT tgid, pid, process_name, ts_ns, prev_state, (prev_pid = pid) AS is_out, " \
+	"(next_pid = pid AND prev_pid <> pid) AS is_in FROM events WHERE event_type = 'sched_switch' " \
+	"AND (prev_pid = pid OR next_pid = pid)" extra "), q AS (SELECT *, lead(ts_ns) OVER w AS nt, " \
+	"lead(is_in) OVER w AS nin FROM s WINDOW w AS (PARTITION BY pid ORDER BY ts_ns)) "
+
 /* The WHERE clause for the options' pid, into buf: "" or " AND (pid = P OR tgid = P)". */
 void export__pid_clause(const struct export_opts *o, char *buf, size_t size);
 

@@ -1,4 +1,5 @@
 #include <editline/readline.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,21 +11,68 @@
 
 #define HISTORY_LINES 1000
 
-int repl__exec(duckdb_connection con, const char *sql, enum result_fmt fmt, bool header)
+/* Run every statement of sql, the last one into a streaming *res (so a large result
+ * is never materialized).  NULL, or DuckDB's error (to free). */
+static char *run(duckdb_connection con, const char *sql, duckdb_result *res, bool *have_res)
 {
+	duckdb_extracted_statements st = NULL;
+	char *err = NULL;
+	idx_t n;
+
+	*have_res = false;
+	n = duckdb_extract_statements(con, sql, &st);
+	if (!n && duckdb_extract_statements_error(st))
+		err = strdup(duckdb_extract_statements_error(st));
+	for (idx_t i = 0; i < n && !err; i++) {
+		duckdb_prepared_statement ps = NULL;
+		duckdb_pending_result pend = NULL;
+
+		if (duckdb_prepare_extracted_statement(con, st, i, &ps) == DuckDBError) {
+			err = strdup(duckdb_prepare_error(ps));
+		} else if (i + 1 < n) {
+			if (duckdb_execute_prepared(ps, res) == DuckDBError)
+				err = strdup(duckdb_result_error(res));
+			duckdb_destroy_result(res);
+		} else if (duckdb_pending_prepared_streaming(ps, &pend) == DuckDBError) {
+			err = strdup(duckdb_pending_error(pend));
+		} else {
+			if (duckdb_execute_pending(pend, res) == DuckDBError)
+				err = strdup(duckdb_result_error(res));
+			*have_res = !err;
+			if (err)
+				duckdb_destroy_result(res);
+		}
+		duckdb_destroy_pending(&pend);
+		duckdb_destroy_prepare(&ps);
+	}
+	duckdb_destroy_extracted(&st);
+	return err;
+}
+
+int repl__exec(duckdb_connection con, const char *sql, enum result_fmt fmt, bool header,
+	       const char *label)
+{
+	bool have_res;
 	duckdb_result res;
+	char *err = run(con, sql, &res, &have_res);
 	int ret = 0;
 
-	if (duckdb_query(con, sql, &res) == DuckDBError) {
-		log__error("%s", duckdb_result_error(&res));
-		ret = 1;
-	} else if (result__print(&res, stdout, fmt, header)) {
-		log__error("out of memory printing the result");
-		ret = 1;
+	if (!err && have_res) {
+		ret = result__print(&res, stdout, fmt, header);
+		if (ret == -EIO)
+			err = strdup(duckdb_result_error(&res));
+		else if (ret)
+			err = strdup("out of memory printing the result");
 	}
-	duckdb_destroy_result(&res);
+	if (have_res)
+		duckdb_destroy_result(&res);
 	fflush(stdout);
-	return ret;
+	if (err || ret) {
+		log__error("%s%s%s", label ? label : "", label ? ": " : "", err ? err : "out of memory");
+		free(err);
+		return 1;
+	}
+	return 0;
 }
 
 /* A statement is complete when its last non-blank character is ';'. */
@@ -60,7 +108,7 @@ static bool dot_command(duckdb_connection con, const char *line, enum result_fmt
 	if (!strcmp(line, ".quit") || !strcmp(line, ".exit"))
 		*quit = true;
 	else if (!strcmp(line, ".schema"))
-		repl__exec(con, "SELECT column_name, column_type FROM (DESCRIBE events)", fmt, true);
+		repl__exec(con, "SELECT column_name, column_type FROM (DESCRIBE events)", fmt, true, NULL);
 	else
 		help();
 	return true;
@@ -90,7 +138,7 @@ int repl__run(duckdb_connection con, enum result_fmt fmt, const char *banner)
 		if (stmt.err || !complete(&stmt))
 			continue;
 		add_history(stmt.s);
-		repl__exec(con, stmt.s, fmt, true);
+		repl__exec(con, stmt.s, fmt, true, NULL);
 		stmt.len = 0;
 	}
 	if (!quit)

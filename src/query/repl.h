@@ -11,7 +11,9 @@
 int repl__run(duckdb_connection con, enum result_fmt fmt, const char *banner);
 
 /* Run one SQL text and print the last statement's result.  0, or 1 after printing
- * DuckDB's error as "probex: error: ...". */
-int repl__exec(duckdb_connection con, const char *sql, enum result_fmt fmt, bool header);
+ * DuckDB's error as "probex: error: [LABEL: ]..." (a corrupt file fails while the query
+ * reads it: the label names the trace then). */
+int repl__exec(duckdb_connection con, const char *sql, enum result_fmt fmt, bool header,
+	       const char *label);
 
 #endif

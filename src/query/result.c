@@ -259,42 +259,50 @@ static char *cell_text(duckdb_data_chunk chunk, idx_t c, idx_t r, bool json, boo
 	return b.s;
 }
 
-/* Read chunks [ch0, ch1) of a result, whose first row is row0 of the result. */
-static int cells_read(struct cells *c, duckdb_result *res, idx_t ch0, idx_t ch1, idx_t row0, bool json)
+/* Read n fetched chunks of a result, the first holding row row0 of the result. */
+static int cells_read(struct cells *c, duckdb_result *res, duckdb_data_chunk *chunks, idx_t n, bool json)
 {
-	idx_t row = row0;
+	idx_t row = 0;
 
 	c->rows = 0;
 	c->cols = duckdb_column_count(res);
-	for (idx_t ch = ch0; ch < ch1; ch++) {
-		duckdb_data_chunk chunk = duckdb_result_get_chunk(*res, ch);
-
-		c->rows += duckdb_data_chunk_get_size(chunk);
-		duckdb_destroy_data_chunk(&chunk);
-	}
+	for (idx_t ch = 0; ch < n; ch++)
+		c->rows += duckdb_data_chunk_get_size(chunks[ch]);
 	c->s = calloc(c->rows * c->cols + 1, sizeof(char *));
 	c->type = calloc(c->cols + 1, sizeof(duckdb_type));
 	if (!c->s || !c->type)
 		return -ENOMEM;
 	for (idx_t k = 0; k < c->cols; k++)
 		c->type[k] = duckdb_column_type(res, k);
-	for (idx_t ch = ch0; ch < ch1; ch++) {
-		duckdb_data_chunk chunk = duckdb_result_get_chunk(*res, ch);
-		idx_t n = duckdb_data_chunk_get_size(chunk);
+	for (idx_t ch = 0; ch < n; ch++) {
+		idx_t rows = duckdb_data_chunk_get_size(chunks[ch]);
 
-		for (idx_t r = 0; r < n; r++, row++)
+		for (idx_t r = 0; r < rows; r++, row++)
 			for (idx_t k = 0; k < c->cols; k++) {
 				bool is_null;
 
-				c->s[(row - row0) * c->cols + k] = cell_text(chunk, k, r, json, &is_null);
-				if (!is_null && !c->s[(row - row0) * c->cols + k]) {
-					duckdb_destroy_data_chunk(&chunk);
+				c->s[row * c->cols + k] = cell_text(chunks[ch], k, r, json, &is_null);
+				if (!is_null && !c->s[row * c->cols + k])
 					return -ENOMEM;
-				}
 			}
-		duckdb_destroy_data_chunk(&chunk);
 	}
 	return 0;
+}
+
+/* Up to max chunks of a (streaming) result; the count fetched. */
+static idx_t fetch(duckdb_result *res, duckdb_data_chunk *chunks, idx_t max)
+{
+	idx_t n = 0;
+
+	while (n < max && (chunks[n] = duckdb_fetch_chunk(*res)))
+		n++;
+	return n;
+}
+
+static void destroy_chunks(duckdb_data_chunk *chunks, idx_t n)
+{
+	for (idx_t i = 0; i < n; i++)
+		duckdb_destroy_data_chunk(&chunks[i]);
 }
 
 /* Display width: UTF-8 continuation bytes take no column. */
@@ -313,12 +321,9 @@ static void pad(FILE *out, size_t n)
 		fputc(' ', out);
 }
 
-static void print_table(const struct cells *c, duckdb_result *res, FILE *out, bool header)
+/* Column widths from the header and the rows of c. */
+static void table_widths(const struct cells *c, duckdb_result *res, bool header, size_t *w)
 {
-	size_t *w = calloc(c->cols + 1, sizeof(size_t));
-
-	if (!w)
-		return;
 	for (idx_t k = 0; k < c->cols; k++) {
 		w[k] = header ? width(duckdb_column_name(res, k)) : 0;
 		for (idx_t r = 0; r < c->rows; r++) {
@@ -328,41 +333,37 @@ static void print_table(const struct cells *c, duckdb_result *res, FILE *out, bo
 			w[k] = x > w[k] ? x : w[k];
 		}
 	}
-	for (idx_t r = 0; header && r < 2; r++) {
-		for (idx_t k = 0; k < c->cols; k++) {
-			const char *name = duckdb_column_name(res, k);
-			bool last = k + 1 == c->cols;
+}
 
-			if (r == 0) {
-				bool right = is_number(c->type[k]);
+/* s in w columns, right-aligned for numbers; a wider s (a later chunk) overflows. */
+static void table_cell(FILE *out, const char *s, size_t w, bool right, bool last)
+{
+	size_t n = width(s), fill = n < w ? w - n : 0;
 
-				if (right)
-					pad(out, w[k] - width(name));
-				fputs(name, out);
-				if (!right && !last)
-					pad(out, w[k] - width(name));
-			} else {
-				for (size_t i = 0; i < w[k]; i++)
-					fputc('-', out);
-			}
-			fputs(last ? "\n" : "  ", out);
-		}
+	if (right)
+		pad(out, fill);
+	fputs(s, out);
+	if (!right && !last)
+		pad(out, fill);
+	fputs(last ? "\n" : "  ", out);
+}
+
+static void print_table(const struct cells *c, duckdb_result *res, FILE *out, bool header,
+			const size_t *w)
+{
+	for (idx_t k = 0; header && k < c->cols; k++)
+		table_cell(out, duckdb_column_name(res, k), w[k], is_number(c->type[k]), k + 1 == c->cols);
+	for (idx_t k = 0; header && k < c->cols; k++) {
+		for (size_t i = 0; i < w[k]; i++)
+			fputc('-', out);
+		fputs(k + 1 == c->cols ? "\n" : "  ", out);
 	}
-	for (idx_t r = 0; r < c->rows; r++) {
+	for (idx_t r = 0; r < c->rows; r++)
 		for (idx_t k = 0; k < c->cols; k++) {
 			const char *s = c->s[r * c->cols + k];
-			bool last = k + 1 == c->cols, right = is_number(c->type[k]);
 
-			s = s ? s : "NULL";
-			if (right)
-				pad(out, w[k] - width(s));
-			fputs(s, out);
-			if (!right && !last)
-				pad(out, w[k] - width(s));
-			fputs(last ? "\n" : "  ", out);
+			table_cell(out, s ? s : "NULL", w[k], is_number(c->type[k]), k + 1 == c->cols);
 		}
-	}
-	free(w);
 }
 
 static void csv_field(FILE *out, const char *s)
@@ -433,39 +434,70 @@ static void print_json(const struct cells *c, duckdb_result *res, FILE *out, boo
 	strbuf__free(&b);
 }
 
+#define TABLE_WIDTH_CHUNKS 4	/* DuckDB chunks are 2048 rows */
+
+/* A failed fetch of a streaming result leaves its error in the result. */
+static int stream_error(duckdb_result *res)
+{
+	return duckdb_result_error(res) ? -EIO : 0;
+}
+
+static int print_table_chunks(duckdb_result *res, FILE *out, bool header)
+{
+	size_t *w = calloc(duckdb_column_count(res) + 1, sizeof(size_t));
+	duckdb_data_chunk chunks[TABLE_WIDTH_CHUNKS];
+	bool first = true;
+	int err = w ? 0 : -ENOMEM;
+	idx_t n;
+
+	while (!err && ((n = fetch(res, chunks, first ? TABLE_WIDTH_CHUNKS : 1)) || first)) {
+		struct cells c = { 0 };
+
+		err = cells_read(&c, res, chunks, n, false);
+		if (!err) {
+			if (first)
+				table_widths(&c, res, header, w);
+			print_table(&c, res, out, header && first, w);
+		}
+		cells_free(&c);
+		destroy_chunks(chunks, n);
+		first = false;
+		if (!n)
+			break;
+	}
+	free(w);
+	return err ? err : stream_error(res);
+}
+
 int result__print(duckdb_result *res, FILE *out, enum result_fmt fmt, bool header)
 {
-	idx_t nch = duckdb_result_chunk_count(*res), row = 0;
+	duckdb_data_chunk chunk;
+	idx_t row = 0;
 	int err = 0;
 
-	/* The table needs every width first; the other formats go a chunk at a time, so a
-	 * large result is never held as text all at once. */
-	if (fmt == RESULT_TABLE) {
-		struct cells c = { 0 };
-
-		if (!(err = cells_read(&c, res, 0, nch, 0, false)))
-			print_table(&c, res, out, header);
-		cells_free(&c);
-		return err;
-	}
+	/* A chunk at a time, so a large result is never held as text all at once; the
+	 * table takes its widths from the first TABLE_WIDTH_CHUNKS chunks. */
+	if (fmt == RESULT_TABLE)
+		return print_table_chunks(res, out, header);
 	if (fmt == RESULT_JSON)
 		fputc('[', out);
-	for (idx_t ch = 0; ch < nch && !err; ch++) {
+	else if (header)
+		print_sep(&(struct cells){ .cols = duckdb_column_count(res) }, res, out, true,
+			  fmt == RESULT_CSV);
+	while (!err && fetch(res, &chunk, 1)) {
 		struct cells c = { 0 };
 
-		if (!(err = cells_read(&c, res, ch, ch + 1, row, fmt == RESULT_JSON))) {
+		if (!(err = cells_read(&c, res, &chunk, 1, fmt == RESULT_JSON))) {
 			if (fmt == RESULT_JSON)
 				print_json(&c, res, out, row == 0);
 			else
-				print_sep(&c, res, out, header && ch == 0, fmt == RESULT_CSV);
+				print_sep(&c, res, out, false, fmt == RESULT_CSV);
 		}
 		row += c.rows;
 		cells_free(&c);
+		duckdb_destroy_data_chunk(&chunk);
 	}
 	if (fmt == RESULT_JSON)
 		fputs(row ? "\n]\n" : "]\n", out);
-	else if (header && !nch)
-		print_sep(&(struct cells){ .cols = duckdb_column_count(res) }, res, out, true,
-			  fmt == RESULT_CSV);
-	return err;
+	return err ? err : stream_error(res);
 }

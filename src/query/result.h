@@ -9,7 +9,8 @@
 
 enum result_fmt { RESULT_TABLE, RESULT_TSV, RESULT_CSV, RESULT_JSON };
 
-/* 0, or -ENOMEM. */
+/* Prints the result as it is fetched (it may be a streaming one).  0, -ENOMEM, or -EIO
+ * when fetching failed (the message is duckdb_result_error). */
 int result__print(duckdb_result *res, FILE *out, enum result_fmt fmt, bool header);
 
 #endif

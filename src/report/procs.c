@@ -26,8 +26,8 @@ static const struct rcol cols[] = {
 static const char *const procs_sql =
 	"WITH p AS (SELECT tgid, arg_max(process_name, ts_ns) AS name, min(ts_ns) AS t0, max(ts_ns) AS t1, "
 	"count(DISTINCT pid) AS threads FROM events GROUP BY tgid), "
-	"f AS (SELECT child_tgid AS c, arg_min(tgid, ts_ns) AS parent, min(ts_ns) AS ft FROM events "
-	"WHERE event_type = 'process_fork' AND child_tgid = child_pid GROUP BY 1), "
+	"f AS (SELECT coalesce(child_tgid, child_pid) AS c, arg_min(tgid, ts_ns) AS parent, min(ts_ns) AS ft FROM events "
+	"WHERE event_type = 'process_fork' AND coalesce(child_tgid, child_pid) = child_pid GROUP BY 1), "
 	"e AS (SELECT tgid, arg_max(exit_code, ts_ns) AS code, arg_max(exit_signal, ts_ns) AS sig, "
 	"max(ts_ns) AS et FROM events WHERE event_type = 'process_exit' AND pid = tgid GROUP BY 1) "
 	"SELECT p.tgid::BIGINT, f.parent::BIGINT, p.name, (coalesce(f.ft, p.t0) - %llu)::BIGINT, "

@@ -10,6 +10,7 @@
 #include "trace/duck.h"
 #include "trace/schema.h"
 #include "trace/tracefile.h"
+#include "trace/view.h"
 
 int report__query(struct report *r, const char *what, const char *sql, duckdb_result *res)
 {
@@ -38,10 +39,7 @@ static int views(struct report *r, const struct trace_file *tf)
 	duckdb_result res;
 	int err;
 
-	if (asprintf(&sql, "CREATE VIEW trace AS SELECT * FROM %s", tf->source) < 0)
-		return -ENOMEM;
-	err = duck__exec(r->con, sql);
-	free(sql);
+	err = trace_view__create(r->con, tf, "trace");
 	if (err || (err = report__query(r, "the time range", "SELECT coalesce(min(ts_ns), 0) FROM trace", &res)))
 		return err;
 	r->t0 = duckdb_value_uint64(&res, 0, 0);

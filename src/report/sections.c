@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bpf/records.h"
+#include "export/export.h"
 #include "report/latency.h"
 #include "report/report.h"
 
@@ -115,11 +116,7 @@ int report__sched(struct report *r)
 	/* Off CPU from a switch-out to the thread's next switch-in (both in the window). */
 	rtable__init(&t, "context_switches", "Context switches and off-CPU time per thread", cols, 8);
 	return simple_table(r, &t, "context switches",
-		"WITH s AS (SELECT tgid, pid, process_name, ts_ns, prev_state, (prev_pid = pid) AS is_out, "
-		"(next_pid = pid AND prev_pid <> pid) AS is_in FROM events WHERE event_type = 'sched_switch' "
-		"AND (prev_pid = pid OR next_pid = pid)), q AS (SELECT *, lead(ts_ns) OVER w AS nt, "
-		"lead(is_in) OVER w AS nin FROM s WINDOW w AS (PARTITION BY pid ORDER BY ts_ns)) "
-		"SELECT pid::BIGINT, tgid::BIGINT, arg_max(process_name, ts_ns), count_if(is_out), "
+		SWITCH_INTERVALS_SQL("") "SELECT pid::BIGINT, tgid::BIGINT, arg_max(process_name, ts_ns), count_if(is_out), "
 		"count_if(is_out AND prev_state NOT IN (0, " STR(SWITCH_STATE_PREEMPTED) ")), "
 		"count_if(is_out AND prev_state IN (0, " STR(SWITCH_STATE_PREEMPTED) ")), "
 		"sum(CASE WHEN is_out AND nin THEN nt - ts_ns END)::BIGINT, "

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/strbuf.h"
 #include "export/export.h"
 #include "report/report.h"
 
@@ -175,6 +176,38 @@ static void chains_table(struct report *r, const struct ex_profile *p, const str
 	free(nb);
 }
 
+/* The heaviest distinct stacks (ex_profile__load orders them by weight), leaf first. */
+static void stacks_table(struct report *r, const struct ex_profile *p)
+{
+	static const struct rcol cols[] = {
+		{ "share%", RC_PCT, "fraction" }, { "weight", RC_INT, NULL },
+		{ "stack (leaf first)", RC_TEXT, "stack" },
+	};
+	char name[1024];
+	struct rtable t;
+
+	rtable__init(&t, "stacks", "Top stacks", cols, 3);
+	for (uint64_t i = 0; i < p->nstacks; i++) {
+		const struct ex_stack *st = &p->stacks[i];
+		struct strbuf b = { 0 };
+
+		if (i >= r->o->top / 4 + 1) {
+			t.left_out = p->nstacks - i;
+			break;
+		}
+		for (uint32_t k = st->n; k-- > 0;) {
+			frame_name(p, st->frames[k], name, sizeof(name));
+			strbuf__addf(&b, "%s%s", k + 1 < st->n ? " < " : "", name);
+		}
+		rtable__row(&t);
+		rtable__pct(&t, (double)st->weight / (double)p->total);
+		rtable__int(&t, (int64_t)st->weight);
+		rtable__str(&t, b.s ? b.s : "");
+		strbuf__free(&b);
+	}
+	report__emit(r, &t);
+}
+
 int report__stacks(struct report *r)
 {
 	struct export_opts eo = { .fmt = EXPORT_FOLDED, .event_type = r->o->event_type,
@@ -195,6 +228,7 @@ int report__stacks(struct report *r)
 	qsort(f, p.nframes, sizeof(*f), cmp_total);
 	functions_table(r, &p, f, p.nframes);
 	chains_table(r, &p, f, p.nframes);
+	stacks_table(r, &p);
 	free(f);
 	ex_profile__free(&p);
 	return 0;

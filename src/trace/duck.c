@@ -52,6 +52,28 @@ int duck__exec(duckdb_connection con, const char *sql)
 	return ret;
 }
 
+int duck__stream(duckdb_connection con, const char *sql, const char *what, duckdb_result *res)
+{
+	duckdb_prepared_statement ps = NULL;
+	duckdb_pending_result pend = NULL;
+	int err = -EIO;
+
+	memset(res, 0, sizeof(*res));
+	if (duckdb_prepare(con, sql, &ps) == DuckDBError)
+		log__error("%s: %s", what, duckdb_prepare_error(ps));
+	else if (duckdb_pending_prepared_streaming(ps, &pend) == DuckDBError)
+		log__error("%s: %s", what, duckdb_pending_error(pend));
+	else if (duckdb_execute_pending(pend, res) == DuckDBError)
+		log__error("%s: %s", what, duckdb_result_error(res));
+	else
+		err = 0;
+	if (err)
+		duckdb_destroy_result(res);
+	duckdb_destroy_pending(&pend);
+	duckdb_destroy_prepare(&ps);
+	return err;
+}
+
 int duck__quote(char *dst, size_t size, const char *s)
 {
 	size_t n = 0;

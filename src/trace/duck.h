@@ -17,6 +17,10 @@ int duck__open_file_view(const char *path, const char *name, duckdb_database *db
 /* Run a statement that returns nothing; logs the error; -EIO on failure. */
 int duck__exec(duckdb_connection con, const char *sql);
 
+/* Run one statement as a streaming result (fetched with duckdb_fetch_chunk, never held
+ * whole in memory).  0, or -EIO with DuckDB's message logged as "what: message". */
+int duck__stream(duckdb_connection con, const char *sql, const char *what, duckdb_result *res);
+
 /* Append s as a single-quoted SQL literal ('' for '), NUL-terminated; -ENOSPC if short. */
 int duck__quote(char *dst, size_t size, const char *s);
 

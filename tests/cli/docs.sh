@@ -21,3 +21,13 @@ for f in bin/probex lib/probex/libduckdb.so share/man/man1/probex.1 share/bash-c
 	[ -f "$TMP/inst/opt/px/$f" ] || bad "make install: no $f"
 done
 check "installed probex runs" "probex $("$PROBEX" --version | cut -d' ' -f2)" "$("$TMP/inst/opt/px/bin/probex" --version | cut -d' ' -f1-2)"
+
+# Bash completion: subcommands, then their options and values.
+complete_words() { # WORDS... (the last one is completed)
+	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _probex; echo "${COMPREPLY[*]}"' _ \
+		"$ROOT/doc/probex.bash-completion" "$@"
+}
+check "completion: subcommand" "export" "$(complete_words probex exp | tr ' ' '\n' | grep -x export | sort -u)"
+check "completion: export option" "--format" "$(complete_words probex export --fo)"
+check "completion: format" "pprof" "$(complete_words probex export --format pp)"
+check "--help fits 100 columns" "" "$("$PROBEX" --help | awk 'length($0) > 100')"

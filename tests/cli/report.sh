@@ -3,10 +3,13 @@ for t in "${traces[@]}"; do
 	name=$(basename "$t" .parquet)
 	"$PROBEX" report "$t" >"$TMP/r.txt" || bad "$name: report failed"
 	check "$name: report fits 100 columns" 1 "$(awk '{ if (length($0) > m) m = length($0) } END { print (m <= 100) }' "$TMP/r.txt")"
-	for s in Processes Syscalls io_uring 'Page faults' 'Context switches' 'Top functions' Callees 'Drop counters'; do
+	for s in Processes Syscalls io_uring 'Page faults' 'Context switches' 'Top functions' Callees 'Top stacks' 'Drop counters'; do
 		grep -q "^$s" "$TMP/r.txt" || bad "$name: report has no '$s' section"
 	done
 	"$PROBEX" report --json --top 100000 "$t" >"$TMP/r.json" || bad "$name: report --json failed"
+	check "$name: report's heaviest stack is the folded export's" \
+		"$("$PROBEX" export "$t" --format folded | awk '{ print $NF }' | sort -n | tail -1)" \
+		"$($PY -c "import json; print(json.load(open('$TMP/r.json'))['stacks'][0]['weight'])")"
 
 	# Syscalls: counts, errors, sums, max and percentiles at min(n*p/100, n-1).
 	"$PROBEX" sql --json "$t" "SELECT regexp_extract(event_type, '^syscall_(.*)_exit\$', 1) AS name,
@@ -87,3 +90,26 @@ check "report --pid --start --end: read calls" "$want" "$got"
 "$PROBEX" report --event-type page_fault "$t" | grep -q '^Top functions of page_fault' && ok "report --event-type" || bad "report --event-type"
 exit_is "report: unknown event type" 2 any "$PROBEX" report --event-type nope "$t"
 exit_is "report: bad --start" 2 any "$PROBEX" report --start 1x "$t"
+
+# A reference-format file (the reference's 24 columns, no latency_ns): the same syscall
+# figures from enter/exit pairs, the same process count, and every export works.  Only a
+# recorded trace: the synthetic one has overlapping calls on a thread, which no kernel does.
+for t in "${traces[@]:1}"; do
+	name=$(basename "$t" .parquet)
+	ref=$TMP/$name-ref.parquet
+	"$PROBEX" sql "$t" "COPY (SELECT event_type, ts_ns, pid, tgid, process_name, stack_id, kernel_stack_id,
+		stack_kind, stack_trace, cpu::UTINYINT AS cpu, prev_pid, next_pid, prev_state, parent_pid,
+		child_pid, exit_code, address, error_code, fd, count, ret, submit_ts_ns, io_uring_opcode,
+		io_uring_res FROM events) TO '$ref' (FORMAT parquet, KV_METADATA {'probex.sample_freq_hz': '1999',
+		'probex.stack_trace_format': 'symbolized_v1'})" >/dev/null
+	"$PROBEX" report --json "$t" >"$TMP/a.json"
+	"$PROBEX" report --json "$ref" >"$TMP/b.json" || bad "$name: report on the reference-format copy"
+	check "$name: reference-format copy gives the same syscalls and processes" same "$($PY -c "
+import json
+a, b = json.load(open('$TMP/a.json')), json.load(open('$TMP/b.json'))
+print('same' if a['syscalls'] == b['syscalls'] and len(a['processes']) == len(b['processes']) else
+      'differ: %s / %s' % (a['syscalls'][:1], b['syscalls'][:1]))")"
+	for f in folded speedscope chrome; do
+		"$PROBEX" export "$ref" --format "$f" >/dev/null || bad "$name: export $f of the reference-format copy"
+	done
+done

@@ -31,3 +31,18 @@ exit_is "sql: bad SQL" 1 1 "$PROBEX" sql "$t" "SELEC count(*) FROM events"
 check "sql: bad SQL names DuckDB's error" 1 "$(grep -c 'Parser Error' "$TMP/err")"
 exit_is "sql: unknown table" 1 1 "$PROBEX" sql "$t" "SELECT * FROM nope"
 check "sql: unknown table message" 1 "$(grep -c 'nope' "$TMP/err")"
+
+# Results stream a chunk at a time: every row arrives in every format, past the rows the
+# table takes its widths from.
+check "sql: table prints every row" "$((n + 2))" "$("$PROBEX" sql "$t" "SELECT ts_ns, event_type FROM events" | wc -l)"
+check "sql: tsv prints every row" "$n" "$("$PROBEX" sql --tsv --no-header "$t" "SELECT ts_ns FROM events" | wc -l)"
+check "sql: json holds every row" "$n" "$("$PROBEX" sql --json "$t" "SELECT ts_ns, stack_trace FROM events" | $PY -c 'import json, sys; print(len(json.load(sys.stdin)))')"
+check "sql: statements run in order" "6" "$(q "$t" "CREATE TABLE x AS SELECT 5 AS v; SELECT v + 1 FROM x")"
+
+# The prompt on a terminal (script(1)): a statement over two lines, history kept.
+if command -v script >/dev/null; then
+	printf 'SELECT 40\n+ 2 AS answer;\n.quit\n' >"$TMP/repl.in"
+	HOME=$TMP script -qec "'$PROBEX' sql '$t' </dev/tty" /dev/null <"$TMP/repl.in" >"$TMP/repl.out" 2>&1
+	check "sql prompt: multi-line statement answered" 1 "$(grep -c '^ *42.$' "$TMP/repl.out")"
+	check "sql prompt: history saved" 1 "$(grep -c 'answer' "$TMP/.probex_history")"
+fi

@@ -64,6 +64,20 @@ static void test_random_and_extremes(void **state)
 	roundtrip(5000, 2, false, NULL);
 }
 
+/* A page of a delta column with no value at all (submit_ts_ns in a trace without
+ * io_uring): nothing to re-encode. */
+static void test_all_null(void **state)
+{
+	uint64_t u[64] = { 0 };
+	uint8_t valid[64] = { 0 };
+	static const uint32_t rg[] = { 64 };
+	struct tcol cols[] = { { { "uv", PQ_U64, false, true }, u, valid, NULL, NULL } };
+	struct ttable tab = { 1, cols, 64 };
+
+	assert_int_equal(pqt_write(path, &tab, rg, 1, NULL, NULL, 0), 0);
+	pqt_verify(path, &tab);
+}
+
 static void test_small_sizes_and_pages(void **state)
 {
 	struct pq_options o = { .page_bytes = 64 };
@@ -103,6 +117,7 @@ int main(void)
 		cmocka_unit_test(test_random_and_extremes),
 		cmocka_unit_test(test_small_sizes_and_pages),
 		cmocka_unit_test(test_encoding_declared),
+		cmocka_unit_test(test_all_null),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
