@@ -22,6 +22,7 @@ fi
 FIO_FILE=$WORK/fio.dat
 declare -A CMD DESC EXTRA
 CMD[a]="dd if=/dev/zero of=/dev/null bs=1 count=300000 status=none";	DESC[a]="a syscall-heavy (dd bs=1, 600K syscalls)"
+CMD[a_fp]="${CMD[a]}";							DESC[a_fp]="a with --call-graph fp (sampled stacks walked, not copied)";	EXTRA[a_fp]="--call-graph fp"
 CMD[a_all]="${CMD[a]}";							DESC[a_all]="a with --stacks=all";	EXTRA[a_all]="--stacks=all"
 CMD[b_sh]="sh -c 'i=0; while [ \$i -lt 300000 ]; do i=\$((i+1)); done'";	DESC[b_sh]="b CPU-bound shell loop"
 CMD[b_deep]="$BIN/deepstack 2";						DESC[b_deep]="b CPU-bound deep stacks (C)"
@@ -32,7 +33,7 @@ CMD[d]="$BIN/pagefault 512";						DESC[d]="d page faults (512 MiB)"
 CMD[e]="fio --name=t --ioengine=io_uring --rw=randread --bs=4k --size=64m --filename=$FIO_FILE --output=/dev/null"
 DESC[e]="e io_uring (fio randread 4k)"
 CMD[f]="true";								DESC[f]="f fixed cost (true)"
-ORDER=${WORKLOADS:-"a a_all b_sh b_deep b_nofp b_nofp_fp c d e f"}
+ORDER=${WORKLOADS:-"a a_fp a_all b_sh b_deep b_nofp b_nofp_fp c d e f"}
 STACKS=$ROOT/$BUILD/bench/stacks.md
 
 now() { date +%s.%N; }
@@ -124,12 +125,13 @@ for k in $ORDER; do
 	echo "$row" >>"$OUT"
 	echo "$row"
 done
-# The same workload under perf record --call-graph dwarf (perf's 8 KiB stack copies).
+# The same workload under perf record --call-graph dwarf (perf's 8 KiB stack copies; -N:
+# perf 6.1 can crash filling its build-id cache at the end).
 if [[ " $ORDER " == *" b_nofp "* ]] && command -v perf >/dev/null; then
 	: >"$WORK/u"; : >"$WORK/t"
 	for i in $(seq "$RUNS"); do
 		run_untraced b_nofp >>"$WORK/u"
-		t0=$(now); perf record -q -F 1999 --call-graph dwarf -o "$WORK/perf.data" -- ${CMD[b_nofp]} >/dev/null 2>&1; t1=$(now)
+		t0=$(now); perf record -q -N -F 1999 --call-graph dwarf -o "$WORK/perf.data" -- ${CMD[b_nofp]} >/dev/null 2>&1; t1=$(now)
 		echo "$t1 - $t0" | bc >>"$WORK/t"
 	done
 	u=$(median <"$WORK/u"); t=$(median <"$WORK/t")
