@@ -325,7 +325,7 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	err = pq_writer__open(&w, tmp, trace_schema__pq_columns(), TC__COUNT, &po);
 	if (!err)
 		err = rows__write(f.rows, w, sl, ROW_GROUP_ROWS);
-	symdata = symdata__encode(f.as, f.ustacks, f.kstacks);
+	symdata = symdata__encode(f.as, f.ustacks, f.kstacks, labeler__jit_used(l));
 	if (!err && !symdata)
 		err = -ENOMEM;
 	if (err) {

@@ -89,3 +89,9 @@ for cg in auto fp; do
 		"$(q "$out" "SELECT stack_modules[list_position(stack_trace, 'jit_spin_loop')] FROM events WHERE list_contains(stack_trace, 'jit_spin_loop') LIMIT 1")"
 	assert_eq "$cg: malformed perf map lines counted" 1 "$(drop "$out" jit_map_lines_skipped)"
 done
+
+# Re-symbolization keeps the JIT names (the maps are gone; the names used are kept in the
+# symbol data) and the modules, row for row.
+"$PROBEX" resymbolize "$TMP/jit-auto.parquet" -o "$TMP/jit-r.parquet" || fail "resymbolize failed"
+assert_eq "resymbolized rows whose labels or modules changed" 0 \
+	"$(q "$TMP/jit-auto.parquet" "SELECT count(*) FROM read_parquet('$TMP/jit-auto.parquet', file_row_number=true) a JOIN read_parquet('$TMP/jit-r.parquet', file_row_number=true) b USING (file_row_number) WHERE a.stack_trace IS DISTINCT FROM b.stack_trace OR a.stack_modules IS DISTINCT FROM b.stack_modules")"
