@@ -208,12 +208,32 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	return DWARF_CB_OK;
 }
 
-/* Which reason ended a walk short of the outermost frame. */
-static void count_end(struct unwinder *u, Dwfl *dwfl, int rc)
+/* Whether pc (a return address) is in the first bytes of its object's entry point:
+ * _start, whose CFI (ld.so's, some toolchains') does not mark it outermost, so libdwfl
+ * fails looking for its caller although the stack is whole. */
+static bool at_entry(Dwfl *dwfl, Dwarf_Addr pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc - 1);
+	GElf_Addr bias;
+	GElf_Ehdr eh;
+	Elf *elf;
+
+	elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
+	if (!elf || !gelf_getehdr(elf, &eh) || !eh.e_entry)
+		return false;
+	return pc > eh.e_entry + bias && pc - (eh.e_entry + bias) <= 64;
+}
+
+/* Which reason ended a walk short of the outermost frame; whether it is whole. */
+static bool count_end(struct unwinder *u, Dwfl *dwfl, int rc)
 {
 	struct sample *c = &u->cur;
 
-	if (rc == 0)
+	if ((rc == 0 && !c->read_miss) || (c->n > 1 && !c->depth && at_entry(dwfl, c->frames[c->n - 1]))) {
+		u->st.whole++;
+		return true;
+	}
+	if (rc == 0 && !c->read_miss)
 		u->st.whole++;
 	else if (c->depth)
 		u->st.depth++;
@@ -223,6 +243,7 @@ static void count_end(struct unwinder *u, Dwfl *dwfl, int rc)
 		u->st.no_module++;
 	else
 		u->st.failed++;
+	return false;
 }
 
 uint32_t unwinder__record(struct unwinder *u, uint32_t space, const void *rec, uint32_t len,
@@ -255,8 +276,9 @@ uint32_t unwinder__record(struct unwinder *u, uint32_t space, const void *rec, u
 		return 1;
 	}
 	rc = dwfl_getthread_frames(dwfl, h->tid ? (pid_t)h->tid : 1, frame_cb, &u->cur);
-	count_end(u, dwfl, rc);
-	if (rc != 0)
+	/* A walk libdwfl ends "normally" after a failed read (its frame-pointer fallback
+	 * found no caller) stopped short too. */
+	if (!count_end(u, dwfl, rc))
 		*flags |= REC_F_USTACK_TRUNC;
 	if (!u->cur.n) {
 		frames[0] = c->regs[UREG_IP];
