@@ -95,3 +95,15 @@ done
 "$PROBEX" resymbolize "$TMP/jit-auto.parquet" -o "$TMP/jit-r.parquet" || fail "resymbolize failed"
 assert_eq "resymbolized rows whose labels or modules changed" 0 \
 	"$(q "$TMP/jit-auto.parquet" "SELECT count(*) FROM read_parquet('$TMP/jit-auto.parquet', file_row_number=true) a JOIN read_parquet('$TMP/jit-r.parquet', file_row_number=true) b USING (file_row_number) WHERE a.stack_trace IS DISTINCT FROM b.stack_trace OR a.stack_modules IS DISTINCT FROM b.stack_modules")"
+
+# Stripped binaries: names from .dynsym when exported, else path+0xOFFSET; whole either way.
+out="$TMP/dyn.parquet"
+"$PROBEX" -q -o "$out" --no-viewer -- "$FIXTURES/nofp_dynsym" chain 0.3 || fail "probex exited $?"
+total=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample'")
+assert_ge "stripped, .dynsym: samples with the whole named chain (of $total)" "$((total * 90 / 100))" \
+	"$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND contains(array_to_string(stack_trace, '|'), '[user]|_start|') AND contains(array_to_string(stack_trace, '|'), '|main|nofp_a|nofp_b|nofp_c')")"
+out="$TMP/str.parquet"
+"$PROBEX" -q -o "$out" --no-viewer -- "$FIXTURES/nofp_stripped" chain 0.3 || fail "probex exited $?"
+total=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample'")
+assert_ge "stripped, no symbols: samples walked whole from _start to a path+0x frame (of $total)" "$((total * 90 / 100))" \
+	"$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND NOT list_contains(stack_trace, '[truncated]') AND stack_trace[2] LIKE '%/nofp_stripped+0x%' AND len(list_filter(stack_trace, x -> x LIKE '%/nofp_stripped+0x%')) >= 4")"
