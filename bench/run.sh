@@ -112,7 +112,7 @@ for k in $ORDER; do
 		samples=$(awk -v g="$got" -v c="$cpu" -v f="$freq" 'BEGIN { printf "%d/%d = %.1f%%", g, f * c, 100 * g / (f * c) }')
 		# Whole: the walk reached the thread's first frame, nothing cut or truncated.
 		whole=$(q "$out" "SELECT count(*) FROM events WHERE event_type='cpu_sample' AND NOT list_contains(stack_trace, '[truncated]')
-			AND (list_contains(stack_trace, '_start') OR list_contains(stack_trace, 'clone3') OR list_contains(stack_trace, '__clone'))")
+			AND len(list_filter(stack_trace, x -> x IN ('_start', '__clone3', '__clone', 'clone3', 'clone'))) > 0")
 		awk -v d="${DESC[$k]}" -v g="$got" -v w="$whole" -v s="$size" 'BEGIN {
 			printf "| %s | %d | %.1f%% | %.1f |\n", d, g, 100 * w / (g ? g : 1), s / (g ? g : 1) }' >>"$STACKS"
 	fi
