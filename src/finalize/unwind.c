@@ -250,8 +250,8 @@ uint32_t unwinder__record(struct unwinder *u, uint32_t space, const void *rec, u
 			  uint32_t fixed, uint64_t *frames, uint32_t max, uint16_t *flags)
 {
 	const struct rec_ustack *c;
-	uint32_t off = rec_ustack_off(fixed);
 	const struct rec_hdr *h = rec;
+	uint32_t off = rec_spool_ustack_off(fixed, h->kstack_n);
 	Dwfl *dwfl;
 	int rc;
 

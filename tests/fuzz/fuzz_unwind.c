@@ -29,7 +29,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t rec[sizeof(struct rec_cpu_sample) + PROBEX_MAX_FRAMES * 8 + sizeof(struct rec_ustack) + 512];
-	uint32_t off = rec_ustack_off(sizeof(struct rec_cpu_sample)), n, space;
+	uint32_t off = rec_spool_ustack_off(sizeof(struct rec_cpu_sample), 0), n, space;
 	struct rec_ustack *u = (struct rec_ustack *)(rec + off);
 	struct rec_cpu_sample *h = (struct rec_cpu_sample *)rec;
 	uint64_t frames[PROBEX_MAX_FRAMES];

@@ -16,7 +16,7 @@ drop() { # FILE COUNTER
 out="$TMP/fp.parquet"
 "$PROBEX" -q -o "$out" --no-viewer --call-graph fp -- "$FIXTURES/nofp" chain 0.5 || fail "probex exited $?"
 total=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample'")
-assert_ge "cpu samples" 200 "$total"
+assert_ge "cpu samples (a loaded machine gives fewer)" 100 "$total"
 assert_eq "user frames outside executable code (fp)" 0 \
 	"$(q "$out" "SELECT count(*) FROM ($(user_frames)) WHERE l LIKE '0x%'")"
 assert_ge "walks cut at a non-code address, counted in probex.drops (of $total)" \
