@@ -107,3 +107,21 @@ out="$TMP/str.parquet"
 total=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample'")
 assert_ge "stripped, no symbols: samples walked whole from _start to a path+0x frame (of $total)" "$((total * 90 / 100))" \
 	"$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND NOT list_contains(stack_trace, '[truncated]') AND stack_trace[2] LIKE '%/nofp_stripped+0x%' AND len(list_filter(stack_trace, x -> x LIKE '%/nofp_stripped+0x%')) >= 4")"
+
+# probex reads JIT maps as root from a directory anyone can write: a symlink, or a file
+# owned by another user than the process's, is never copied.
+out="$TMP/hostile.parquet"
+secret="probex-secret-$$"
+echo "7f0000000000 10 $secret" >"$TMP/secret.map"
+chmod 600 "$TMP/secret.map"
+PROBEX_KEEP_SPOOL=1 "$PROBEX" -q -o "$out" --no-viewer -- sh -c \
+	"ln -sf '$TMP/secret.map' /tmp/perf-\$\$.map; sleep 0.3; rm -f /tmp/perf-\$\$.map" || fail "probex exited $?"
+assert_eq "spool bytes from a symlinked perf map" 0 "$(grep -c "$secret" "$out.probex-spool")"
+rm -f "$out" "$out.probex-spool"
+PROBEX_KEEP_SPOOL=1 "$PROBEX" -q -o "$out" --no-viewer -- sh -c \
+	"cp '$TMP/secret.map' /tmp/perf-\$\$.map; chown nobody /tmp/perf-\$\$.map; sleep 0.3; rm -f /tmp/perf-\$\$.map" || fail "probex exited $?"
+assert_eq "spool bytes from a perf map of another user" 0 "$(grep -c "$secret" "$out.probex-spool")"
+rm -f "$out" "$out.probex-spool"
+PROBEX_KEEP_SPOOL=1 "$PROBEX" -q -o "$out" --no-viewer -- sh -c \
+	"cp '$TMP/secret.map' /tmp/perf-\$\$.map; sleep 0.3; rm -f /tmp/perf-\$\$.map" || fail "probex exited $?"
+assert_eq "the same map, the process's own: copied" 1 "$(grep -c "$secret" "$out.probex-spool")"
