@@ -125,3 +125,7 @@ rm -f "$out" "$out.probex-spool"
 PROBEX_KEEP_SPOOL=1 "$PROBEX" -q -o "$out" --no-viewer -- sh -c \
 	"cp '$TMP/secret.map' /tmp/perf-\$\$.map; sleep 0.3; rm -f /tmp/perf-\$\$.map" || fail "probex exited $?"
 assert_eq "the same map, the process's own: copied" 1 "$(grep -c "$secret" "$out.probex-spool")"
+rm -f "$out" "$out.probex-spool"
+PROBEX_KEEP_SPOOL=1 "$PROBEX" -q -o "$out" --no-viewer -- sh -c \
+	"ln -f '$TMP/secret.map' /tmp/perf-\$\$.map; sleep 0.3; rm -f /tmp/perf-\$\$.map" || fail "probex exited $?"
+assert_eq "spool bytes from a hard-linked perf map" 0 "$(grep -c "$secret" "$out.probex-spool")"
