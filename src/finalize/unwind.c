@@ -13,9 +13,14 @@
 #include "finalize/unwind.h"
 #include "symbolize/addrspace.h"
 
+/* Live libdwfl sessions at most: each maps and indexes every object of its process
+ * (a fork-heavy trace has thousands of spaces); the least recently used goes first. */
+#define MAX_LIVE 32
+
 struct space {
 	Dwfl *dwfl;
 	bool tried;
+	uint64_t used;		/* u->clock when last unwound in */
 };
 
 /* The sample being unwound, which libdwfl's callbacks read. */
@@ -31,17 +36,65 @@ struct sample {
 struct unwinder {
 	const struct addrspace *as;
 	struct space *spaces;
-	uint32_t nspaces;
+	uint32_t nspaces, live;
+	uint64_t clock;
 	struct sample cur;
 	struct unwind_stats st;
 };
 
+#define FEW_FDES 16	/* the C runtime's own: an object built without unwind tables */
+
+/* The FDE count in .eh_frame_hdr (the usual encodings only), 0 without one, or
+ * FEW_FDES when it cannot be told. */
+static uint32_t eh_fdes(Elf *elf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return FEW_FDES;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+		uint32_t n;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    strcmp(name, ".eh_frame_hdr"))
+			continue;
+		d = elf_getdata(scn, NULL);
+		/* version 1, eh_frame_ptr pcrel|sdata4, fde_count udata4 */
+		if (!d || !d->d_buf || d->d_size < 12 || ((uint8_t *)d->d_buf)[0] != 1 ||
+		    ((uint8_t *)d->d_buf)[1] != 0x1b || ((uint8_t *)d->d_buf)[2] != 0x03)
+			return FEW_FDES;
+		memcpy(&n, (uint8_t *)d->d_buf + 8, 4);
+		return n;
+	}
+	return 0;
+}
+
+/* Separate debug files (.gnu_debuglink, /usr/lib/debug/.build-id) hold .debug_frame
+ * for objects built without unwind tables.  libdwfl reads them whenever .eh_frame has no
+ * entry for a pc, in every address space: for libc that is tens of MB of DWARF per
+ * process (fork-heavy traces: 25x slower finalization, 10x memory).  Only objects whose
+ * .eh_frame describes almost nothing get theirs. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+
+	if (!elf || eh_fdes(elf) >= FEW_FDES)
+		return -1;
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+					    debuglink_file, debuglink_crc, debuginfo_file_name);
+}
+
 static char *debuginfo_path;
 static const Dwfl_Callbacks dwfl_cbs = {
 	.find_elf = dwfl_build_id_find_elf,
-	/* .gnu_debuglink and /usr/lib/debug/.build-id: CFI of objects whose .eh_frame
-	 * was stripped is in their separate debug file's .debug_frame. */
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 	.debuginfo_path = &debuginfo_path,
 };
 
@@ -136,6 +189,21 @@ static void report(Dwfl *dwfl, const struct mapping *m)
 	dwfl_report_elf(dwfl, base, path, -1, bias, true);
 }
 
+static void evict_lru(struct unwinder *u)
+{
+	struct space *old = NULL;
+
+	for (uint32_t i = 0; i < u->nspaces; i++)
+		if (u->spaces[i].dwfl && (!old || u->spaces[i].used < old->used))
+			old = &u->spaces[i];
+	if (!old)
+		return;
+	dwfl_end(old->dwfl);
+	old->dwfl = NULL;
+	old->tried = false;	/* rebuilt if it is needed again */
+	u->live--;
+}
+
 static Dwfl *space_dwfl(struct unwinder *u, uint32_t space)
 {
 	const struct mapping *maps;
@@ -146,9 +214,12 @@ static Dwfl *space_dwfl(struct unwinder *u, uint32_t space)
 	if (space >= u->nspaces)
 		return NULL;
 	s = &u->spaces[space];
+	s->used = ++u->clock;
 	if (s->tried)
 		return s->dwfl;
 	s->tried = true;
+	if (u->live >= MAX_LIVE)
+		evict_lru(u);
 	maps = addrspace__space_mappings(u->as, space, &n);
 	dwfl = dwfl_begin(&dwfl_cbs);
 	if (!dwfl)
@@ -162,6 +233,7 @@ static Dwfl *space_dwfl(struct unwinder *u, uint32_t space)
 		return NULL;
 	}
 	s->dwfl = dwfl;
+	u->live++;
 	return dwfl;
 }
 
