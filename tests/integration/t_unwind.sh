@@ -33,7 +33,7 @@ echo "cpu samples: $total, with _start ... main > nofp_a > nofp_b > nofp_c: $cha
 assert_ge "samples with the whole chain (of $total)" "$((total * 90 / 100))" "$chain"
 assert_eq "user frames outside executable code (dwarf)" 0 \
 	"$(q "$out" "SELECT count(*) FROM ($(user_frames)) WHERE l LIKE '0x%'")"
-assert_eq "unwinds that needed stack beyond the copy" 0 "$(drop "$out" unwind_copy_end)"
+assert_le "unwinds that needed stack beyond the copy (start-up and exit stragglers)" "$((total / 100 + 1))" "$(drop "$out" unwind_copy_end)"
 # The sampled stacks of scheduler events are copies too: the same chain when preempted.
 sw=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'sched_switch' AND list_contains(stack_trace, 'nofp_c')")
 swhole=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'sched_switch' AND list_contains(stack_trace, 'nofp_c') AND contains(array_to_string(stack_trace, '|'), '|main|nofp_a|nofp_b|nofp_c')")
