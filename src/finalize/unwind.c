@@ -280,12 +280,14 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	return DWARF_CB_OK;
 }
 
-/* Whether pc (a return address) is in the first bytes of its object's entry point:
+/* Whether the outermost frame found is in the first bytes of its object's entry point:
  * _start, whose CFI (ld.so's, some toolchains') does not mark it outermost, so libdwfl
- * fails looking for its caller although the stack is whole. */
-static bool at_entry(Dwfl *dwfl, Dwarf_Addr pc)
+ * fails looking for its caller although the stack is whole.  leaf: pc is the sampled
+ * one (a process faulting on its first instruction), else a return address. */
+static bool at_entry(Dwfl *dwfl, Dwarf_Addr pc, bool leaf)
 {
-	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc - 1);
+	Dwarf_Addr look = leaf ? pc : pc - 1;
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, look);
 	GElf_Addr bias;
 	GElf_Ehdr eh;
 	Elf *elf;
@@ -293,7 +295,7 @@ static bool at_entry(Dwfl *dwfl, Dwarf_Addr pc)
 	elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
 	if (!elf || !gelf_getehdr(elf, &eh) || !eh.e_entry)
 		return false;
-	return pc > eh.e_entry + bias && pc - (eh.e_entry + bias) <= 64;
+	return look >= eh.e_entry + bias && look - (eh.e_entry + bias) < 64;
 }
 
 /* Which reason ended a walk short of the outermost frame; whether it is whole. */
@@ -301,7 +303,8 @@ static bool count_end(struct unwinder *u, Dwfl *dwfl, int rc)
 {
 	struct sample *c = &u->cur;
 
-	if ((rc == 0 && !c->read_miss) || (c->n > 1 && !c->depth && at_entry(dwfl, c->frames[c->n - 1]))) {
+	if ((rc == 0 && !c->read_miss) ||
+	    (c->n && !c->depth && at_entry(dwfl, c->frames[c->n - 1], c->n == 1))) {
 		u->st.whole++;
 		return true;
 	}
