@@ -336,9 +336,16 @@ uint32_t unwinder__record(struct unwinder *u, uint32_t space, const void *rec, u
 		return 0;
 	}
 	c = (const struct rec_ustack *)((const char *)rec + off);
-	if (!c->len || c->len > len - off - sizeof(*c)) {
+	if (c->len > len - off - sizeof(*c)) {
 		u->st.no_copy++;
 		return 0;
+	}
+	if (!c->len) {
+		/* No stack bytes (an exiting task's memory is gone): the sampled pc alone. */
+		u->st.no_copy++;
+		frames[0] = c->regs[UREG_IP];
+		*flags |= REC_F_USTACK_TRUNC;
+		return 1;
 	}
 	u->cur = (struct sample){ .regs = c, .stack = (const uint8_t *)(c + 1), .frames = frames,
 				  .max = max };
