@@ -23,7 +23,7 @@ enum stack_mode {
 	STACKS_NONE,	/* no stacks on syscall/fault/scheduler events */
 };
 
-/* --call-graph: how user stacks of CPU samples are taken. */
+/* --call-graph: how user stacks are taken (CPU samples, and sampled event stacks). */
 enum call_graph {
 	CG_AUTO,	/* default: as dwarf (CFI where an object has it, frame pointers else) */
 	CG_FP,		/* frame-pointer walk in the kernel */
@@ -164,7 +164,8 @@ enum ureg {
  * PROBEX_MAX_FRAMES kernel frames (kstack_n used), then this (at rec_ustack_off), then
  * `len` bytes of the user stack from regs[UREG_SP] up.  The kernel reserves the largest
  * size; the recorder spools it packed: the fixed part, the kstack_n frames, this
- * (at rec_spool_ustack_off) and the `len` bytes. */
+ * (at rec_spool_ustack_off) and the `len` bytes — never the unused room, which holds
+ * whatever the ring buffer held before. */
 struct rec_ustack {
 	__u64 regs[UREG__COUNT];
 	__u32 len;
