@@ -35,3 +35,19 @@ $(BUILD)/fixtures/nofp_debuglink: tests/fixtures/nofp.c
 
 fixtures: $(BUILD)/fixtures/nofp_debuglink
 test-integration: $(BUILD)/fixtures/nofp_debuglink
+
+# Stripped of .symtab and DWARF (.eh_frame stays): with -rdynamic its functions keep
+# names in .dynsym; without, frames are path+0xOFFSET.  Both unwind whole.
+$(BUILD)/fixtures/nofp_dynsym: tests/fixtures/nofp.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -fomit-frame-pointer -rdynamic $< -o $@.full
+	strip --strip-all -o $@ $@.full
+	rm -f $@.full
+
+$(BUILD)/fixtures/nofp_stripped: tests/fixtures/nofp.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -fomit-frame-pointer $< -o $@.full
+	strip --strip-all -o $@ $@.full
+	rm -f $@.full
+
+fixtures: $(BUILD)/fixtures/nofp_dynsym $(BUILD)/fixtures/nofp_stripped

@@ -8,8 +8,8 @@
 const volatile __u32 stack_mode = STACKS_SAMPLED;
 const volatile __u64 stack_interval_ns = 1000000;
 const volatile __u64 wakeup_bytes = 256 * 1024;	/* 0: wake up on every record */
-/* CPU samples: bytes of user stack copied for CFI unwinding at finalize (a multiple of
- * PROBEX_USTACK_CHUNK, at most PROBEX_USTACK_MAX); 0: frame-pointer walks. */
+/* Bytes of user stack copied per CPU sample for CFI unwinding at finalize (a multiple
+ * of PROBEX_USTACK_CHUNK, at most PROBEX_USTACK_MAX); 0: frame-pointer walks. */
 const volatile __u32 ustack_copy_bytes = 0;
 /* The sampled stacks of syscall, fault and scheduler events are copies too (at most one
  * per thread, class and interval: cheap); with --stacks=all they stay frame-pointer walks. */

@@ -25,7 +25,7 @@ enum stack_mode {
 	STACKS_NONE,	/* no stacks on syscall/fault/scheduler events */
 };
 
-/* --call-graph: how user stacks of CPU samples are taken. */
+/* --call-graph: how user stacks are taken (CPU samples, and sampled event stacks). */
 enum call_graph {
 	CG_AUTO,	/* default: as dwarf (CFI where an object has it, frame pointers else) */
 	CG_FP,		/* frame-pointer walk in the kernel */
@@ -200,9 +200,11 @@ enum ureg {
 #define PROBEX_USTACK_MAX	(16 * PROBEX_USTACK_CHUNK)	/* largest --stack-copy */
 
 /* A record with REC_F_USTACK_COPY has ustack_n == 0 and, after its fixed part, room for
- * PROBEX_MAX_FRAMES kernel frames (kstack_n used), then this, then `len` bytes of the
- * user stack from regs[UREG_SP] up.  The kernel reserves the largest size; the
- * recorder keeps only rec_ustack_size() bytes of it. */
+ * PROBEX_MAX_FRAMES kernel frames (kstack_n used), then this (at rec_ustack_off), then
+ * `len` bytes of the user stack from regs[UREG_SP] up.  The kernel reserves the largest
+ * size; the recorder spools it packed: the fixed part, the kstack_n frames, this
+ * (at rec_spool_ustack_off) and the `len` bytes — never the unused room, which holds
+ * whatever the ring buffer held before. */
 struct rec_ustack {
 	__u64 regs[UREG__COUNT];
 	__u32 len;
@@ -212,6 +214,11 @@ struct rec_ustack {
 static inline __u32 rec_ustack_off(__u32 fixed)
 {
 	return fixed + PROBEX_MAX_FRAMES * 8;
+}
+
+static inline __u32 rec_spool_ustack_off(__u32 fixed, __u8 kstack_n)
+{
+	return fixed + kstack_n * 8;
 }
 
 /* The fixed part of a record of this kind (0: unknown kind). */

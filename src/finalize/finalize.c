@@ -342,7 +342,7 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 		goto cleanup;
 	}
 	err = rows__write(f.rows, w, sl, ROW_GROUP_ROWS);
-	symdata = symdata__encode(f.as, f.ustacks, f.kstacks);
+	symdata = symdata__encode(f.as, f.ustacks, f.kstacks, labeler__jit_used(l));
 	symstats = labeler__stats_json(&f.ls);
 	if (!err && (!symdata || !symstats))
 		err = -ENOMEM;

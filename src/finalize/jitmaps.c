@@ -99,6 +99,13 @@ int jitmaps__build(struct jitmaps *j, const struct addrspace *as)
 	return 0;
 }
 
+int jitmaps__add_text(struct jitmaps *j, uint32_t space, const char *text, size_t len)
+{
+	struct perfmap *pm = map_of(j, space, true);
+
+	return pm ? perfmap__add(pm, text, len) : -ENOMEM;
+}
+
 const char *jitmaps__name(struct jitmaps *j, uint32_t space, uint64_t addr)
 {
 	struct perfmap *pm = j ? map_of(j, space, false) : NULL;

@@ -3,6 +3,7 @@
 #ifndef PROBEX_FINALIZE_JITMAPS_H
 #define PROBEX_FINALIZE_JITMAPS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct addrspace;
@@ -14,6 +15,8 @@ void jitmaps__free(struct jitmaps *j);
 int jitmaps__add_item(struct jitmaps *j, const void *data, uint32_t len);
 /* Parse the items into the address space each was copied from. */
 int jitmaps__build(struct jitmaps *j, const struct addrspace *as);
+/* Add perf-map text to space's map directly (symbol data read back by resymbolize). */
+int jitmaps__add_text(struct jitmaps *j, uint32_t space, const char *text, size_t len);
 /* The JIT symbol covering addr in space, or NULL. */
 const char *jitmaps__name(struct jitmaps *j, uint32_t space, uint64_t addr);
 /* Map lines parsed, and lines skipped as malformed. */

@@ -18,8 +18,14 @@ struct labeler {
 	const struct ksyms *ks;
 	struct usym *usym;
 	struct jitmaps *jit;
+	struct strbuf jit_used;		/* "j SPACE ADDR 1 NAME" lines: JIT names given */
 	struct labeler_stats st;
 };
+
+const char *labeler__jit_used(const struct labeler *l)
+{
+	return l->jit_used.s ? l->jit_used.s : "";
+}
 
 void labeler__set_jitmaps(struct labeler *l, struct jitmaps *j)
 {
@@ -62,6 +68,7 @@ void labeler__free(struct labeler *l)
 	if (!l)
 		return;
 	usym__free(l->usym);
+	strbuf__free(&l->jit_used);
 	free(l);
 }
 
@@ -119,6 +126,8 @@ static void user_frame(struct labeler *l, const struct stack_entry *e, uint32_t 
 		if (name) {
 			l->st.user_jit++;
 			add_label(out, name);
+			/* Kept in the symbol data: the map itself is gone after recording. */
+			strbuf__addf(&l->jit_used, "j %u %llx 1 %s\n", e->space, (unsigned long long)look, name);
 		} else {
 			add_hex(out, addr);
 		}

@@ -37,6 +37,8 @@ void labeler__free(struct labeler *l);
 /* Name frames in anonymous executable mappings from these JIT maps (not owned). */
 struct jitmaps;
 void labeler__set_jitmaps(struct labeler *l, struct jitmaps *j);
+/* Symbol-data lines for the JIT names given so far ("" when none). */
+const char *labeler__jit_used(const struct labeler *l);
 /* Append the labels of a user stack (starting with "[user]") joined by LABEL_SEP, and
  * when mods is given, each label's object the same way (aligned: one per label; the file
  * path, "[vdso]", "//anon", or "" for the [user] and [truncated] marks). */

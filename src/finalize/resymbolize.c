@@ -12,6 +12,7 @@
 #include "common/strbuf.h"
 #include "symbolize/addrspace.h"
 #include "trace/duck.h"
+#include "finalize/jitmaps.h"
 #include "finalize/labels.h"
 #include "finalize/resymbolize.h"
 #include "finalize/stackset.h"
@@ -181,6 +182,7 @@ int resymbolize__run(const char *in, const char *out, bool force)
 	struct labeler *l = NULL;
 	struct addrspace *as = addrspace__new();
 	struct stackset *us = stackset__new(), *ks = stackset__new();
+	struct jitmaps *jit = jitmaps__new();
 	duckdb_database db = NULL;
 	duckdb_connection con = NULL;
 	char lit[8400], tmp[4200];
@@ -205,13 +207,15 @@ int resymbolize__run(const char *in, const char *out, bool force)
 		err = -ENODATA;
 		goto cleanup;
 	}
-	err = symdata__decode(data, as, us, ks);
+	err = jit ? symdata__decode(data, as, us, ks, jit) : -ENOMEM;
 	if (err) {
 		log__error("%s: damaged %s metadata", in, META_SYMBOL_DATA);
 		goto cleanup;
 	}
 	log__debug("resymbolize: read %.3f s", now_s() - t0);
 	l = labeler__new(as, NULL);
+	if (l)
+		labeler__set_jitmaps(l, jit);
 	err = l ? load_labels(con, l, us) : -ENOMEM;
 	log__debug("resymbolize: %u stacks labelled %.3f s", stackset__count(us), now_s() - t0);
 	if (err)
@@ -244,6 +248,7 @@ int resymbolize__run(const char *in, const char *out, bool force)
 		  (unsigned long long)ls.user_symbolized, (unsigned long long)ls.user_frames, out);
 cleanup:
 	labeler__free(l);
+	jitmaps__free(jit);
 	kv_free(&kv);
 	if (con)
 		duckdb_disconnect(&con);

@@ -8,6 +8,7 @@
 #include "common/base64.h"
 #include "common/strbuf.h"
 #include "symbolize/addrspace.h"
+#include "finalize/jitmaps.h"
 #include "finalize/stackset.h"
 #include "finalize/symdata.h"
 
@@ -22,7 +23,7 @@ static void add_frames(struct strbuf *b, const uint64_t *f, uint32_t n)
 }
 
 char *symdata__encode(const struct addrspace *as, const struct stackset *us,
-		      const struct stackset *ks)
+		      const struct stackset *ks, const char *jit)
 {
 	struct strbuf b = { 0 };
 	struct stack_entry e;
@@ -56,6 +57,8 @@ char *symdata__encode(const struct addrspace *as, const struct stackset *us,
 		strbuf__addf(&b, "k %u", e.flags);
 		add_frames(&b, e.frames, e.n);
 	}
+	if (jit)
+		strbuf__add(&b, jit, strlen(jit));
 	if (b.err)
 		goto cleanup;
 	zlen = ZSTD_compressBound(b.len);
@@ -88,7 +91,8 @@ static int parse_frames(char **p, uint64_t *f, uint32_t *n)
 	return 0;
 }
 
-static int parse_line(char *line, struct addrspace *as, struct stackset *us, struct stackset *ks)
+static int parse_line(char *line, struct addrspace *as, struct stackset *us, struct stackset *ks,
+		      struct jitmaps *jit)
 {
 	uint64_t frames[MAX_FRAMES];
 	unsigned char bid[64];
@@ -128,13 +132,17 @@ static int parse_line(char *line, struct addrspace *as, struct stackset *us, str
 		p = line + pos;
 		err = parse_frames(&p, frames, &n);
 		return err ? err : (int)(stackset__intern(ks, 0, frames, n, flags, 0) < 0 ? -ENOMEM : 0);
+	case 'j':
+		if (sscanf(line, "j %u %n", &space, &pos) != 1 || !pos)
+			return -EBADMSG;
+		return jit ? jitmaps__add_text(jit, space, line + pos, strlen(line + pos)) : 0;
 	default:
 		return -EBADMSG;
 	}
 }
 
 int symdata__decode(const char *value, struct addrspace *as, struct stackset *us,
-		    struct stackset *ks)
+		    struct stackset *ks, struct jitmaps *jit)
 {
 	size_t zlen, len;
 	void *z = base64__decode(value, &zlen);
@@ -158,7 +166,7 @@ int symdata__decode(const char *value, struct addrspace *as, struct stackset *us
 	text[len] = 0;
 	err = 0;
 	for (line = strtok_r(text, "\n", &save); line && !err; line = strtok_r(NULL, "\n", &save))
-		err = parse_line(line, as, us, ks);
+		err = parse_line(line, as, us, ks, jit);
 cleanup:
 	free(text);
 	free(z);

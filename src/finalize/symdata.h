@@ -6,15 +6,18 @@
 #define PROBEX_FINALIZE_SYMDATA_H
 
 struct addrspace;
+struct jitmaps;
 struct stackset;
 
 #define META_SYMBOL_DATA "probex.symbol_data"
 
 /* Returns a malloc'd metadata value, or NULL on allocation failure. */
+/* jit: "j SPACE ADDR SIZE NAME" lines of the JIT names used (labeler__jit_used), or NULL. */
 char *symdata__encode(const struct addrspace *as, const struct stackset *ustacks,
-		      const struct stackset *kstacks);
-/* Rebuild address spaces and stack sets (same ids) from a metadata value. */
+		      const struct stackset *kstacks, const char *jit);
+/* Rebuild address spaces, stack sets (same ids) and, when jit is given, the JIT names
+ * from a metadata value. */
 int symdata__decode(const char *value, struct addrspace *as, struct stackset *ustacks,
-		    struct stackset *kstacks);
+		    struct stackset *kstacks, struct jitmaps *jit);
 
 #endif

@@ -13,9 +13,14 @@
 #include "finalize/unwind.h"
 #include "symbolize/addrspace.h"
 
+/* Live libdwfl sessions at most: each maps and indexes every object of its process
+ * (a fork-heavy trace has thousands of spaces); the least recently used goes first. */
+#define MAX_LIVE 32
+
 struct space {
 	Dwfl *dwfl;
 	bool tried;
+	uint64_t used;		/* u->clock when last unwound in */
 };
 
 /* The sample being unwound, which libdwfl's callbacks read. */
@@ -31,17 +36,65 @@ struct sample {
 struct unwinder {
 	const struct addrspace *as;
 	struct space *spaces;
-	uint32_t nspaces;
+	uint32_t nspaces, live;
+	uint64_t clock;
 	struct sample cur;
 	struct unwind_stats st;
 };
 
+#define FEW_FDES 16	/* the C runtime's own: an object built without unwind tables */
+
+/* The FDE count in .eh_frame_hdr (the usual encodings only), 0 without one, or
+ * FEW_FDES when it cannot be told. */
+static uint32_t eh_fdes(Elf *elf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return FEW_FDES;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+		uint32_t n;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    strcmp(name, ".eh_frame_hdr"))
+			continue;
+		d = elf_getdata(scn, NULL);
+		/* version 1, eh_frame_ptr pcrel|sdata4, fde_count udata4 */
+		if (!d || !d->d_buf || d->d_size < 12 || ((uint8_t *)d->d_buf)[0] != 1 ||
+		    ((uint8_t *)d->d_buf)[1] != 0x1b || ((uint8_t *)d->d_buf)[2] != 0x03)
+			return FEW_FDES;
+		memcpy(&n, (uint8_t *)d->d_buf + 8, 4);
+		return n;
+	}
+	return 0;
+}
+
+/* Separate debug files (.gnu_debuglink, /usr/lib/debug/.build-id) hold .debug_frame
+ * for objects built without unwind tables.  libdwfl reads them whenever .eh_frame has no
+ * entry for a pc, in every address space: for libc that is tens of MB of DWARF per
+ * process (fork-heavy traces: 25x slower finalization, 10x memory).  Only objects whose
+ * .eh_frame describes almost nothing get theirs. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+
+	if (!elf || eh_fdes(elf) >= FEW_FDES)
+		return -1;
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+					    debuglink_file, debuglink_crc, debuginfo_file_name);
+}
+
 static char *debuginfo_path;
 static const Dwfl_Callbacks dwfl_cbs = {
 	.find_elf = dwfl_build_id_find_elf,
-	/* .gnu_debuglink and /usr/lib/debug/.build-id: CFI of objects whose .eh_frame
-	 * was stripped is in their separate debug file's .debug_frame. */
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 	.debuginfo_path = &debuginfo_path,
 };
 
@@ -136,6 +189,21 @@ static void report(Dwfl *dwfl, const struct mapping *m)
 	dwfl_report_elf(dwfl, base, path, -1, bias, true);
 }
 
+static void evict_lru(struct unwinder *u)
+{
+	struct space *old = NULL;
+
+	for (uint32_t i = 0; i < u->nspaces; i++)
+		if (u->spaces[i].dwfl && (!old || u->spaces[i].used < old->used))
+			old = &u->spaces[i];
+	if (!old)
+		return;
+	dwfl_end(old->dwfl);
+	old->dwfl = NULL;
+	old->tried = false;	/* rebuilt if it is needed again */
+	u->live--;
+}
+
 static Dwfl *space_dwfl(struct unwinder *u, uint32_t space)
 {
 	const struct mapping *maps;
@@ -146,9 +214,12 @@ static Dwfl *space_dwfl(struct unwinder *u, uint32_t space)
 	if (space >= u->nspaces)
 		return NULL;
 	s = &u->spaces[space];
+	s->used = ++u->clock;
 	if (s->tried)
 		return s->dwfl;
 	s->tried = true;
+	if (u->live >= MAX_LIVE)
+		evict_lru(u);
 	maps = addrspace__space_mappings(u->as, space, &n);
 	dwfl = dwfl_begin(&dwfl_cbs);
 	if (!dwfl)
@@ -162,6 +233,7 @@ static Dwfl *space_dwfl(struct unwinder *u, uint32_t space)
 		return NULL;
 	}
 	s->dwfl = dwfl;
+	u->live++;
 	return dwfl;
 }
 
@@ -208,12 +280,35 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	return DWARF_CB_OK;
 }
 
-/* Which reason ended a walk short of the outermost frame. */
-static void count_end(struct unwinder *u, Dwfl *dwfl, int rc)
+/* Whether the outermost frame found is in the first bytes of its object's entry point:
+ * _start, whose CFI (ld.so's, some toolchains') does not mark it outermost, so libdwfl
+ * fails looking for its caller although the stack is whole.  leaf: pc is the sampled
+ * one (a process faulting on its first instruction), else a return address. */
+static bool at_entry(Dwfl *dwfl, Dwarf_Addr pc, bool leaf)
+{
+	Dwarf_Addr look = leaf ? pc : pc - 1;
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, look);
+	GElf_Addr bias;
+	GElf_Ehdr eh;
+	Elf *elf;
+
+	elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
+	if (!elf || !gelf_getehdr(elf, &eh) || !eh.e_entry)
+		return false;
+	return look >= eh.e_entry + bias && look - (eh.e_entry + bias) < 64;
+}
+
+/* Which reason ended a walk short of the outermost frame; whether it is whole. */
+static bool count_end(struct unwinder *u, Dwfl *dwfl, int rc)
 {
 	struct sample *c = &u->cur;
 
-	if (rc == 0)
+	if ((rc == 0 && !c->read_miss) ||
+	    (c->n && !c->depth && at_entry(dwfl, c->frames[c->n - 1], c->n == 1))) {
+		u->st.whole++;
+		return true;
+	}
+	if (rc == 0 && !c->read_miss)
 		u->st.whole++;
 	else if (c->depth)
 		u->st.depth++;
@@ -223,14 +318,15 @@ static void count_end(struct unwinder *u, Dwfl *dwfl, int rc)
 		u->st.no_module++;
 	else
 		u->st.failed++;
+	return false;
 }
 
 uint32_t unwinder__record(struct unwinder *u, uint32_t space, const void *rec, uint32_t len,
 			  uint32_t fixed, uint64_t *frames, uint32_t max, uint16_t *flags)
 {
 	const struct rec_ustack *c;
-	uint32_t off = rec_ustack_off(fixed);
 	const struct rec_hdr *h = rec;
+	uint32_t off = rec_spool_ustack_off(fixed, h->kstack_n);
 	Dwfl *dwfl;
 	int rc;
 
@@ -240,9 +336,16 @@ uint32_t unwinder__record(struct unwinder *u, uint32_t space, const void *rec, u
 		return 0;
 	}
 	c = (const struct rec_ustack *)((const char *)rec + off);
-	if (!c->len || c->len > len - off - sizeof(*c)) {
+	if (c->len > len - off - sizeof(*c)) {
 		u->st.no_copy++;
 		return 0;
+	}
+	if (!c->len) {
+		/* No stack bytes (an exiting task's memory is gone): the sampled pc alone. */
+		u->st.no_copy++;
+		frames[0] = c->regs[UREG_IP];
+		*flags |= REC_F_USTACK_TRUNC;
+		return 1;
 	}
 	u->cur = (struct sample){ .regs = c, .stack = (const uint8_t *)(c + 1), .frames = frames,
 				  .max = max };
@@ -255,8 +358,9 @@ uint32_t unwinder__record(struct unwinder *u, uint32_t space, const void *rec, u
 		return 1;
 	}
 	rc = dwfl_getthread_frames(dwfl, h->tid ? (pid_t)h->tid : 1, frame_cb, &u->cur);
-	count_end(u, dwfl, rc);
-	if (rc != 0)
+	/* A walk libdwfl ends "normally" after a failed read (its frame-pointer fallback
+	 * found no caller) stopped short too. */
+	if (!count_end(u, dwfl, rc))
 		*flags |= REC_F_USTACK_TRUNC;
 	if (!u->cur.n) {
 		frames[0] = c->regs[UREG_IP];

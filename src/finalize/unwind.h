@@ -24,7 +24,8 @@ struct unwind_stats {
 
 struct unwinder *unwinder__new(const struct addrspace *as);
 void unwinder__free(struct unwinder *u);
-/* The user stack of a REC_F_USTACK_COPY record of `fixed` bytes (len in all), for
+/* The user stack of a REC_F_USTACK_COPY record of `fixed` bytes (len in all, spooled
+ * layout: the copy after the kernel frames), for
  * address space `space`: frames leaf first into frames[max].  Returns the count (0 when
  * nothing could be unwound); sets REC_F_USTACK_TRUNC in *flags when the walk ended
  * before the outermost frame. */

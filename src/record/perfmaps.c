@@ -67,8 +67,9 @@ static struct seen *seen_of(struct perfmaps *pm, uint32_t tgid)
 	return &pm->s[pm->n++];
 }
 
-/* We read as root a file any user can create: only a regular file (no symlink) owned by
- * the process's user (or root) counts, as perf requires. */
+/* We read as root a file any user can create: only a regular file owned by the
+ * process's user counts (as perf requires), not a symlink, and not a hard link (a user
+ * could link a file of root's there where protected_hardlinks is off). */
 static int open_map(uint32_t tgid, struct stat *st)
 {
 	char path[64];
@@ -81,7 +82,7 @@ static int open_map(uint32_t tgid, struct stat *st)
 		return -errno;
 	snprintf(path, sizeof(path), "/proc/%u", tgid);
 	if (fstat(fd, st) || !S_ISREG(st->st_mode) || stat(path, &ps) ||
-	    (st->st_uid != 0 && st->st_uid != ps.st_uid)) {
+	    st->st_uid != ps.st_uid || st->st_nlink != 1) {
 		close(fd);
 		return -EPERM;
 	}

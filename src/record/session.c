@@ -52,6 +52,7 @@ struct session {
 	int sfd;			/* signalfd: SIGCHLD and stop requests */
 	int guard_fd;			/* the guardian's pipe */
 	uint64_t records;		/* written by the consumer only */
+	char *pack;			/* the consumer's: a stack-copy record, packed */
 };
 
 static uint64_t now_ns(clockid_t clk)
@@ -62,32 +63,44 @@ static uint64_t now_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* A record with a stack copy is reserved at its largest: keep the bytes copied. */
-static uint32_t rec_kept_size(const void *data, uint32_t size)
+/* A record with a stack copy is reserved at its largest: spool it packed (records.h),
+ * without the unused kernel-frame room and stack bytes. */
+static int append_copy(struct session *s, const void *data, uint32_t size)
 {
 	const struct rec_hdr *h = data;
-	const struct rec_ustack *u;
-	uint32_t off;
+	uint32_t fixed = rec_fixed_size(h->kind), off = rec_ustack_off(fixed), head, tail;
+	const struct rec_ustack *u = (const struct rec_ustack *)((const char *)data + off);
 
-	if (size < sizeof(*h) || !(h->flags & REC_F_USTACK_COPY) || !rec_fixed_size(h->kind))
-		return size;
-	off = rec_ustack_off(rec_fixed_size(h->kind));
-	if (size < off + sizeof(*u))
-		return size;
-	u = (const struct rec_ustack *)((const char *)data + off);
-	return u->len <= size - off - sizeof(*u) ? off + sizeof(*u) + u->len : size;
+	if (!fixed || h->kstack_n > PROBEX_MAX_FRAMES || size < off + sizeof(*u) ||
+	    u->len > size - off - sizeof(*u))
+		return spool_writer__append(s->spool, SPOOL_BPF, data, size);
+	if (!s->pack) {
+		s->pack = malloc(rec_ustack_off(REC_MAX_FIXED) + sizeof(*u) + PROBEX_USTACK_MAX);
+		if (!s->pack)
+			return -ENOMEM;
+	}
+	head = rec_spool_ustack_off(fixed, h->kstack_n);
+	tail = (uint32_t)sizeof(*u) + u->len;
+	if (tail > sizeof(*u) + PROBEX_USTACK_MAX)
+		return spool_writer__append(s->spool, SPOOL_BPF, data, size);
+	memcpy(s->pack, data, head);
+	memcpy(s->pack + head, u, tail);
+	return spool_writer__append(s->spool, SPOOL_BPF, s->pack, head + tail);
 }
 
 static int on_record(void *ctx, const void *data, uint32_t size)
 {
 	struct session *s = ctx;
+	const struct rec_hdr *h = data;
 	const struct rec_fork *fk = data;
 
 	s->records++;
 	/* A traced process's children are traced: their mappings may be spooled. */
-	if (size >= sizeof(*fk) && fk->h.kind == REC_FORK && fk->child_tgid != fk->h.tgid)
+	if (size >= sizeof(*fk) && h->kind == REC_FORK && fk->child_tgid != h->tgid)
 		sbfilter__add_pid(s->sbf, fk->child_tgid);
-	return spool_writer__append(s->spool, SPOOL_BPF, data, rec_kept_size(data, size));
+	if (size >= sizeof(*h) && (h->flags & REC_F_USTACK_COPY))
+		return append_copy(s, data, size);
+	return spool_writer__append(s->spool, SPOOL_BPF, data, size);
 }
 
 static int spool_sideband(void *ctx, const struct perf_event_header *ev)
@@ -446,6 +459,7 @@ static void session__cleanup(struct session *s, const sigset_t *orig)
 	}
 	probes__close(s->probes);
 	sbfilter__free(s->sbf);
+	free(s->pack);
 	if (s->wake_fd >= 0)
 		close(s->wake_fd);
 	/* Stop requests that arrived while draining were answered by keeping the data; do

@@ -103,6 +103,23 @@ static void test_stack_options(void **state)
 	assert_int_equal(o.stack_interval_us, 50);
 }
 
+static void test_call_graph_options(void **state)
+{
+	struct probex_opts o;
+
+	assert_int_equal(PARSE(&o, "true"), OPTS_RUN);
+	assert_int_equal(o.call_graph, CG_AUTO);
+	assert_int_equal(o.stack_copy_kib, 8);
+	assert_int_equal(PARSE(&o, "--call-graph", "fp", "true"), OPTS_RUN);
+	assert_int_equal(o.call_graph, CG_FP);
+	assert_int_equal(PARSE(&o, "--call-graph", "dwarf", "--stack-copy", "16", "true"), OPTS_RUN);
+	assert_int_equal(o.call_graph, CG_DWARF);
+	assert_int_equal(o.stack_copy_kib, 16);
+	assert_int_equal(PARSE(&o, "--call-graph", "lbr", "true"), OPTS_USAGE);
+	assert_int_equal(PARSE(&o, "--stack-copy", "0", "true"), OPTS_USAGE);
+	assert_int_equal(PARSE(&o, "--stack-copy", "17", "true"), OPTS_USAGE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -112,6 +129,7 @@ int main(void)
 		cmocka_unit_test(test_view_mode),
 		cmocka_unit_test(test_stack_options),
 		cmocka_unit_test(test_tracing_scope),
+		cmocka_unit_test(test_call_graph_options),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
