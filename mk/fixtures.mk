@@ -34,7 +34,6 @@ $(BUILD)/fixtures/nofp_debuglink: tests/fixtures/nofp.c
 	rm -f $@.tmp $@.full
 
 fixtures: $(BUILD)/fixtures/nofp_debuglink
-test-integration: $(BUILD)/fixtures/nofp_debuglink
 
 # Stripped of .symtab and DWARF (.eh_frame stays): with -rdynamic its functions keep
 # names in .dynsym; without, frames are path+0xOFFSET.  Both unwind whole.
@@ -51,3 +50,5 @@ $(BUILD)/fixtures/nofp_stripped: tests/fixtures/nofp.c
 	rm -f $@.full
 
 fixtures: $(BUILD)/fixtures/nofp_dynsym $(BUILD)/fixtures/nofp_stripped
+# t_unwind traces them.
+test-integration: $(BUILD)/fixtures/nofp_debuglink $(BUILD)/fixtures/nofp_dynsym $(BUILD)/fixtures/nofp_stripped

@@ -41,20 +41,6 @@ struct rows {
 	uint64_t bad;
 };
 
-static const uint32_t fixed_size[REC__COUNT] = {
-	[REC_SYSCALL] = sizeof(struct rec_syscall),
-	[REC_SCHED_SWITCH] = sizeof(struct rec_sched_switch),
-	[REC_FORK] = sizeof(struct rec_fork),
-	[REC_EXIT] = sizeof(struct rec_exit),
-	[REC_EXEC] = sizeof(struct rec_exec),
-	[REC_PAGE_FAULT] = sizeof(struct rec_page_fault),
-	[REC_CPU_SAMPLE] = sizeof(struct rec_cpu_sample),
-	[REC_IO_URING_COMPLETE] = sizeof(struct rec_io_uring_complete),
-	[REC_SYSCALL_UNFINISHED] = sizeof(struct rec_syscall),
-	[REC_SYSCALL_PATH] = sizeof(struct rec_syscall_path),
-	[REC_OFF_CPU] = sizeof(struct rec_off_cpu),
-	[REC_WAKER] = sizeof(struct rec_waker),
-};
 
 static bool is_syscall(uint8_t kind)
 {
@@ -213,14 +199,14 @@ int rows__add_record(struct rows *r, const void *data, uint32_t len)
 	int64_t u = -1, k = -1;
 	int err;
 
-	if (len < sizeof(*h) || h->kind == 0 || h->kind >= REC__COUNT || len < fixed_size[h->kind] ||
+	if (len < sizeof(*h) || h->kind == 0 || h->kind >= REC__COUNT || len < rec_fixed_size(h->kind) ||
 	    (is_syscall(h->kind) && (h->sub >= SYS__COUNT ||
 				     ((const struct rec_syscall *)data)->nr >= PROBEX_SYSCALL_MAX)) ||
-	    fixed_size[h->kind] + ((uint32_t)h->ustack_n + h->kstack_n) * 8 > len) {
+	    rec_fixed_size(h->kind) + ((uint32_t)h->ustack_n + h->kstack_n) * 8 > len) {
 		r->bad++;
 		return 0;
 	}
-	fixed = fixed_size[h->kind];
+	fixed = rec_fixed_size(h->kind);
 	frames = (const uint64_t *)((const char *)data + fixed);
 	if (h->ustack_n) {
 		u = stackset__intern(r->ustacks, addrspace__space_at(r->as, h->tgid, h->ts), frames,
