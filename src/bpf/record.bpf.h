@@ -243,6 +243,25 @@ static __always_inline long user_stack(__u64 *buf, __u64 ip, __u64 fp, __u16 *fl
 	return n;
 }
 
+/* The kernel stack into buf (at most PROBEX_MAX_FRAMES frames): its frame count, failures
+ * and truncation counted. */
+static __always_inline long kernel_stack(void *ctx, void *buf, __u16 *flags)
+{
+	long kn = bpf_get_stack(ctx, buf, PROBEX_MAX_FRAMES * 8, 0);
+
+	if (kn < 0) {
+		cnt_add(CNT_KSTACK_ERR, 1);
+		return 0;
+	}
+	kn /= 8;
+	if (kn >= PROBEX_MAX_FRAMES) {
+		kn = PROBEX_MAX_FRAMES;
+		*flags |= REC_F_KSTACK_TRUNC;
+		cnt_add(CNT_STACK_TRUNC, 1);
+	}
+	return kn;
+}
+
 /* Append user and/or kernel stacks after the fixed part and send the record.  The user
  * walk starts from (uip, ufp) when have_uregs, else from the task's saved user registers. */
 static __always_inline void rec_finish_regs(void *ctx, void *rec, __u32 fixed, bool stacked,
@@ -273,19 +292,8 @@ static __always_inline void rec_finish_regs(void *ctx, void *rec, __u32 fixed, b
 		if (un > PROBEX_MAX_FRAMES)
 			un = PROBEX_MAX_FRAMES;
 	}
-	if (want_kernel) {
-		kn = bpf_get_stack(ctx, rec + fixed + un * 8, PROBEX_MAX_FRAMES * 8, 0);
-		if (kn < 0) {
-			cnt_add(CNT_KSTACK_ERR, 1);
-			kn = 0;
-		}
-		kn /= 8;
-		if (kn >= PROBEX_MAX_FRAMES) {
-			kn = PROBEX_MAX_FRAMES;
-			h->flags |= REC_F_KSTACK_TRUNC;
-			cnt_add(CNT_STACK_TRUNC, 1);
-		}
-	}
+	if (want_kernel)
+		kn = kernel_stack(ctx, rec + fixed + un * 8, &h->flags);
 	h->ustack_n = un;
 	h->kstack_n = kn;
 	size = fixed + (un + kn) * 8;
@@ -365,19 +373,8 @@ static __always_inline void rec_ustack_send(void *ctx, void *rec, __u32 fixed, b
 	u->len = ustack_copy(rec + rec_ustack_off(fixed) + sizeof(*u), u->regs[UREG_SP]);
 	if (!u->len)
 		cnt_add(CNT_USTACK_COPY_ERR, 1);
-	if (want_kernel) {
-		kn = bpf_get_stack(ctx, rec + fixed, PROBEX_MAX_FRAMES * 8, 0);
-		if (kn < 0) {
-			cnt_add(CNT_KSTACK_ERR, 1);
-			kn = 0;
-		}
-		kn /= 8;
-		if (kn >= PROBEX_MAX_FRAMES) {
-			kn = PROBEX_MAX_FRAMES;
-			h->flags |= REC_F_KSTACK_TRUNC;
-			cnt_add(CNT_STACK_TRUNC, 1);
-		}
-	}
+	if (want_kernel)
+		kn = kernel_stack(ctx, rec + fixed, &h->flags);
 	h->kstack_n = kn;
 	bpf_ringbuf_submit(rec, rb_flags());
 	cnt_add(CNT_EVENTS, 1);

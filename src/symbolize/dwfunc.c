@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "symbolize/dwfunc.h"
-#include "symbolize/hmap.h"
+#include "symbolize/strmap.h"
 
 /* dwarf_getscopes would do, but it walks the whole compile unit on every call and prunes
  * namespaces (where rustc puts every function), so lookups in large CUs (CPython's
@@ -55,8 +55,8 @@ struct dwfunc {
 	Dwarf_Die *cudies;
 	size_t ncudies;
 	Dwarf_Addr cu_bias;
-	struct hmap cus;	/* CU DIE offset → struct cu_funcs * */
-	struct hmap fns;	/* function DIE offset → struct fn_inlines * */
+	struct strmap cus;	/* CU DIE offset → struct cu_funcs * */
+	struct strmap fns;	/* function DIE offset → struct fn_inlines * */
 	void **owned;		/* everything above, for freeing */
 	size_t nowned, capowned;
 };
@@ -110,8 +110,8 @@ void dwfunc__free(struct dwfunc *d)
 	free(d->owned);
 	free(d->cur);
 	free(d->cudies);
-	hmap__free(&d->fns);
-	hmap__free(&d->cus);
+	strmap__free(&d->fns);
+	strmap__free(&d->cus);
 	free(d);
 }
 
@@ -188,7 +188,7 @@ static struct cu_funcs *dwfunc__cu(struct dwfunc *d, Dwarf_Die *cudie)
 	struct cu_funcs *f = NULL;
 	uint64_t val;
 
-	if (hmap__get(&d->cus, &key, sizeof(key), &val))
+	if (strmap__get(&d->cus, &key, sizeof(key), &val))
 		return (struct cu_funcs *)(uintptr_t)val;
 
 	f = calloc(1, sizeof(*f));
@@ -199,7 +199,7 @@ static struct cu_funcs *dwfunc__cu(struct dwfunc *d, Dwarf_Die *cudie)
 	qsort(f->r, f->n, sizeof(*f->r), fn_range__cmp);
 	if (dwfunc__own(d, f, 0))
 		goto cleanup;
-	if (!hmap__put(&d->cus, &key, sizeof(key), (uintptr_t)f)) {
+	if (!strmap__put(&d->cus, &key, sizeof(key), (uintptr_t)f)) {
 		d->nowned--;
 		goto cleanup;
 	}
@@ -302,14 +302,14 @@ static struct fn_inlines *dwfunc__inlines(struct dwfunc *d, Dwarf_Die *fn)
 	struct fn_inlines *fi;
 	uint64_t val;
 
-	if (hmap__get(&d->fns, &key, sizeof(key), &val))
+	if (strmap__get(&d->fns, &key, sizeof(key), &val))
 		return (struct fn_inlines *)(uintptr_t)val;
 	fi = calloc(1, sizeof(*fi));
 	if (!fi)
 		return NULL;
 	if (fn_inlines__collect(fi, fn, -1, 0) || dwfunc__own(d, fi, 1))
 		goto cleanup;
-	if (!hmap__put(&d->fns, &key, sizeof(key), (uintptr_t)fi)) {
+	if (!strmap__put(&d->fns, &key, sizeof(key), (uintptr_t)fi)) {
 		d->nowned--;
 		goto cleanup;
 	}

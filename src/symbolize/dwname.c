@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "symbolize/dwname.h"
-#include "symbolize/hmap.h"
+#include "symbolize/strmap.h"
 
 struct dwname {
-	struct hmap qualified;	/* DIE address → qualified name (or NULL: not needed) */
+	struct strmap qualified;	/* DIE address → qualified name (or NULL: not needed) */
 	struct arena strings;
 };
 
@@ -22,7 +22,7 @@ void dwname__free(struct dwname *n)
 	if (!n)
 		return;
 	arena__free(&n->strings);
-	hmap__free(&n->qualified);
+	strmap__free(&n->qualified);
 	free(n);
 }
 
@@ -148,11 +148,11 @@ const char *dwname__get(struct dwname *n, Dwarf_Die *die)
 	if (linkage || !is_cxx(die) || !named_decl(die, &decl))
 		return name;
 	key = (uintptr_t)decl.addr;
-	if (hmap__get(&n->qualified, &key, sizeof(key), &val))
+	if (strmap__get(&n->qualified, &key, sizeof(key), &val))
 		return val ? (const char *)(uintptr_t)val : name;
 	full = qualify(&decl, name);
 	q = full ? arena__strndup(&n->strings, full, strlen(full)) : NULL;
 	free(full);
-	hmap__put(&n->qualified, &key, sizeof(key), (uintptr_t)q);
+	strmap__put(&n->qualified, &key, sizeof(key), (uintptr_t)q);
 	return q ? q : name;
 }

@@ -14,7 +14,7 @@
 
 #include "symbolize/arena.h"
 #include "symbolize/demangle.h"
-#include "symbolize/hmap.h"
+#include "symbolize/strmap.h"
 #include "symbolize/umod.h"
 #include "symbolize/usym.h"
 
@@ -33,11 +33,11 @@ struct ures {
 };
 
 struct usym {
-	struct hmap by_path;	/* root + path → struct ufile * */
-	struct hmap by_inode;	/* (dev, ino, mtime) → struct ufile *: one Dwfl per file however reached */
-	struct hmap by_build_id;	/* GNU build-id → struct ufile *: one per object, by content */
-	struct hmap results;	/* (file idx, offset) → struct ures * */
-	struct hmap strings;	/* interned demangled names and source paths */
+	struct strmap by_path;	/* root + path → struct ufile * */
+	struct strmap by_inode;	/* (dev, ino, mtime) → struct ufile *: one Dwfl per file however reached */
+	struct strmap by_build_id;	/* GNU build-id → struct ufile *: one per object, by content */
+	struct strmap results;	/* (file idx, offset) → struct ures * */
+	struct strmap strings;	/* interned demangled names and source paths */
 	struct ufile **files;
 	size_t nfiles, capfiles;
 	struct arena arena;	/* struct ufile, struct ures and name arrays */
@@ -72,11 +72,11 @@ void usym__free(struct usym *u)
 		umod__close(u->files[i]->mod);
 	free(u->files);
 	arena__free(&u->arena);
-	hmap__free(&u->strings);
-	hmap__free(&u->results);
-	hmap__free(&u->by_inode);
-	hmap__free(&u->by_build_id);
-	hmap__free(&u->by_path);
+	strmap__free(&u->strings);
+	strmap__free(&u->results);
+	strmap__free(&u->by_inode);
+	strmap__free(&u->by_build_id);
+	strmap__free(&u->by_path);
 	free(u);
 }
 
@@ -91,9 +91,9 @@ void usym__stats(const struct usym *u, struct usym_stats *out)
 static const char *usym__intern(struct usym *u, const char *s)
 {
 	size_t len = strlen(s);
-	const char *p = hmap__get(&u->strings, s, len, NULL);
+	const char *p = strmap__get(&u->strings, s, len, NULL);
 
-	return p ? p : hmap__put(&u->strings, s, len, 0);
+	return p ? p : strmap__put(&u->strings, s, len, 0);
 }
 
 /* Opens root+path, or path itself when the root is gone and a build-id will vouch for it.
@@ -140,7 +140,7 @@ static struct ufile **usym__id_cell(struct usym *u, const unsigned char *id, siz
 {
 	uint64_t val;
 
-	return len && hmap__get(&u->by_build_id, id, len, &val) ? (struct ufile **)(uintptr_t)val : NULL;
+	return len && strmap__get(&u->by_build_id, id, len, &val) ? (struct ufile **)(uintptr_t)val : NULL;
 }
 
 static struct ufile *usym__by_build_id(struct usym *u, const unsigned char *id, size_t len)
@@ -155,7 +155,7 @@ static int usym__set_id_cell(struct usym *u, struct ufile **cell, const unsigned
 {
 	if (!cell) {
 		cell = arena__alloc(&u->arena, sizeof(*cell));
-		if (!cell || !hmap__put(&u->by_build_id, id, len, (uintptr_t)cell))
+		if (!cell || !strmap__put(&u->by_build_id, id, len, (uintptr_t)cell))
 			return -ENOMEM;
 	}
 	*cell = f;
@@ -209,7 +209,7 @@ static struct ufile *usym__file(struct usym *u, const char *path, const char *ro
 
 	if (root && *root && asprintf(&full, "%s%s", root, path) < 0)
 		return NULL;
-	if (hmap__get(&u->by_path, full, strlen(full), &val)) {
+	if (strmap__get(&u->by_path, full, strlen(full), &val)) {
 		f = (struct ufile *)(uintptr_t)val;
 		goto cleanup;
 	}
@@ -225,7 +225,7 @@ static struct ufile *usym__file(struct usym *u, const char *path, const char *ro
 		ino_key[1] = st.st_ino;
 		ino_key[2] = st.st_mtim.tv_sec * 1000000000ull + st.st_mtim.tv_nsec;
 		have_ino = true;
-		if (hmap__get(&u->by_inode, ino_key, sizeof(ino_key), &val)) {
+		if (strmap__get(&u->by_inode, ino_key, sizeof(ino_key), &val)) {
 			f = (struct ufile *)(uintptr_t)val;
 			close(fd);
 			fd = -1;
@@ -234,11 +234,11 @@ static struct ufile *usym__file(struct usym *u, const char *path, const char *ro
 	if (!f) {
 		f = usym__add_file(u, fd, full);
 		fd = -1;
-		if (!f || (have_ino && !hmap__get(&u->by_inode, ino_key, sizeof(ino_key), NULL) &&
-			   !hmap__put(&u->by_inode, ino_key, sizeof(ino_key), (uintptr_t)f)))
+		if (!f || (have_ino && !strmap__get(&u->by_inode, ino_key, sizeof(ino_key), NULL) &&
+			   !strmap__put(&u->by_inode, ino_key, sizeof(ino_key), (uintptr_t)f)))
 			goto cleanup;
 	}
-	key = hmap__put(&u->by_path, full, strlen(full), (uintptr_t)f);
+	key = strmap__put(&u->by_path, full, strlen(full), (uintptr_t)f);
 	if (!key)
 		f = NULL;
 
@@ -318,12 +318,12 @@ int usym__lookup(struct usym *u, const char *path, const char *root, const unsig
 
 	key[0] = f->idx;
 	key[1] = file_offset;
-	if (hmap__get(&u->results, key, sizeof(key), &val)) {
+	if (strmap__get(&u->results, key, sizeof(key), &val)) {
 		u->stats.cache_hits++;
 		r = (struct ures *)(uintptr_t)val;
 	} else {
 		r = usym__resolve(u, f, file_offset);
-		if (!r || !hmap__put(&u->results, key, sizeof(key), (uintptr_t)r)) {
+		if (!r || !strmap__put(&u->results, key, sizeof(key), (uintptr_t)r)) {
 			err = -ENOMEM;
 			goto fail;
 		}

@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "symbolize/hmap.h"
+#include "symbolize/strmap.h"
 
-struct hmap_slot {
+struct strmap_slot {
 	uint64_t hash;
 	const char *key;	/* NULL: empty slot */
 	size_t len;
@@ -13,7 +13,7 @@ struct hmap_slot {
 
 /* FNV-1a, then a murmur3 finalizer so that the low bits used for the bucket index depend
  * on every input byte (offsets differ mostly in their low bytes, paths in their tails). */
-static uint64_t hmap__hash(const void *key, size_t len)
+static uint64_t strmap__hash(const void *key, size_t len)
 {
 	const unsigned char *p = key;
 	uint64_t h = 0xcbf29ce484222325ULL;
@@ -28,12 +28,12 @@ static uint64_t hmap__hash(const void *key, size_t len)
 	return h;
 }
 
-static struct hmap_slot *hmap__find(const struct hmap *m, uint64_t hash, const void *key, size_t len)
+static struct strmap_slot *strmap__find(const struct strmap *m, uint64_t hash, const void *key, size_t len)
 {
 	size_t mask = m->cap - 1;
 
 	for (size_t i = hash & mask;; i = (i + 1) & mask) {
-		struct hmap_slot *s = &m->slots[i];
+		struct strmap_slot *s = &m->slots[i];
 
 		if (!s->key)
 			return s;
@@ -42,10 +42,10 @@ static struct hmap_slot *hmap__find(const struct hmap *m, uint64_t hash, const v
 	}
 }
 
-static int hmap__grow(struct hmap *m)
+static int strmap__grow(struct strmap *m)
 {
 	size_t ncap = m->cap ? m->cap * 2 : 64;
-	struct hmap_slot *old = m->slots, *slots;
+	struct strmap_slot *old = m->slots, *slots;
 	size_t ocap = m->cap;
 
 	slots = calloc(ncap, sizeof(*slots));
@@ -55,37 +55,37 @@ static int hmap__grow(struct hmap *m)
 	m->cap = ncap;
 	for (size_t i = 0; i < ocap; i++) {
 		if (old[i].key)
-			*hmap__find(m, old[i].hash, old[i].key, old[i].len) = old[i];
+			*strmap__find(m, old[i].hash, old[i].key, old[i].len) = old[i];
 	}
 	free(old);
 	return 0;
 }
 
-const char *hmap__get(const struct hmap *m, const void *key, size_t len, uint64_t *val)
+const char *strmap__get(const struct strmap *m, const void *key, size_t len, uint64_t *val)
 {
-	struct hmap_slot *s;
+	struct strmap_slot *s;
 
 	if (!m->count)
 		return NULL;
-	s = hmap__find(m, hmap__hash(key, len), key, len);
+	s = strmap__find(m, strmap__hash(key, len), key, len);
 	if (s->key && val)
 		*val = s->val;
 	return s->key;
 }
 
-const char *hmap__put(struct hmap *m, const void *key, size_t len, uint64_t val)
+const char *strmap__put(struct strmap *m, const void *key, size_t len, uint64_t val)
 {
-	uint64_t hash = hmap__hash(key, len);
-	struct hmap_slot *s;
+	uint64_t hash = strmap__hash(key, len);
+	struct strmap_slot *s;
 	char *copy;
 
 	/* Keep the load factor under 1/2: probes stay short with linear probing. */
-	if ((m->count + 1) * 2 > m->cap && hmap__grow(m))
+	if ((m->count + 1) * 2 > m->cap && strmap__grow(m))
 		return NULL;
 	copy = arena__strndup(&m->keys, key, len);
 	if (!copy)
 		return NULL;
-	s = hmap__find(m, hash, key, len);
+	s = strmap__find(m, hash, key, len);
 	s->hash = hash;
 	s->key = copy;
 	s->len = len;
@@ -94,7 +94,7 @@ const char *hmap__put(struct hmap *m, const void *key, size_t len, uint64_t val)
 	return copy;
 }
 
-void hmap__free(struct hmap *m)
+void strmap__free(struct strmap *m)
 {
 	free(m->slots);
 	arena__free(&m->keys);
