@@ -45,11 +45,12 @@ asan-server: | $(DEPS_STAMP)
 	$(MAKE) BUILD=$(ASAN_SERVER_BUILD) OPT=-O1 \
 		SAN='-fsanitize=address,undefined -fno-sanitize-recover=all' $(ASAN_SERVER)
 
-REL_ENV = PROBEX=$(abspath $(BUILD)/probex) BUILD=$(BUILD) REL_DIR=$(abspath $(REL_DIR)) \
+REL_ENV = PROBEX=$(abspath $(BUILD)/probex) PROBEX_TEST=$(abspath $(BUILD)/probex-test) \
+	  BUILD=$(BUILD) REL_DIR=$(abspath $(REL_DIR)) \
 	  FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) ASAN_PROBEX=$(abspath $(ASAN_SERVER))
 
 .PHONY: load-full
-check-reliability: $(BUILD)/probex fuzz-build asan-server
+check-reliability: $(BUILD)/probex $(BUILD)/probex-test fuzz-build asan-server
 	@$(REL_ENV) tests/reliability/run.sh
 
 load-full: $(BUILD)/probex asan-server

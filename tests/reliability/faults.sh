@@ -8,7 +8,9 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 : "${PROBEX:?}" "${BUILD:?}"
-export PROBEX BUILD
+# The fault-injection knobs exist only in the test build.
+: "${PROBEX_TEST:=$PROBEX-test}"
+export PROBEX BUILD PROBEX_TEST
 source "$here/ledger.sh"
 if [ "$(id -u)" -ne 0 ]; then
 	echo "SKIP: fault tests: they trace with BPF and need root (sudo make check-reliability)"

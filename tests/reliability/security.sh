@@ -43,14 +43,19 @@ else
 			bad "viewer did not start: $(cat "$VIEW_LOG")"
 		fi
 		# The positive control: exposure is opt-in and works.
+		# A non-loopback bind needs the token printed in the URL (as Jupyter does).
 		if view_start "$TMP/t.parquet" --bind 0.0.0.0; then
 			port=${VIEW_URL##*:}
+			token=$(sed -n 's/.*viewer at http:[^ ]*?token=\([0-9a-f]*\).*/\1/p' "$VIEW_LOG" | head -n1)
 			code=$(remote "http://$host_ip:$port/api/summary")
-			[ "$code" = 200 ] && ok "--bind 0.0.0.0: the remote client is served" ||
-				bad "--bind 0.0.0.0: the remote client got HTTP $code"
+			[ "$code" = 403 ] && ok "--bind 0.0.0.0: a remote client without the token is refused (403)" ||
+				bad "--bind 0.0.0.0: a remote client without the token got HTTP $code"
+			code=$(remote "http://$host_ip:$port/api/summary?token=$token")
+			[ -n "$token" ] && [ "$code" = 200 ] && ok "--bind 0.0.0.0: the remote client with the token is served" ||
+				bad "--bind 0.0.0.0: the remote client with the token '$token' got HTTP $code"
 			view_stop INT || bad "viewer exit status $?"
 		fi
-		ledger input "remote connections" 2 $((2 - (FAILS - f0)))
+		ledger input "remote connections" 3 $((3 - (FAILS - f0)))
 	else
 		echo "SKIP: bind test: cannot set up a network namespace with a veth pair"
 	fi
