@@ -36,12 +36,94 @@ struct unwinder {
 	struct unwind_stats st;
 };
 
+/* Whether elf has a section `name` with contents. */
+static bool has_section(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *s;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || !sh.sh_size)
+			continue;
+		s = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (s && !strcmp(s, name))
+			return true;
+	}
+	return false;
+}
+
+static bool file_has_section(const char *path, const char *name)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool found;
+	Elf *elf;
+
+	if (fd < 0)
+		return false;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	found = has_section(elf, name);
+	elf_end(elf);
+	close(fd);
+	return found;
+}
+
+/* Whether a separate debug file of mod, where libdwfl's standard search looks (the
+ * build-id tree, then .gnu_debuglink beside the object, in .debug/ and under
+ * /usr/lib/debug), has a .debug_frame. */
+static bool debug_file_has_cfi(Dwfl_Module *mod, const char *file_name, const char *link)
+{
+	static const char *const fmts[] = { "%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s" };
+	const unsigned char *id;
+	char path[4200], dir[4096];
+	GElf_Addr vaddr;
+	const char *slash;
+	int n, len;
+
+	n = dwfl_module_build_id(mod, &id, &vaddr);
+	if (n > 1) {
+		len = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
+		for (int i = 1; i < n && len < (int)sizeof(path) - 8; i++)
+			len += snprintf(path + len, sizeof(path) - len, "%02x", id[i]);
+		snprintf(path + len, sizeof(path) - len, ".debug");
+		if (file_has_section(path, ".debug_frame"))
+			return true;
+	}
+	if (!link || !file_name || !(slash = strrchr(file_name, '/')))
+		return false;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - file_name), file_name);
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		snprintf(path, sizeof(path), fmts[i], dir, link);
+		if (strcmp(path, file_name) && file_has_section(path, ".debug_frame"))
+			return true;
+	}
+	return false;
+}
+
+/* .gnu_debuglink and /usr/lib/debug/.build-id: CFI of objects whose .eh_frame was
+ * stripped is in their separate debug file's .debug_frame.  Only a debug file with a
+ * .debug_frame is handed to libdwfl: it asks for one whenever .eh_frame ends a walk
+ * (every walk that reaches ld.so's _start, which has no CFI) and opens it whole,
+ * inflating its compressed .debug_info, once per address space: ~10 ms each for glibc's
+ * -dbg files, which have no .debug_frame to offer. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			  char **debuginfo_file_name)
+{
+	if (!debug_file_has_cfi(mod, file_name, debuglink_file))
+		return -1;
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+					    debuglink_crc, debuginfo_file_name);
+}
+
 static char *debuginfo_path;
 static const Dwfl_Callbacks dwfl_cbs = {
 	.find_elf = dwfl_build_id_find_elf,
-	/* .gnu_debuglink and /usr/lib/debug/.build-id: CFI of objects whose .eh_frame
-	 * was stripped is in their separate debug file's .debug_frame. */
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 	.debuginfo_path = &debuginfo_path,
 };
 
