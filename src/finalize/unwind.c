@@ -104,6 +104,34 @@ static bool debug_file_has_cfi(Dwfl_Module *mod, const char *file_name, const ch
 	return false;
 }
 
+/* The answer of debug_file_has_cfi per object path, for every address space that maps
+ * it (finalize is single-threaded; emptied by unwinder__free). */
+#define CFI_CACHE_MAX 256
+static struct cfi_entry {
+	char *path;
+	bool cfi;
+} cfi_cache[CFI_CACHE_MAX];
+static unsigned int cfi_cached;
+
+static bool cfi_cache__get(const char *path, Dwfl_Module *mod, const char *link)
+{
+	bool cfi;
+
+	for (unsigned int i = 0; path && i < cfi_cached; i++)
+		if (!strcmp(cfi_cache[i].path, path))
+			return cfi_cache[i].cfi;
+	cfi = debug_file_has_cfi(mod, path, link);
+	if (path && cfi_cached < CFI_CACHE_MAX && (cfi_cache[cfi_cached].path = strdup(path)))
+		cfi_cache[cfi_cached++].cfi = cfi;
+	return cfi;
+}
+
+static void cfi_cache__clear(void)
+{
+	while (cfi_cached)
+		free(cfi_cache[--cfi_cached].path);
+}
+
 /* .gnu_debuglink and /usr/lib/debug/.build-id: CFI of objects whose .eh_frame was
  * stripped is in their separate debug file's .debug_frame.  Only a debug file with a
  * .debug_frame is handed to libdwfl: it asks for one whenever .eh_frame ends a walk
@@ -114,7 +142,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 			  const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
 			  char **debuginfo_file_name)
 {
-	if (!debug_file_has_cfi(mod, file_name, debuglink_file))
+	if (!cfi_cache__get(file_name, mod, debuglink_file))
 		return -1;
 	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
 					    debuglink_crc, debuginfo_file_name);
@@ -270,6 +298,7 @@ void unwinder__free(struct unwinder *u)
 	for (uint32_t i = 0; i < u->nspaces; i++)
 		if (u->spaces[i].dwfl)
 			dwfl_end(u->spaces[i].dwfl);
+	cfi_cache__clear();
 	free(u->spaces);
 	free(u);
 }
