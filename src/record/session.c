@@ -535,7 +535,7 @@ int record__run(const struct record_opts *o, const struct priv_target *priv, str
 cleanup:
 	session__cleanup(&s, &orig);
 	if (!err) {
-		res->ksyms = s.info.ksyms;
+		res->ksyms = session_info__ksyms(&s.info);
 		s.info.ksyms = NULL;
 	}
 	session_info__free(&s.info);

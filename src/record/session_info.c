@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -40,13 +41,49 @@ static const char *const counter_names[CNT__COUNT] = {
 	[CNT_OFFCPU_SHORT_NS] = "off_cpu_short_ns",
 };
 
-int session_info__load_ksyms(struct session_info *si)
+static void *ksyms_main(void *arg)
 {
-	si->ksyms = ksyms__load(NULL);
+	struct session_info *si = arg;
+
+	si->ksyms = ksyms__load_fd(si->ksyms_fd, si->kmods_fd);
 	if (!si->ksyms)
 		log__warn("kernel symbols unavailable (%s): kernel frames will be addresses",
 			  strerror(errno));
+	return NULL;
+}
+
+/* Reading /proc/kallsyms is 50-100 ms of kernel formatting: it runs beside the command
+ * instead of before it.  The files are opened here, while root: the kernel decides at
+ * open whether their reader sees addresses. */
+int session_info__load_ksyms(struct session_info *si)
+{
+	int err = ksyms__open(&si->ksyms_fd, &si->kmods_fd);
+
+	si->ksyms_open = !err;
+	if (!err)
+		err = -pthread_create(&si->ksyms_thread, NULL, ksyms_main, si);
+	if (err) {
+		log__warn("kernel symbols unavailable (%s): kernel frames will be addresses",
+			  strerror(-err));
+		return 0;
+	}
+	si->ksyms_started = true;
 	return 0;
+}
+
+struct ksyms *session_info__ksyms(struct session_info *si)
+{
+	if (si->ksyms_started) {
+		pthread_join(si->ksyms_thread, NULL);
+		si->ksyms_started = false;
+	}
+	if (si->ksyms_open) {
+		close(si->ksyms_fd);
+		if (si->kmods_fd >= 0)
+			close(si->kmods_fd);
+		si->ksyms_open = false;
+	}
+	return si->ksyms;
 }
 
 static void kv(struct session_info *si, const char *key)
@@ -126,7 +163,7 @@ void session_info__end(struct session_info *si, int exit_status, const uint64_t 
 
 void session_info__free(struct session_info *si)
 {
-	ksyms__free(si->ksyms);
+	ksyms__free(session_info__ksyms(si));
 	si->ksyms = NULL;
 	strbuf__free(&si->text);
 }

@@ -4,6 +4,8 @@
 #ifndef PROBEX_RECORD_SESSION_INFO_H
 #define PROBEX_RECORD_SESSION_INFO_H
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -16,10 +18,16 @@ struct ksyms;
 struct session_info {
 	struct strbuf text;
 	struct ksyms *ksyms;
+	pthread_t ksyms_thread;
+	bool ksyms_started, ksyms_open;
+	int ksyms_fd, kmods_fd;
 };
 
-/* Kernel symbols must be read while privileged (kptr_restrict hides them otherwise). */
+/* Kernel symbols must be opened while privileged (kptr_restrict hides them otherwise);
+ * they are read in a thread of their own.  session_info__ksyms waits for them (NULL when
+ * unavailable); they stay owned by si. */
 int session_info__load_ksyms(struct session_info *si);
+struct ksyms *session_info__ksyms(struct session_info *si);
 void session_info__start(struct session_info *si, const struct record_opts *o, pid_t root,
 			 const char *missing_probes);
 void session_info__end(struct session_info *si, int exit_status, const uint64_t c[CNT__COUNT],

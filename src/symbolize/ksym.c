@@ -33,20 +33,15 @@ struct kmod {
 	unsigned long long start, end;
 };
 
-static int ksyms__read_file(const char *path, char **out, size_t *len)
+static int ksyms__read_file(int fd, char **out, size_t *len)
 {
 	size_t cap = 65536, n = 0;
 	char *buf = malloc(cap), *nbuf;
-	int fd, err = 0;
+	int err = 0;
 	ssize_t r;
 
 	if (!buf)
 		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		goto cleanup;
-	}
 	/* /proc files have no size: read until EOF. */
 	for (;;) {
 		if (cap - n < 4096) {
@@ -75,8 +70,6 @@ static int ksyms__read_file(const char *path, char **out, size_t *len)
 	buf = NULL;
 
 cleanup:
-	if (fd >= 0)
-		close(fd);
 	free(buf);
 	return err;
 }
@@ -205,21 +198,16 @@ static int ksyms__parse_line(struct ksyms *k, struct ksyms_parse *ps, const char
 /* Streams the file through one buffer: kallsyms is ~5 MB of text, and fresh pages are
  * what loading costs most (page faults are slow in VMs). The kernel formats kallsyms per
  * read call, so reads are large. */
-static int ksyms__parse_file(struct ksyms *k, const char *path, struct ksyms_parse *ps)
+static int ksyms__parse_file(struct ksyms *k, int fd, struct ksyms_parse *ps)
 {
 	const size_t cap = 1 << 20;
 	char *buf = malloc(cap + 1);
 	size_t have = 0;
-	int fd = -1, err = 0;
+	int err = 0;
 	ssize_t r;
 
 	if (!buf)
 		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		goto cleanup;
-	}
 	for (;;) {
 		char *line, *nl;
 
@@ -251,8 +239,6 @@ static int ksyms__parse_file(struct ksyms *k, const char *path, struct ksyms_par
 	}
 
 cleanup:
-	if (fd >= 0)
-		close(fd);
 	free(buf);
 	return err;
 }
@@ -273,14 +259,14 @@ static bool ksym__better(const struct ksym *x, const struct ksym *y)
 
 /* /proc/modules: "nvme 61440 2 - Live 0xffffffffc0a00000 (E)". Best effort: without it the
  * last symbol of a module reaches KSYMS_TAIL_MAX. */
-static struct kmod *ksyms__read_modules(size_t *count)
+static struct kmod *ksyms__read_modules(int fd, size_t *count)
 {
 	struct kmod *mods = NULL, *m;
 	size_t n = 0, len;
 	char *buf = NULL, *line, *nl;
 
 	*count = 0;
-	if (ksyms__read_file("/proc/modules", &buf, &len))
+	if (fd < 0 || ksyms__read_file(fd, &buf, &len))
 		return NULL;
 	for (line = buf; *line; line = nl ? nl + 1 : line + strlen(line)) {
 		char name[64];
@@ -352,7 +338,7 @@ static void ksyms__finish(struct ksyms *k, bool unsorted, const struct kmod *mod
 	}
 }
 
-struct ksyms *ksyms__load(const char *path)
+struct ksyms *ksyms__load_fd(int syms_fd, int mods_fd)
 {
 	struct ksyms_parse ps = {};
 	struct kmod *mods = NULL;
@@ -369,12 +355,12 @@ struct ksyms *ksyms__load(const char *path)
 	err = ksyms__pool_add(k, "", 0, NULL, 0, &empty);	/* offset 0: "no module" */
 	if (err)
 		goto cleanup;
-	err = ksyms__parse_file(k, path ? path : "/proc/kallsyms", &ps);
+	err = ksyms__parse_file(k, syms_fd, &ps);
 	if (err)
 		goto cleanup;
 	if (!ps.nonzero && k->n) {
-		log__error("%s: every kernel symbol address reads as 0 (kernel.kptr_restrict); "
-			   "kernel frames need it read as root", path ? path : "/proc/kallsyms");
+		log__error("kernel symbols: every address reads as 0 (kernel.kptr_restrict); "
+			   "kernel frames need them read as root");
 		err = -EPERM;
 		goto cleanup;
 	}
@@ -382,8 +368,7 @@ struct ksyms *ksyms__load(const char *path)
 		err = -ENODATA;
 		goto cleanup;
 	}
-	if (!path)
-		mods = ksyms__read_modules(&nmods);
+	mods = ksyms__read_modules(mods_fd, &nmods);
 	ksyms__finish(k, ps.unsorted, mods, nmods);
 
 cleanup:
@@ -393,6 +378,40 @@ cleanup:
 		errno = -err;
 		return NULL;
 	}
+	return k;
+}
+
+int ksyms__open(int *syms_fd, int *mods_fd)
+{
+	*mods_fd = -1;
+	*syms_fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	if (*syms_fd < 0)
+		return -errno;
+	*mods_fd = open("/proc/modules", O_RDONLY | O_CLOEXEC);
+	return 0;
+}
+
+struct ksyms *ksyms__load(const char *path)
+{
+	int syms_fd, mods_fd = -1, err;
+	struct ksyms *k;
+
+	if (path) {
+		syms_fd = open(path, O_RDONLY | O_CLOEXEC);
+		err = syms_fd < 0 ? -errno : 0;
+	} else {
+		err = ksyms__open(&syms_fd, &mods_fd);
+	}
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	k = ksyms__load_fd(syms_fd, mods_fd);
+	err = errno;
+	close(syms_fd);
+	if (mods_fd >= 0)
+		close(mods_fd);
+	errno = err;
 	return k;
 }
 

@@ -9,6 +9,11 @@ struct ksyms;
  * be called while root: an all-zero (restricted) table is refused with EPERM (a message
  * says why) instead of producing wrong names. Returns NULL and sets errno on failure. */
 struct ksyms *ksyms__load(const char *path);
+/* The same in two steps: ksyms__open while root (the kernel decides at open whether a
+ * reader sees addresses), ksyms__load_fd later, from any thread or after dropping root.
+ * mods_fd may be -1 (no module sizes).  The caller closes both. */
+int ksyms__open(int *syms_fd, int *mods_fd);
+struct ksyms *ksyms__load_fd(int syms_fd, int mods_fd);
 void ksyms__free(struct ksyms *k);
 
 /* Label for a kernel address: "func" or, for module symbols, "func [module]" (no tab, no

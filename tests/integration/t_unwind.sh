@@ -77,6 +77,22 @@ total=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample'")
 chain=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND contains(array_to_string(stack_trace, '|'), '[user]|_start|') AND contains(array_to_string(stack_trace, '|'), '|main|nofp_a|nofp_b|nofp_c')")
 assert_ge "stripped + debuglink: samples with the whole chain (of $total)" "$((total * 90 / 100))" "$chain"
 
+# A separate debug file without .debug_frame (glibc's -dbg files) has no CFI to give:
+# unwinding looks at it once and never loads it (loading ld.so's inflated its DWARF once
+# per process: 20 processes, 23 opens).
+ldso=$(readlink -f /lib64/ld-linux-x86-64.so.2)
+id=$(readelf -n "$ldso" 2>/dev/null | awk '/Build ID/ { print $3 }')
+dbg=/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
+if [ -n "$id" ] && [ -e "$dbg" ] && command -v strace >/dev/null; then
+	out="$TMP/dbg.parquet"
+	strace -qq -e trace=openat -o "$TMP/opens" "$PROBEX" -q -o "$out" --no-viewer -- \
+		sh -c 'for i in $(seq 20); do /bin/true; done' || fail "probex exited $?"
+	assert_ge "copied user stacks of the 20 processes" 20 "$(q "$out" "SELECT count(*) FROM events WHERE stack_trace IS NOT NULL")"
+	assert_le "opens of ld.so's debug file (the unwinder skips it: ld.so has its own .eh_frame; the symbolizer may open it once)" 2 "$(grep -c "$dbg" "$TMP/opens")"
+else
+	echo "skip: no separate debug file for $ldso (libc6-dbg) or no strace"
+fi
+
 # JIT code: an anonymous executable mapping named through /tmp/perf-PID.map, which the
 # fixture deletes at exit (probex copies it while the process lives).
 for cg in auto fp; do
