@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Columns of a row that are not null (the reference schema, section 4.1 of the spec). */
+/* Which of a row's reference-schema columns are not null, one bit each. */
 enum synth_col {
 	SR_NAME = 1u << 0,
 	SR_STACK = 1u << 1,	/* stack_trace, stack_kind */

@@ -1,5 +1,5 @@
 /* Stack labels for `probex synth`: a few hundred realistic lists in the reference's label
- * format (section 5.1): "[user]", user frames root first, then "[kernel]" and kernel frames,
+ * format: "[user]", user frames root first, then "[kernel]" and kernel frames,
  * with some frames left unsymbolised ("<path>+0x<off>") or raw ("0x<addr>") as real traces
  * have them.  A stack is identified by (program, context, chain, variant). */
 #include <errno.h>

@@ -21,7 +21,7 @@ struct sink_spec {
 };
 
 /* Register the sink on con; its name goes to name (size len).  -EIO on failure. */
-int sink__register(duckdb_connection con, const struct sink_spec *spec, char *name, size_t len);
+int sink__register(duckdb_connection con, const struct sink_spec *def, char *name, size_t len);
 
 /* Run the query feeding a sink.  A failure (the sink's own errors included) is logged as
  * "path: cannot read ...", except when *cancel is set: -ECANCELED, silently. */

@@ -82,8 +82,9 @@ static void permute(void *base, size_t elem, const uint32_t *perm, size_t len, v
 	memcpy(base, tmp, len * elem);
 }
 
-/* Rows of one pid arrive in file order, which is time order but for races between CPUs
- * (spec 4.5): a segment that is not already sorted gets a stable sort by time. */
+/* Rows of one pid arrive in file order, the order events were reserved in the ring buffer
+ * across CPUs: time order but for races between CPUs. A segment that is not already sorted
+ * gets a stable sort by time. */
 static int sort_segment(struct model *m, uint64_t lo, uint64_t hi, uint64_t *keys, uint32_t *perm,
 			void *tmp)
 {

@@ -8,7 +8,7 @@ import path from 'node:path';
 export const PROBEX = process.env.PROBEX || path.resolve('build/probex');
 export const SQLRUN = process.env.SQLRUN || path.resolve('build/tests/api/sqlrun');
 
-// The reference schema (spec/recorder.md 4.1), in order, with DuckDB types.
+// The reference's final Parquet schema, in order (the order is significant), with DuckDB types.
 export const COLUMNS = [
   ['event_type', 'VARCHAR'], ['ts_ns', 'UBIGINT'], ['pid', 'UINTEGER'], ['tgid', 'UINTEGER'],
   ['process_name', 'VARCHAR'], ['stack_id', 'INTEGER'], ['kernel_stack_id', 'INTEGER'],

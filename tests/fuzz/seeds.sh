@@ -4,7 +4,7 @@
 #              and, as root, traces recorded by probex (its own Parquet writer, extra
 #              columns such as latency_ns and stack_weight)
 #   spool      as root, the spools of those recordings (the test build, PROBEX_TEST_KEEP_SPOOL=1)
-#   params     the requests the web UI sends (spec/viewer-ui.md §3), with the time range,
+#   params     the /api/* requests the web UI sends, with the time range,
 #              pids and event types of DIR/params.parquet, the trace fuzz_params serves
 # Usage: seeds.sh DIR   (PROBEX, BUILD and optionally PROBEX_TEST in the environment)
 set -eu

@@ -1,4 +1,4 @@
--- wrk script: the requests the web UI sends (spec/viewer-ui.md §3) over random windows,
+-- wrk script: the /api/* requests the web UI sends over random windows,
 -- pids and event types, plus a few deliberately bad ones (1 in 50 a malformed parameter,
 -- 1 in 100 an unknown endpoint).  Arguments after "--": MIN_TS MAX_TS PIDS TYPES
 -- (comma-separated).  done() prints one "mix:" line with what was sent and received.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Security of the viewer (spec/recorder.md §7 items 27–29):
+# Security of the viewer (the reference bound 0.0.0.0 with no auth, served as root under
+# sudo, and built its SQL by string interpolation):
 #   1. the default bind is loopback only: a client in another network namespace, over a
 #      veth pair, is refused, and reaches the same viewer only with --bind 0.0.0.0;
 #   2. hostile parameters and paths (hostile.mjs): 400s naming the parameter, 404s for

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Development only: a stand-in for `probex --view` that serves a built UI directory and
-// answers the viewer API (spec viewer-ui.md §3) from a small synthetic trace held in memory.
+// answers the viewer API (the /api/* endpoints) from a small synthetic trace held in memory.
 //   node web/dev/mock-server.mjs DIST_DIR [PORT] [EVENTS]
 // The real server is src/viewer/; tests run against it, never against this.
 import http from 'node:http';

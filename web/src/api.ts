@@ -1,5 +1,5 @@
-// The viewer's JSON API (spec viewer-ui.md §3): response types, URL building with proper
-// encoding, a small response cache and cancellable requests.
+// The viewer's JSON API (the /api/* endpoints the UI calls): response types, URL building
+// with proper encoding, a small response cache and cancellable requests.
 
 export interface Summary {
   total_events: number;
@@ -161,7 +161,7 @@ export function apiUrl(path: string, params: Params = {}): string {
 }
 
 /** Responses keyed by URL, least recently used evicted first. Returning to a range or
- *  a PID seen before costs nothing (fixes §10.11: no client cache). */
+ *  a PID seen before costs nothing (the reference refetched it). */
 class ResponseCache {
   private map = new Map<string, unknown>();
   constructor(private limit: number) {}

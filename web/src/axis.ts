@@ -1,5 +1,5 @@
-// Time axis with nice ticks, shared by the overview strip and the lanes (fixes §10.5/§10.6:
-// the reference showed no ticks, only start and end labels).
+// Time axis with nice ticks, shared by the overview strip and the lanes (the reference
+// showed no ticks, only start and end labels).
 
 import { h, clear } from './dom';
 import { tickLabel, niceStep } from './format';

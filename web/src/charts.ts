@@ -1,6 +1,6 @@
-// ECharts, tree-shaken and bundled (no CDN: works offline, fixes §10.16). Charts are owned
-// by a ChartSet that disposes them when their view goes away (fixes §10.17). Axis labels and
-// tooltips carry units (fixes §10.10).
+// ECharts, tree-shaken and bundled (no CDN: works offline). Charts are owned by a ChartSet
+// that disposes them when their view goes away, so instances never pile up. Axis labels and
+// tooltips carry units rather than raw ns and bytes.
 
 import * as echarts from 'echarts/core';
 import { LineChart, BarChart } from 'echarts/charts';

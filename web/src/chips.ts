@@ -1,4 +1,6 @@
-// Event-type chips (§2.6) and the latency summary row (§2.7).
+// Event-type chips (each toggles one type in every view) and the latency summary row
+// (read/write/io_uring count and avg/p50/p95/max, memory alloc/free/net; a click opens the
+// aggregate IO/Memory card).
 
 import { h, replace, errorBox } from './dom';
 import { state, set, subscribe } from './state';

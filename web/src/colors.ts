@@ -1,4 +1,5 @@
-// Colour rules (spec viewer-ui.md §9). Unknown event types fall through to neutral gray.
+// Colour rules: lane marker colours and chip tones per event type, the reference's
+// (Tailwind v3 palette). Unknown event types fall through to neutral gray.
 
 export function markerColor(type: string): string {
   if (type === 'sched_switch') return '#2563eb';
@@ -33,7 +34,7 @@ export function chipTone(type: string): Tone {
 
 export const DISABLED_TONE: Tone = { border: '#e5e7eb', text: '#9ca3af' };
 
-/** Series colours for chart operations, by index (§6). */
+/** Series colours for chart operations, by index, repeating (the reference's order). */
 export const SERIES_COLORS = ['#60a5fa', '#f97316', '#a78bfa', '#34d399', '#f472b6', '#facc15'];
 
 export const CPU_AREA = 'rgba(107,114,128,0.12)';

@@ -1,6 +1,8 @@
-// Header figures (§2.1) and the controls row (§2.5): PID picker, in-range event counter,
-// range readout, process counts with Expand/Collapse, navigation buttons.
-// PID picker fixes §10.7: names next to PIDs, a search, and keyboard selection.
+// Header figures (events, duration, PIDs, sample rate) and the controls row: PID picker,
+// in-range event counter, range readout, process counts with Expand/Collapse, navigation
+// buttons.
+// The PID picker shows names next to PIDs, has a search, and keyboard selection (the
+// reference listed bare PIDs).
 
 import { h, replace } from './dom';
 import { state, set, subscribe, traceRange, fullDuration, minWindow, setRange, isFullRange, processByPid } from './state';

@@ -1,6 +1,7 @@
 // What the views show comes from here: one resource per endpoint, fetched only when a
-// visible view needs it (fixes §10.11), debounced on range changes, superseded requests
-// dropped, errors and loading states kept so views can show them (fixes §10.12).
+// visible view needs it (the reference refetched every endpoint on each change), debounced
+// on range changes, superseded requests dropped, errors and loading states kept so views can
+// show them.
 
 import {
   getJson,
@@ -179,7 +180,7 @@ export function refresh(): void {
 }
 
 /** Markers per process to ask for. The server samples over every type, so hidden types
- *  (cpu_sample by default) would eat the budget (§10.3): widen it by the hidden share of
+ *  (cpu_sample by default) would eat the budget: widen it by the hidden share of
  *  the range, estimated from the overview histogram, so about MAX_MARKERS_PER_PID visible
  *  markers remain. Stepped, so toggling chips rarely changes the request; at most 4×. */
 export function markerBudget(r: Range): number {

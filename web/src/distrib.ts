@@ -1,7 +1,7 @@
 // Latency and size distributions per operation, from the bounded summaries the server
 // sends (`latency_cdf`/`size_cdf` points and power-of-two histograms) as a `Dist`. Histogram
 // bins are logarithmic and shared by every operation of a chart, so ms-scale fsync and
-// µs-scale reads both land in real bins (fixes §10.10).
+// µs-scale reads both land in real bins instead of one overflow bin.
 
 import type { HistogramBin, OpStats } from './api';
 

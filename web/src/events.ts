@@ -1,7 +1,7 @@
-// Events tab (spec §2.11.4) with the fixes of §10.1/§10.2: the leaf frame instead of the
-// "[user]" marker, precise relative and absolute times, the time since the previous row,
-// every payload field the server sends, paging that restarts when the range or the filter
-// changes, and nothing listed when every chip is off.
+// Events tab: the selected process's events in range, a page at a time, with the leaf
+// frame instead of the "[user]" marker, precise relative and absolute times, the time
+// since the previous row, every payload field the server sends, paging that restarts when
+// the range or the filter changes, and nothing listed when every chip is off.
 
 import { h, replace, spinner, errorBox } from './dom';
 import { state, set, subscribe, traceRange } from './state';

@@ -1,6 +1,6 @@
-// Flamegraph tab (spec §2.11.1) drawn on a canvas by the client: click a frame to zoom,
+// Flamegraph tab drawn on a canvas by the client: click a frame to zoom,
 // search box with highlight and matched share, tooltips, flame or icicle orientation,
-// user/kernel stack side. Zoom and search survive refetches (fixes §10.13).
+// user/kernel stack side. Zoom and search survive refetches (the reference reset them).
 
 import { h, replace, fitCanvas, showTip, hideTip, spinner, errorBox } from './dom';
 import { state, set, subscribe, traceRange } from './state';

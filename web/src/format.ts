@@ -1,4 +1,5 @@
-// Formatting rules shared by every view (spec viewer-ui.md §5.8 and §5.9).
+// Formatting rules shared by every view: durations, byte sizes, counts, and the chart axis
+// and tooltip formatters.
 // The unit is always chosen before rounding, as in the reference.
 
 const MU = '\u00b5';
@@ -68,7 +69,7 @@ export function formatCount(n: number): string {
   return `${fixed(n / 1e6, 1)}M`;
 }
 
-/** Exact integer with thousands separators (fixes §10.9: large counts were unreadable). */
+/** Exact integer with thousands separators, so large counts stay readable. */
 export function formatInt(n: number): string {
   if (!Number.isFinite(n)) return '—';
   const s = String(Math.round(Math.abs(n)));
@@ -76,7 +77,8 @@ export function formatInt(n: number): string {
   return (n < 0 ? '-' : '') + grouped;
 }
 
-// ---- chart axis and tooltip formatters (§5.9, made effective) -----------------------
+// ---- chart axis and tooltip formatters (the reference defined them but never passed
+// them to ECharts, so its charts showed raw ns and bytes) ------------------------------
 
 /** Latency axis label: 1.5s, 2.0ms, 17µs, 500ns. */
 export function latencyAxis(v: number): string {

@@ -6,7 +6,7 @@ export function isMarker(f: string): boolean {
   return f === '[user]' || f === '[kernel]';
 }
 
-/** The leaf (innermost) real frame, or null (fixes §10.1: the reference showed the first
+/** The leaf (innermost) real frame, or null (the reference showed the first
  *  stored element, usually the "[user]" marker). */
 export function leafFrame(frames: string[] | null | undefined): string | null {
   if (!frames) return null;

@@ -1,7 +1,7 @@
-// IO / Memory card (spec §2.11.2, §2.11.3, §6): per-operation tables with clickable
-// percentile cells and their stack panels, latency and size CDFs and histograms, and the
-// memory-in-use timeline the reference never drew (fixes §10.10). Shows loading, stale and
-// error states (fixes §10.12); disposes its charts when hidden (fixes §10.17).
+// IO / Memory card: per-operation summary tables with clickable percentile cells and their
+// stack panels, latency and size CDFs and histograms, and the memory-in-use timeline the
+// reference never drew. Shows loading, stale and error states (the reference showed stale
+// data with no indicator); disposes its charts when hidden, so they never accumulate.
 
 import { h, replace, spinner, errorBox } from './dom';
 import { traceRange } from './state';

@@ -1,4 +1,4 @@
-// Keyboard (fixes §10.14): ←/→ pan, +/− zoom, 0 or Home resets, Esc deselects.
+// Keyboard shortcuts: ←/→ pan, +/− zoom, 0 or Home resets, Esc deselects.
 
 import { state } from './state';
 import { pan, zoom, resetRange } from './controls';

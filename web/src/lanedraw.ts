@@ -1,5 +1,5 @@
-// Drawing one process lane on a canvas (spec §2.10, §5.3, §5.4) and finding what is under
-// the mouse. Fixes §10.3/§10.4: the CPU curve is placed by the range its data was fetched
+// Drawing one process lane on a canvas (lifetime, CPU usage curve, event markers) and
+// finding what is under the mouse. The CPU curve is placed by the range its data was fetched
 // for (no stretching after a zoom), averaged over enough samples to be meaningful, not
 // capped, and both markers and CPU usage can be inspected on hover.
 

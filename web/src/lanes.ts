@@ -1,9 +1,10 @@
-// Process rows: tree labels, per-process lanes, duration column (spec §2.9, §2.10, §4.2,
-// §4.4, §4.5). Rows are virtualised when the list scrolls, so thousands of threads stay
-// cheap. Fixes: §10.6 (axis with ticks aligned to the lanes, crosshair on lane hover too),
-// §10.7 (filter, hide rows outside the view), §10.8 (with a scrolling list the analysis
-// panel sits below it instead of inside the scroll area), §10.3 (marker hover detail and a
-// note when markers are sampled).
+// Process rows: tree labels, per-process lanes, duration column, the lane time labels;
+// clicking a row selects its PID, a tree chevron collapses or expands its children,
+// dragging inside a lane zooms to the dragged range. Rows are virtualised when the list scrolls, so thousands of
+// threads stay cheap. Beyond the reference: a time axis with ticks aligned to the lanes and
+// a crosshair on lane hover too; a filter, and hiding rows outside the view; with a
+// scrolling list the analysis panel sits below it instead of inside the scroll area;
+// marker hover detail and a note when markers are sampled.
 
 import { h, replace, showTip, hideTip, errorBox, blurInputs } from './dom';
 import { state, set, subscribe, traceRange, setRange, type Range } from './state';

@@ -1,5 +1,6 @@
-// Boot: load the summary and the process lifetimes, then build the page (spec §2).
-// Fixes §10.12: failures show a message with a retry, an empty or zero-length trace says so.
+// Boot: load the summary and the process lifetimes, then build the page (header, overview,
+// controls, chips, process rows). Failures show a message with a retry, an empty or
+// zero-length trace says so.
 
 import { h, replace, errorBox, spinner } from './dom';
 import { getJson, errorText, requestLog, type Summary, type LifetimesResponse } from './api';

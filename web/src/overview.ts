@@ -1,6 +1,6 @@
-// Timeline overview strip (spec §2.4, §4.1): the full trace with an event histogram, the
+// Timeline overview strip: the full trace with an event histogram, the
 // selected window with draggable edges, pan, wheel zoom, click-to-snap and double-click
-// reset. Added (§10.5): a time axis with ticks, a hover time readout, and the all-types
+// reset. Beyond the reference: a time axis with ticks, a hover time readout, and the all-types
 // outline kept visible when chips hide part of the histogram.
 
 import { h, fitCanvas, blurInputs } from './dom';
@@ -37,7 +37,8 @@ export function mountOverview(parent: HTMLElement): void {
     return full > 0 ? (ns - t.start) / full : 0;
   };
 
-  /** Window as drawn: at least 4% wide so the handles stay grabbable (§2.4). */
+  /** Window as drawn: at least 4% wide, centred on the real window, so the handles stay
+   *  grabbable; the real range does not change. */
   function drawnWindow(r: Range): [number, number] {
     let l = frac(r.start);
     let rr = frac(r.end);

@@ -1,4 +1,4 @@
-// Analysis panel under the selected process (spec §2.11): Flamegraph, IO / Memory and Events
+// Analysis panel under the selected process: Flamegraph, IO / Memory and Events
 // tabs. Only the active tab is rendered and fetched; the choice survives PID changes.
 
 import { h, replace } from './dom';
@@ -55,7 +55,7 @@ export function createPanel(): HTMLElement {
   return panel;
 }
 
-/** The aggregate IO/Memory card opened from the latency row (§2.8). */
+/** The aggregate IO/Memory card opened from the latency row. */
 export function createAggregateCard(): HTMLElement {
   const view = ioMemoryView('aggregate-card');
   const wrap = h('div');

@@ -1,5 +1,5 @@
-// Application state (spec viewer-ui.md §1) with change notification. Views subscribe and
-// redraw only when a key they use changes.
+// Application state (view range, selected PID, enabled types, tab, ...) with change
+// notification. Views subscribe and redraw only when a key they use changes.
 
 import type { Summary, ProcessLifetime } from './api';
 
@@ -70,7 +70,7 @@ export function set(patch: Partial<State>): void {
     (state as unknown as Record<string, unknown>)[k] = v;
     pending.add(k);
   }
-  // Paging always restarts when what is paged changes (fixes §10.2).
+  // Paging always restarts when what is paged changes, so no page past the end is shown.
   if (!('eventsPage' in patch) && (pending.has('range') || pending.has('pid') || pending.has('enabled'))) {
     if (state.eventsPage !== 0) {
       state.eventsPage = 0;
@@ -119,7 +119,7 @@ export function fullDuration(): number {
 }
 
 /** Smallest window any gesture may reach: one rule for brush, wheel, buttons, keys and lane
- *  drags (fixes §10.15). 1 µs, or the whole trace when it is shorter. */
+ *  drags. 1 µs, or the whole trace when it is shorter. */
 export function minWindow(): number {
   return Math.max(1, Math.min(1000, fullDuration()));
 }
@@ -179,7 +179,7 @@ export function defaultEnabled(types: string[]): Set<string> {
 }
 
 /** Default flamegraph type: cpu_sample when the trace has it, else the first type with
- *  stacks likely (fixes §10.13: cpu_sample was offered even when absent). */
+ *  stacks likely (the reference offered cpu_sample even when absent). */
 export function defaultFlameType(types: string[]): string {
   if (types.includes('cpu_sample')) return 'cpu_sample';
   const pref = ['page_fault', 'sched_switch', 'syscall_read_enter', 'syscall_write_enter'];

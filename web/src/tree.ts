@@ -1,5 +1,5 @@
-// Process tree model (spec §5.5): parent links, depth-first rows with guide flags, collapse,
-// plus the fixes of §10.7: a name/PID filter, hiding processes outside the view, and
+// Process tree model: parent links, depth-first rows with guide flags, collapse,
+// plus what the reference lacked: a name/PID filter, hiding processes outside the view, and
 // selecting a PID reveals its row by expanding collapsed ancestors.
 
 import type { ProcessLifetime } from './api';

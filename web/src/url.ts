@@ -1,4 +1,4 @@
-// URL state (fixes §10.14): range, PID, tab, flamegraph type, enabled chips and the open
+// URL state: range, PID, tab, flamegraph type, enabled chips and the open
 // latency card live in the query string, so a reload restores the view and a link shares it.
 //   ?s=<offset ns>&e=<offset ns>&pid=<pid>&tab=flame|io|events&fg=<type>&types=a,b|none&lat=1
 // Offsets are relative to the trace start: small, exact integers.
