@@ -15,7 +15,11 @@ grep -q "nofile=512" "$TMP/out" || fail "RLIMIT_NOFILE is not the caller's (512)
 ! grep -q shadow-readable "$TMP/out" || fail "the command could read /etc/shadow"
 cat "$TMP/caller"
 assert_eq "signal mask (SigBlk) is the caller's" "$(grep SigBlk "$TMP/caller")" "$(grep SigBlk "$TMP/out")"
-assert_eq "ignored signals (SigIgn) are the caller's" "$(grep SigIgn "$TMP/caller")" "$(grep SigIgn "$TMP/out")"
+# Signals 32 and 33 are glibc's own (thread cancellation, setxid): probex's setresuid
+# installs a handler for 33, which exec resets, and glibc's sigaction refuses both; a
+# caller that ignores them (some job runners do) cannot pass that on.  The rest must match.
+sigign() { printf '%x' $((16#$(awk '/^SigIgn/ { print $2 }' "$1") & ~(3 << 31))); }
+assert_eq "ignored signals (SigIgn, but glibc's 32 and 33) are the caller's" "$(sigign "$TMP/caller")" "$(sigign "$TMP/out")"
 ign=$((16#$(awk '/^SigIgn/ { print $2 }' "$TMP/out")))
 [ $((ign & (1 << (10 - 1)))) -ne 0 ] || fail "SIGUSR1, ignored by the caller, is not ignored by the command"
 [ $((ign & (1 << (13 - 1)))) -ne 0 ] || fail "SIGPIPE, ignored by the caller, is not ignored by the command"
