@@ -6,7 +6,7 @@
 
 const struct cmd cmds[] = {
 	{ "query", cmd_query, "probex query [--no-header] FILE SQL", "run SQL on a trace (table: events)" },
-	{ "recover", cmd_recover, "probex recover SPOOL [-o OUTPUT] [-v]",
+	{ "recover", cmd_recover, "probex recover SPOOL [-o OUTPUT] [--run-rows N] [-v]",
 	  "finish a trace whose recorder was killed" },
 	{ "resymbolize", cmd_resymbolize, "probex resymbolize FILE [-o OUTPUT]",
 	  "redo the stack labels from the raw addresses kept in the file" },

@@ -139,7 +139,7 @@ static int pass2(struct finalizer *f)
 	spool_map__rewind(&f->map);
 	while (!err && (n = spool_map__next(&f->map, &it)) > 0)
 		if (it.tag == SPOOL_BPF)
-			err = rows__add_record(f->rows, it.data, it.len);
+			err = rows__add_record(f->rows, it.data, it.len, it.off);
 	return err;
 }
 
@@ -221,12 +221,14 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	struct labeler *l = NULL;
 	struct rows_stats rs;
 	struct pq_kv kv[64];
-	char tmp[4200], dir[4200], *slash, *symdata = NULL;
+	char tmp[4200], spill[4220], dir[4200], *slash, *symdata = NULL;
+	struct rows_opts ro;
 	double t0 = now_s();
 	int err, nkv;
 
 	memset(res, 0, sizeof(*res));
 	snprintf(tmp, sizeof(tmp), "%s.probex-tmp", o->output);
+	snprintf(spill, sizeof(spill), "%s.runs", tmp);
 	err = spool_map__open(&f.map, o->spool);
 	if (err) {
 		log__error("%s: %s", o->spool, err == -EBADMSG ? "not a probex spool" : strerror(-err));
@@ -236,8 +238,12 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	f.as = addrspace__new();
 	f.ustacks = stackset__new();
 	f.kstacks = stackset__new();
-	if (!f.as || !f.ustacks || !f.kstacks || rows__new(&f.rows, f.as, f.ustacks, f.kstacks, f.map.size) ||
-	    stacklists__new(&sl))
+	if (!f.as || !f.ustacks || !f.kstacks || stacklists__new(&sl))
+		goto cleanup;
+	ro = (struct rows_opts){ .as = f.as, .ustacks = f.ustacks, .kstacks = f.kstacks,
+				 .spool_path = o->spool, .spill_path = spill, .run_rows = o->run_rows };
+	err = rows__new(&f.rows, &ro);
+	if (err)
 		goto cleanup;
 	err = pass1(&f);
 	if (err)
@@ -246,9 +252,14 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	err = pass2(&f);
 	if (!err)
 		err = rows__sort(f.rows);
-	if (err)
+	if (err) {
+		/* Nothing written yet; the runs file (if any) went with its descriptor. */
+		log__error("cannot sort the rows (sorted runs go to %s): %s", spill, strerror(-err));
 		goto cleanup;
-	log__debug("finalize: rows indexed and sorted %.3f s", now_s() - t0);
+	}
+	rows__stats(f.rows, &rs);
+	log__debug("finalize: rows indexed and sorted %.3f s (%u runs spilled)", now_s() - t0,
+		   rs.spilled_runs);
 	l = labeler__new(f.as, o->ksyms);
 	if (!l) {
 		err = -ENOMEM;
@@ -295,6 +306,7 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	res->rows = rs.rows;
 	res->records = rs.records;
 	res->bad_records = rs.bad_records;
+	res->spilled_runs = rs.spilled_runs;
 	res->unique_stacks = stackset__count(f.ustacks) + stackset__count(f.kstacks);
 	res->frames_total = ls.user_frames;
 	res->frames_symbolized = ls.user_symbolized;

@@ -7,28 +7,19 @@
 #include "symbolize/addrspace.h"
 #include "parquet/colbuf.h"
 #include "finalize/rows.h"
+#include "finalize/runs.h"
+#include "spool/spool.h"
 #include "trace/schema.h"
 #include "finalize/stacklists.h"
 #include "finalize/stackset.h"
 #include "parquet/strtab.h"
 
-/* A row: which record, and for paired syscalls which half (top bit of rec). 12 bytes:
- * this index is the biggest thing finalization allocates. */
-#define REF_EXIT_HALF 0x80000000u
-
-struct rowref {
-	uint64_t ts;
-	uint32_t rec;
-} __attribute__((packed));
-
 struct rows {
 	const struct addrspace *as;
 	struct stackset *ustacks, *kstacks;
-	const void **rec;
-	int32_t *ustack, *kstack;
-	uint32_t nrec, rec_cap;
-	struct rowref *refs;
-	uint64_t nrefs, refs_cap;
+	struct runs *runs;
+	struct spool_blocks *blocks;	/* records read back by offset while writing */
+	uint64_t nrec;
 	struct strtab comms, files;
 	struct pq_dict comm_dict, file_dict;
 	uint64_t bad;
@@ -59,28 +50,23 @@ static const uint32_t fixed_size[REC__COUNT] = {
 	[REC_SYSCALL_UNFINISHED] = sizeof(struct rec_syscall),
 };
 
-int rows__new(struct rows **rp, const struct addrspace *as, struct stackset *ustacks,
-	      struct stackset *kstacks, uint64_t spool_bytes)
+int rows__new(struct rows **rp, const struct rows_opts *o)
 {
 	struct rows *r = calloc(1, sizeof(*r));
-	/* Every record takes at least its header plus the spool's 8-byte item header. */
-	uint64_t max_rec = spool_bytes / (sizeof(struct rec_hdr) + 8) + 1;
+	int err;
 
 	if (!r)
 		return -ENOMEM;
-	if (max_rec < UINT32_MAX) {
-		r->rec = malloc(max_rec * sizeof(*r->rec));
-		r->ustack = malloc(max_rec * sizeof(*r->ustack));
-		r->kstack = malloc(max_rec * sizeof(*r->kstack));
-		r->refs = malloc(2 * max_rec * sizeof(*r->refs));
-		if (r->rec && r->ustack && r->kstack && r->refs) {
-			r->rec_cap = (uint32_t)max_rec;
-			r->refs_cap = 2 * max_rec;
-		}
+	r->as = o->as;
+	r->ustacks = o->ustacks;
+	r->kstacks = o->kstacks;
+	err = runs__new(&r->runs, o->spill_path, o->run_rows);
+	if (!err)
+		err = spool_blocks__open(&r->blocks, o->spool_path);
+	if (err) {
+		rows__free(r);
+		return err;
 	}
-	r->as = as;
-	r->ustacks = ustacks;
-	r->kstacks = kstacks;
 	*rp = r;
 	return 0;
 }
@@ -89,56 +75,27 @@ void rows__free(struct rows *r)
 {
 	if (!r)
 		return;
-	free(r->rec);
-	free(r->ustack);
-	free(r->kstack);
-	free(r->refs);
+	runs__free(r->runs);
+	spool_blocks__close(r->blocks);
 	strtab__free(&r->comms);
 	strtab__free(&r->files);
 	free(r);
 }
 
-static int add_ref(struct rows *r, uint64_t ts, uint32_t rec, bool exit_half)
+static int add_ref(struct rows *r, uint64_t ts, uint64_t item, bool exit_half, int32_t u, int32_t k)
 {
-	if (r->nrefs == r->refs_cap) {
-		uint64_t cap = r->refs_cap ? r->refs_cap * 2 : 65536;
-		struct rowref *n = realloc(r->refs, cap * sizeof(*n));
+	struct rowref ref = {
+		.ts = ts, .item = item | (exit_half ? ROWREF_EXIT_HALF : 0), .ustack = u, .kstack = k,
+	};
 
-		if (!n)
-			return -ENOMEM;
-		r->refs = n;
-		r->refs_cap = cap;
-	}
-	r->refs[r->nrefs++] = (struct rowref){ .ts = ts, .rec = rec | (exit_half ? REF_EXIT_HALF : 0) };
-	return 0;
+	return runs__add(r->runs, &ref);
 }
 
-static int grow_recs(struct rows *r)
-{
-	uint32_t cap = r->rec_cap ? r->rec_cap * 2 : 65536;
-	const void **rec = realloc(r->rec, cap * sizeof(*rec));
-	int32_t *u, *k;
-
-	if (!rec)
-		return -ENOMEM;
-	r->rec = rec;
-	u = realloc(r->ustack, cap * sizeof(*u));
-	if (!u)
-		return -ENOMEM;
-	r->ustack = u;
-	k = realloc(r->kstack, cap * sizeof(*k));
-	if (!k)
-		return -ENOMEM;
-	r->kstack = k;
-	r->rec_cap = cap;
-	return 0;
-}
-
-int rows__add_record(struct rows *r, const void *data, uint32_t len)
+int rows__add_record(struct rows *r, const void *data, uint32_t len, uint64_t item)
 {
 	const struct rec_hdr *h = data;
 	const uint64_t *frames;
-	uint32_t i, fixed;
+	uint32_t fixed;
 	int64_t u = -1, k = -1;
 	int err;
 
@@ -162,68 +119,21 @@ int rows__add_record(struct rows *r, const void *data, uint32_t len)
 		if (k < 0)
 			return (int)k;
 	}
-	if (r->nrec == r->rec_cap && (err = grow_recs(r)))
-		return err;
-	i = r->nrec++;
-	r->rec[i] = data;
-	r->ustack[i] = (int32_t)u;
-	r->kstack[i] = (int32_t)k;
+	r->nrec++;
 	if (h->kind == REC_SYSCALL || h->kind == REC_SYSCALL_UNFINISHED) {
 		const struct rec_syscall *s = data;
 
-		err = add_ref(r, s->enter_ts, i, false);
+		err = add_ref(r, s->enter_ts, item, false, (int32_t)u, (int32_t)k);
 		if (!err && h->kind == REC_SYSCALL)
-			err = add_ref(r, h->ts, i, true);
+			err = add_ref(r, h->ts, item, true, (int32_t)u, (int32_t)k);
 		return err;
 	}
-	return add_ref(r, h->ts, i, false);
+	return add_ref(r, h->ts, item, false, (int32_t)u, (int32_t)k);
 }
 
-/* LSD radix sort on the timestamp, 16 bits a pass, skipping digits no key differs in
- * (a trace spans seconds: about 36 varying bits, 3 passes); stable, so equal timestamps
- * keep record order (deterministic output).  Already-sorted input costs one pass. */
 int rows__sort(struct rows *r)
 {
-	struct rowref *tmp, *src, *dst, *t;
-	uint64_t diff = 0, n = r->nrefs, *count;
-	bool sorted = true;
-
-	if (n < 2)
-		return 0;
-	for (uint64_t i = 1; i < n; i++) {
-		diff |= r->refs[i].ts ^ r->refs[0].ts;
-		sorted &= r->refs[i].ts >= r->refs[i - 1].ts;
-	}
-	if (sorted)
-		return 0;
-	tmp = malloc(n * sizeof(*tmp));
-	count = malloc((65536 + 1) * sizeof(*count));
-	if (!tmp || !count) {
-		free(tmp);
-		free(count);
-		return -ENOMEM;
-	}
-	src = r->refs;
-	dst = tmp;
-	for (int shift = 0; shift < 64; shift += 16) {
-		if (!((diff >> shift) & 0xffff))
-			continue;
-		memset(count, 0, (65536 + 1) * sizeof(*count));
-		for (uint64_t i = 0; i < n; i++)
-			count[((src[i].ts >> shift) & 0xffff) + 1]++;
-		for (int b = 0; b < 65536; b++)
-			count[b + 1] += count[b];
-		for (uint64_t i = 0; i < n; i++)
-			dst[count[(src[i].ts >> shift) & 0xffff]++] = src[i];
-		t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != r->refs)
-		memcpy(r->refs, src, n * sizeof(*src));
-	free(count);
-	free(tmp);
-	return 0;
+	return runs__finish(r->runs);
 }
 
 static void syscall_enter_cols(struct colbuf *c, const struct rec_syscall *s)
@@ -267,13 +177,23 @@ static void syscall_enter_cols(struct colbuf *c, const struct rec_syscall *s)
 
 static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const struct rowref *ref)
 {
-	uint32_t rec = ref->rec & ~REF_EXIT_HALF;
-	bool exit_half = ref->rec & REF_EXIT_HALF;
-	const struct rec_hdr *h = r->rec[rec];
-	int32_t u = r->ustack[rec], k = r->kstack[rec];
-	uint32_t cpu = h->cpu;
+	bool exit_half = ref->item & ROWREF_EXIT_HALF;
+	int32_t u = ref->ustack, k = ref->kstack;
+	const struct rec_hdr *h;
+	const void *data;
+	uint32_t cpu, len;
 	int64_t id, list;
 	uint8_t ev;
+	int err;
+
+	/* Checked when it was indexed; a spool changed since then is an I/O error. */
+	err = spool_blocks__item(r->blocks, ref->item & ~ROWREF_EXIT_HALF, REC_MAX_FIXED, &data, &len);
+	if (err)
+		return err;
+	h = data;
+	if (len < sizeof(*h) || h->kind == 0 || h->kind >= REC__COUNT || len < fixed_size[h->kind])
+		return -EIO;
+	cpu = h->cpu;
 
 	switch (h->kind) {
 	case REC_SYSCALL:
@@ -384,12 +304,14 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 
 int rows__write(struct rows *r, struct pq_writer *w, struct stacklists *sl, uint32_t rg_rows)
 {
+	uint64_t nrows = runs__rows(r->runs);
+	struct rowref ref;
 	struct colbuf c;
-	int err;
+	int err, got;
 
 	/* Small traces get small buffers: fresh pages are expensive on some VMs. */
 	err = colbuf__init(&c, trace_schema__pq_columns(), TC__COUNT,
-			   r->nrefs && r->nrefs < rg_rows ? (uint32_t)r->nrefs : rg_rows);
+			   nrows && nrows < rg_rows ? (uint32_t)nrows : rg_rows);
 	if (err)
 		return err;
 	colbuf__set_dict(&c, TC_EVENT_TYPE, trace_schema__event_dict(), NULL);
@@ -397,8 +319,8 @@ int rows__write(struct rows *r, struct pq_writer *w, struct stacklists *sl, uint
 	colbuf__set_dict(&c, TC_PROCESS_NAME, &r->comm_dict, NULL);
 	colbuf__set_dict(&c, TC_FILENAME, &r->file_dict, NULL);
 	colbuf__set_dict(&c, TC_STACK_TRACE, stacklists__dict(sl), stacklists__lists(sl));
-	for (uint64_t i = 0; i < r->nrefs && !err; i++) {
-		err = emit(r, &c, sl, &r->refs[i]);
+	while (!err && (got = runs__next(r->runs, &ref)) != 0) {
+		err = got < 0 ? got : emit(r, &c, sl, &ref);
 		if (!err && colbuf__next(&c)) {
 			/* Interning may have moved the tables: refresh what the writer sees. */
 			r->comm_dict = (struct pq_dict){ r->comms.strs, r->comms.lens, r->comms.n };
@@ -419,7 +341,8 @@ int rows__write(struct rows *r, struct pq_writer *w, struct stacklists *sl, uint
 
 void rows__stats(const struct rows *r, struct rows_stats *out)
 {
-	out->rows = r->nrefs;
+	out->rows = runs__rows(r->runs);
 	out->records = r->nrec;
 	out->bad_records = r->bad;
+	out->spilled_runs = runs__spilled(r->runs);
 }

@@ -226,13 +226,14 @@ int spool_map__open(struct spool_map *m, const char *path)
 		err = -EBADMSG;
 		goto cleanup;
 	}
-	m->base = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	m->base = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (m->base == MAP_FAILED) {
 		m->base = NULL;
 		err = -errno;
 		goto cleanup;
 	}
 	m->size = st.st_size;
+	madvise((void *)m->base, m->size, MADV_SEQUENTIAL);
 	if (memcmp(m->base, SPOOL_MAGIC, 8)) {
 		err = -EBADMSG;
 		spool_map__close(m);
@@ -262,13 +263,25 @@ int spool_map__next(struct spool_map *m, struct spool_item *it)
 	it->tag = h.tag;
 	it->len = h.len;
 	it->data = m->base + m->off + sizeof(h);
+	it->off = m->off;
 	m->off += sizeof(h) + padded;
+	if (m->off - m->trimmed >= SPOOL_MAP_TRIM) {
+		/* Read-only private file pages: dropping them only costs a re-read from the
+		 * page cache if the caller looks back. */
+		size_t end = m->off & ~((size_t)SPOOL_MAP_TRIM - 1);
+
+		madvise((void *)(m->base + m->trimmed), end - m->trimmed, MADV_DONTNEED);
+		m->trimmed = end;
+	}
 	return 1;
 }
 
 void spool_map__rewind(struct spool_map *m)
 {
+	if (m->trimmed < m->size)
+		madvise((void *)(m->base + m->trimmed), m->size - m->trimmed, MADV_DONTNEED);
 	m->off = 16;
+	m->trimmed = 0;
 }
 
 void spool_map__close(struct spool_map *m)
@@ -276,4 +289,123 @@ void spool_map__close(struct spool_map *m)
 	if (m->base)
 		munmap((void *)m->base, m->size);
 	memset(m, 0, sizeof(*m));
+}
+
+struct spool_blocks {
+	int fd;
+	uint64_t size;
+	uint64_t tag[SPOOL_BLOCKS];	/* block number + 1 held in each slot, 0 = empty */
+	unsigned char *mem;		/* SPOOL_BLOCKS slots of SPOOL_BLOCK_SIZE */
+	unsigned char scratch[2 * SPOOL_BLOCK_SIZE];	/* reads that straddle two blocks */
+};
+
+int spool_blocks__open(struct spool_blocks **bp, const char *path)
+{
+	struct spool_blocks *b = calloc(1, sizeof(*b));
+	struct stat st;
+	int err;
+
+	if (!b)
+		return -ENOMEM;
+	b->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (b->fd < 0) {
+		err = -errno;
+		free(b);
+		return err;
+	}
+	b->mem = malloc(SPOOL_BLOCKS_BYTES);
+	if (!b->mem || fstat(b->fd, &st)) {
+		err = b->mem ? -errno : -ENOMEM;
+		spool_blocks__close(b);
+		return err;
+	}
+	b->size = st.st_size;
+	*bp = b;
+	return 0;
+}
+
+static int pread_all(int fd, void *p, size_t n, uint64_t off)
+{
+	unsigned char *c = p;
+
+	while (n) {
+		ssize_t k = pread(fd, c, n, (off_t)off);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? -errno : -EIO;
+		c += k;
+		n -= (size_t)k;
+		off += (uint64_t)k;
+	}
+	return 0;
+}
+
+/* The cached block holding file offset off (loaded if needed), or NULL with *err set. */
+static const unsigned char *block(struct spool_blocks *b, uint64_t off, int *err)
+{
+	uint64_t no = off / SPOOL_BLOCK_SIZE, start = no * SPOOL_BLOCK_SIZE;
+	uint32_t slot = (uint32_t)(no % SPOOL_BLOCKS);
+	unsigned char *p = b->mem + (size_t)slot * SPOOL_BLOCK_SIZE;
+	size_t n;
+
+	if (b->tag[slot] == no + 1)
+		return p;
+	n = b->size - start < SPOOL_BLOCK_SIZE ? b->size - start : SPOOL_BLOCK_SIZE;
+	*err = pread_all(b->fd, p, n, start);
+	if (*err) {
+		b->tag[slot] = 0;
+		return NULL;
+	}
+	b->tag[slot] = no + 1;
+	return p;
+}
+
+/* n <= SPOOL_BLOCK_SIZE bytes at off, valid until the next read. */
+static const void *read_at(struct spool_blocks *b, uint64_t off, uint32_t n, int *err)
+{
+	uint32_t in = (uint32_t)(off % SPOOL_BLOCK_SIZE), first;
+	const unsigned char *p;
+
+	if (off > b->size || b->size - off < n) {
+		*err = -EIO;
+		return NULL;
+	}
+	p = block(b, off, err);
+	if (!p || in + n <= SPOOL_BLOCK_SIZE)
+		return p ? p + in : NULL;
+	first = SPOOL_BLOCK_SIZE - in;
+	memcpy(b->scratch, p + in, first);
+	p = block(b, off + first, err);
+	if (!p)
+		return NULL;
+	memcpy(b->scratch + first, p, n - first);
+	return b->scratch;
+}
+
+int spool_blocks__item(struct spool_blocks *b, uint64_t off, uint32_t max, const void **data,
+		       uint32_t *len)
+{
+	const struct item_hdr *h;
+	int err = 0;
+
+	h = read_at(b, off, sizeof(*h), &err);
+	if (!h)
+		return err;
+	*len = h->len;
+	if (max > h->len)
+		max = h->len;
+	*data = read_at(b, off + sizeof(*h), max, &err);
+	return *data ? 0 : err;
+}
+
+void spool_blocks__close(struct spool_blocks *b)
+{
+	if (!b)
+		return;
+	if (b->fd >= 0)
+		close(b->fd);
+	free(b->mem);
+	free(b);
 }

@@ -28,6 +28,7 @@ struct spool_item {
 	uint16_t tag;
 	uint32_t len;
 	const void *data;	/* valid until the next spool_reader__next() */
+	uint64_t off;		/* spool_map only: file offset of the item (its header) */
 };
 
 struct spool_writer;
@@ -42,17 +43,38 @@ unsigned long long spool_writer__bytes(const struct spool_writer *w);
 /* Flush, fsync and close; returns the first error seen. */
 int spool_writer__close(struct spool_writer *w);
 
-/* Whole-file read access without copies: items point into a read-only mapping. */
+/* Whole-file read access without copies: items point into a read-only mapping.  The pages
+ * behind the cursor are dropped from the process (not from the page cache) as it moves,
+ * so a pass over any size of spool holds at most SPOOL_MAP_TRIM bytes of it resident;
+ * pointers stay valid (a dropped page is read again on access). */
 struct spool_map {
 	const unsigned char *base;
-	size_t size, off;
+	size_t size, off, trimmed;
 };
+
+#define SPOOL_MAP_TRIM	(32u << 20)
 
 int spool_map__open(struct spool_map *m, const char *path);
 /* As spool_reader__next; item data stays valid until spool_map__close. */
 int spool_map__next(struct spool_map *m, struct spool_item *item);
 void spool_map__rewind(struct spool_map *m);
 void spool_map__close(struct spool_map *m);
+
+/* Random reads of items by offset (spool_item.off) through a small direct-mapped cache of
+ * file blocks: SPOOL_BLOCKS_BYTES of memory however far apart the reads are. */
+#define SPOOL_BLOCK_SIZE	(64u << 10)
+#define SPOOL_BLOCKS		512u
+#define SPOOL_BLOCKS_BYTES	((size_t)SPOOL_BLOCK_SIZE * SPOOL_BLOCKS)
+
+struct spool_blocks;
+
+int spool_blocks__open(struct spool_blocks **b, const char *path);
+/* The payload of the item at off, at most max bytes of it (max <= SPOOL_BLOCK_SIZE):
+ * *data valid until the next call, *len the item's full payload length.  -EIO when the
+ * file no longer holds a whole item there. */
+int spool_blocks__item(struct spool_blocks *b, uint64_t off, uint32_t max, const void **data,
+		       uint32_t *len);
+void spool_blocks__close(struct spool_blocks *b);
 
 int spool_reader__open(struct spool_reader **r, const char *path);
 /* 1 with *item filled, 0 at a clean end, -EBADMSG on a torn tail (a killed writer): the
