@@ -1,28 +1,33 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "finalize/runfile.h"
 #include "finalize/runs.h"
 
-/* A spilled run: nrows rowrefs at byte offset start of the spill file. */
+/* A spilled run: bytes [start, end) of the spill file (finalize/runfile.h). */
 struct run {
-	uint64_t start, nrows;
-};
-
-/* A run being read back: a window of it in buf. */
-struct src {
-	uint64_t next, end;		/* file offsets still to read */
-	struct rowref *buf;
-	uint32_t n, i, cap;
+	uint64_t start, end;
 };
 
 struct merger {
-	struct src *src;
+	struct run_reader *src;
 	uint32_t *heap;			/* source indexes, a binary min-heap on (ts, index) */
 	uint32_t k, live;
+};
+
+struct spiller {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool tried, started, busy, quit;
+	struct rowref *buf, *tmp;	/* the run being written, its sort scratch */
+	uint64_t n;
+	int err;
 };
 
 struct runs {
@@ -35,6 +40,7 @@ struct runs {
 	uint32_t nruns, runs_cap, spilled;
 	struct merger m;
 	bool merging;
+	struct spiller sp;
 };
 
 /* The one place the spill file is made (see runs__new: it never outlives the process). */
@@ -46,24 +52,6 @@ static int spill__create(const char *path)
 		return -errno;
 	unlink(path);
 	return fd;
-}
-
-static int io_all(int fd, void *p, size_t n, uint64_t off, bool wr)
-{
-	char *c = p;
-
-	while (n) {
-		ssize_t k = wr ? pwrite(fd, c, n, (off_t)off) : pread(fd, c, n, (off_t)off);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k < 0 ? -errno : -EIO;
-		c += k;
-		n -= (size_t)k;
-		off += (uint64_t)k;
-	}
-	return 0;
 }
 
 int runs__new(struct runs **rp, const char *spill_path, uint64_t run_rows)
@@ -87,10 +75,12 @@ int runs__new(struct runs **rp, const char *spill_path, uint64_t run_rows)
 	return 0;
 }
 
+static void spiller__stop(struct spiller *sp);
+
 static void merger__free(struct merger *m)
 {
 	for (uint32_t i = 0; m->src && i < m->k; i++)
-		free(m->src[i].buf);
+		run_reader__free(&m->src[i]);
 	free(m->src);
 	free(m->heap);
 	memset(m, 0, sizeof(*m));
@@ -100,6 +90,9 @@ void runs__free(struct runs *r)
 {
 	if (!r)
 		return;
+	spiller__stop(&r->sp);
+	free(r->sp.buf);
+	free(r->sp.tmp);
 	merger__free(&r->m);
 	if (r->fd >= 0)
 		close(r->fd);
@@ -112,11 +105,12 @@ void runs__free(struct runs *r)
 
 /* LSD radix sort on ts, 16 bits a pass, skipping digits no key differs in (a trace spans
  * seconds: about 36 varying bits, 3 passes); stable, so equal times keep arrival order.
- * Already-sorted input costs one scan. */
-static int sort_run(struct runs *r)
+ * Already-sorted input costs one scan.  The sorted rows may end up in the scratch: the
+ * two buffers then swap roles (*a is always the sorted one). */
+static int sort_refs(struct rowref **a, struct rowref **tmp, uint64_t n, uint64_t cap)
 {
-	struct rowref *src = r->cur, *dst, *t;
-	uint64_t diff = 0, n = r->ncur, *count;
+	struct rowref *src = *a, *dst, *t;
+	uint64_t diff = 0, *count;
 	bool sorted = true;
 
 	for (uint64_t i = 1; i < n; i++) {
@@ -125,12 +119,12 @@ static int sort_run(struct runs *r)
 	}
 	if (sorted)
 		return 0;
-	if (!r->tmp && !(r->tmp = malloc(r->run_rows * sizeof(*r->tmp))))
+	if (!*tmp && !(*tmp = malloc(cap * sizeof(**tmp))))
 		return -ENOMEM;
 	count = malloc((65536 + 1) * sizeof(*count));
 	if (!count)
 		return -ENOMEM;
-	dst = r->tmp;
+	dst = *tmp;
 	for (int shift = 0; shift < 64; shift += 16) {
 		if (!((diff >> shift) & 0xffff))
 			continue;
@@ -145,16 +139,15 @@ static int sort_run(struct runs *r)
 		src = dst;
 		dst = t;
 	}
-	/* The sorted rows may have ended in the scratch: swap roles instead of copying. */
-	if (src != r->cur) {
-		r->tmp = r->cur;
-		r->cur = src;
+	if (src != *a) {
+		*tmp = *a;
+		*a = src;
 	}
 	free(count);
 	return 0;
 }
 
-static int push_run(struct runs *r, uint64_t start, uint64_t nrows)
+static int push_run(struct runs *r, uint64_t start, uint64_t end)
 {
 	if (r->nruns == r->runs_cap) {
 		uint32_t cap = r->runs_cap ? r->runs_cap * 2 : 16;
@@ -165,29 +158,130 @@ static int push_run(struct runs *r, uint64_t start, uint64_t nrows)
 		r->runs = n;
 		r->runs_cap = cap;
 	}
-	r->runs[r->nruns++] = (struct run){ start, nrows };
+	r->runs[r->nruns++] = (struct run){ start, end };
 	return 0;
 }
 
-static int spill(struct runs *r)
+/* Sort buf and append it to the spill file as the next run. */
+static int write_run(struct runs *r, struct rowref **buf, struct rowref **tmp, uint64_t n)
 {
-	size_t bytes = r->ncur * sizeof(*r->cur);
+	struct run_writer w;
+	uint64_t end;
 	int err;
 
-	if (r->fd < 0 && (r->fd = spill__create(r->path)) < 0) {
-		err = r->fd;
-		r->fd = -1;
-		return err;
-	}
-	err = sort_run(r);
+	err = sort_refs(buf, tmp, n, r->run_rows);
 	if (!err)
-		err = io_all(r->fd, r->cur, bytes, r->file_end, true);
-	if (!err)
-		err = push_run(r, r->file_end, r->ncur);
+		err = run_writer__begin(&w, r->fd, r->file_end);
 	if (err)
 		return err;
-	r->file_end += bytes;
+	for (uint64_t i = 0; i < n && !err; i++)
+		err = run_writer__add(&w, &(*buf)[i]);
+	err = run_writer__end(&w, &end) ?: err;
+	if (!err)
+		err = push_run(r, r->file_end, end);
+	if (err)
+		return err;
+	r->file_end = end;
 	r->spilled++;
+	return 0;
+}
+
+/* The spiller thread sorts and writes one full run while the caller gathers the next:
+ * the second core's share of the gathering pass. */
+static void *spiller__run(void *arg)
+{
+	struct runs *r = arg;
+	struct spiller *sp = &r->sp;
+
+	pthread_mutex_lock(&sp->mu);
+	for (;;) {
+		while (!sp->busy && !sp->quit)
+			pthread_cond_wait(&sp->cv, &sp->mu);
+		if (!sp->busy)
+			break;
+		pthread_mutex_unlock(&sp->mu);
+		int err = sp->err ? sp->err : write_run(r, &sp->buf, &sp->tmp, sp->n);
+		pthread_mutex_lock(&sp->mu);
+		sp->err = err;
+		sp->busy = false;
+		pthread_cond_broadcast(&sp->cv);
+	}
+	pthread_mutex_unlock(&sp->mu);
+	return NULL;
+}
+
+/* Wait for the spiller to be idle; its first error. */
+static int spiller__wait(struct spiller *sp)
+{
+	int err;
+
+	if (!sp->started)
+		return 0;
+	pthread_mutex_lock(&sp->mu);
+	while (sp->busy)
+		pthread_cond_wait(&sp->cv, &sp->mu);
+	err = sp->err;
+	pthread_mutex_unlock(&sp->mu);
+	return err;
+}
+
+static void spiller__stop(struct spiller *sp)
+{
+	if (!sp->started)
+		return;
+	pthread_mutex_lock(&sp->mu);
+	sp->quit = true;
+	pthread_cond_broadcast(&sp->cv);
+	pthread_mutex_unlock(&sp->mu);
+	pthread_join(sp->thread, NULL);
+	sp->started = false;
+}
+
+static int open_spill(struct runs *r)
+{
+	int fd;
+
+	if (r->fd >= 0)
+		return 0;
+	fd = spill__create(r->path);
+	if (fd < 0)
+		return fd;
+	r->fd = fd;
+	return 0;
+}
+
+/* Hand the full run to the spiller (or spill it here if no thread can start). */
+static int spill(struct runs *r)
+{
+	struct spiller *sp = &r->sp;
+	struct rowref *t;
+	int err;
+
+	err = open_spill(r);
+	if (!err && !sp->tried) {
+		sp->tried = true;
+		sp->buf = malloc(r->run_rows * sizeof(*sp->buf));
+		pthread_mutex_init(&sp->mu, NULL);
+		pthread_cond_init(&sp->cv, NULL);
+		sp->started = sp->buf && !pthread_create(&sp->thread, NULL, spiller__run, r);
+	}
+	if (!err)
+		err = spiller__wait(sp);
+	if (err)
+		return err;
+	if (!sp->started) {
+		err = write_run(r, &r->cur, &r->tmp, r->ncur);
+		r->ncur = 0;
+		return err;
+	}
+	t = sp->buf;
+	pthread_mutex_lock(&sp->mu);
+	sp->buf = r->cur;
+	sp->n = r->ncur;
+	sp->busy = true;
+	pthread_cond_broadcast(&sp->cv);
+	pthread_mutex_unlock(&sp->mu);
+	r->cur = t;
 	r->ncur = 0;
 	return 0;
 }
@@ -205,7 +299,7 @@ int runs__add(struct runs *r, const struct rowref *ref)
 
 static bool src_less(const struct merger *m, uint32_t a, uint32_t b)
 {
-	uint64_t ta = m->src[a].buf[m->src[a].i].ts, tb = m->src[b].buf[m->src[b].i].ts;
+	uint64_t ta = m->src[a].rows[m->src[a].i].ts, tb = m->src[b].rows[m->src[b].i].ts;
 
 	return ta < tb || (ta == tb && a < b);
 }
@@ -228,27 +322,9 @@ static void sift_down(struct merger *m, uint32_t i)
 	}
 }
 
-/* Refill a source's window; 0 with n == 0 at the run's end. */
-static int src_fill(int fd, struct src *s)
-{
-	uint64_t left = (s->end - s->next) / sizeof(struct rowref);
-	uint32_t n = left < s->cap ? (uint32_t)left : s->cap;
-	int err;
-
-	s->i = 0;
-	s->n = n;
-	if (!n)
-		return 0;
-	err = io_all(fd, s->buf, n * sizeof(struct rowref), s->next, false);
-	s->next += n * sizeof(struct rowref);
-	return err;
-}
-
 /* Merge runs[first .. first + k), which are in arrival order. */
 static int merger__init(struct merger *m, struct runs *r, uint32_t first, uint32_t k)
 {
-	uint32_t per = RUNS_MERGE_BYTES / k < (1u << 20) ? RUNS_MERGE_BYTES / k : (1u << 20);
-	uint32_t cap = per / sizeof(struct rowref);
 	int err = 0;
 
 	m->k = k;
@@ -257,13 +333,11 @@ static int merger__init(struct merger *m, struct runs *r, uint32_t first, uint32
 	if (!m->src || !m->heap)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < k && !err; i++) {
-		struct src *s = &m->src[i];
+		struct run_reader *s = &m->src[i];
 
-		s->next = r->runs[first + i].start;
-		s->end = s->next + r->runs[first + i].nrows * sizeof(struct rowref);
-		s->cap = cap;
-		s->buf = malloc(cap * sizeof(*s->buf));
-		err = s->buf ? src_fill(r->fd, s) : -ENOMEM;
+		err = run_reader__init(s, r->fd, r->runs[first + i].start, r->runs[first + i].end);
+		if (!err)
+			err = run_reader__fill(s);
 		if (!err && s->n)
 			m->heap[m->live++] = i;
 	}
@@ -272,17 +346,17 @@ static int merger__init(struct merger *m, struct runs *r, uint32_t first, uint32
 	return err;
 }
 
-static int merger__next(struct merger *m, int fd, struct rowref *out)
+static int merger__next(struct merger *m, struct rowref *out)
 {
-	struct src *s;
+	struct run_reader *s;
 	int err;
 
 	if (!m->live)
 		return 0;
 	s = &m->src[m->heap[0]];
-	*out = s->buf[s->i++];
+	*out = s->rows[s->i++];
 	if (s->i == s->n) {
-		err = src_fill(fd, s);
+		err = run_reader__fill(s);
 		if (err)
 			return err;
 		if (!s->n)
@@ -296,30 +370,22 @@ static int merger__next(struct merger *m, int fd, struct rowref *out)
 static int merge_group(struct runs *r, uint32_t first, uint32_t k, struct run *out)
 {
 	struct merger m = { 0 };
-	const uint32_t cap = (RUNS_MERGE_BYTES / 4) / sizeof(struct rowref);
-	struct rowref *buf = malloc(cap * sizeof(*buf));
-	uint32_t n = 0;
-	int got, err;
+	struct run_writer w;
+	struct rowref ref;
+	int got = 0, err;
 
-	*out = (struct run){ r->file_end, 0 };
-	err = buf ? merger__init(&m, r, first, k) : -ENOMEM;
-	while (!err && (got = merger__next(&m, r->fd, &buf[n])) > 0) {
-		if (++n == cap) {
-			err = io_all(r->fd, buf, n * sizeof(*buf), r->file_end, true);
-			r->file_end += n * sizeof(*buf);
-			out->nrows += n;
-			n = 0;
-		}
-	}
+	out->start = r->file_end;
+	err = run_writer__begin(&w, r->fd, r->file_end);
+	if (err)
+		return err;
+	err = merger__init(&m, r, first, k);
+	while (!err && (got = merger__next(&m, &ref)) > 0)
+		err = run_writer__add(&w, &ref);
 	if (!err && got < 0)
 		err = got;
-	if (!err && n) {
-		err = io_all(r->fd, buf, n * sizeof(*buf), r->file_end, true);
-		r->file_end += n * sizeof(*buf);
-		out->nrows += n;
-	}
+	err = run_writer__end(&w, &out->end) ?: err;
+	r->file_end = out->end;
 	merger__free(&m);
-	free(buf);
 	return err;
 }
 
@@ -348,16 +414,21 @@ int runs__finish(struct runs *r)
 {
 	int err;
 
-	if (!r->nruns) {
-		err = sort_run(r);
+	if (!r->sp.started && !r->nruns) {
+		err = sort_refs(&r->cur, &r->tmp, r->ncur, r->run_rows);
 		free(r->tmp);
 		r->tmp = NULL;
 		return err;
 	}
-	err = r->ncur ? spill(r) : 0;
+	err = spiller__wait(&r->sp);
+	spiller__stop(&r->sp);
+	if (!err && r->ncur)
+		err = write_run(r, &r->cur, &r->tmp, r->ncur);
 	free(r->cur);
 	free(r->tmp);
-	r->cur = r->tmp = NULL;
+	free(r->sp.buf);
+	free(r->sp.tmp);
+	r->cur = r->tmp = r->sp.buf = r->sp.tmp = NULL;
 	if (!err)
 		err = reduce_runs(r);
 	if (!err)
@@ -369,7 +440,7 @@ int runs__finish(struct runs *r)
 int runs__next(struct runs *r, struct rowref *out)
 {
 	if (r->merging)
-		return merger__next(&r->m, r->fd, out);
+		return merger__next(&r->m, out);
 	if (r->pos == r->ncur)
 		return 0;
 	*out = r->cur[r->pos++];

@@ -2,8 +2,9 @@
  * at most run_rows, each run sorted in memory; when there is more than one run, each is
  * spilled to a file next to the output and a k-way merge reads them back in order.
  *
- * Memory: 2 × run_rows × sizeof(struct rowref) while gathering (the run and the sort's
- * scratch), then RUNS_MERGE_BYTES of read buffers while merging; never the row count. */
+ * Memory: 4 × run_rows × sizeof(struct rowref) while gathering (the run being filled, the
+ * one a second thread sorts and writes, and two sort scratches), then about 220 KiB per
+ * run merged at once (at most RUNS_MAX_FANIN) while merging; never the row count. */
 #ifndef PROBEX_FINALIZE_RUNS_H
 #define PROBEX_FINALIZE_RUNS_H
 
@@ -19,10 +20,9 @@ struct rowref {
 
 #define ROWREF_EXIT_HALF	(1ull << 63)
 
-#define RUNS_DEFAULT_ROWS	(2u << 20)	/* 48 MiB of rowrefs, as much again to sort */
+#define RUNS_DEFAULT_ROWS	(2u << 20)	/* 48 MiB of rowrefs */
 #define RUNS_MIN_ROWS		16u
 #define RUNS_MAX_FANIN		64u		/* runs merged at once; more take another pass */
-#define RUNS_MERGE_BYTES	(64u << 20)
 
 struct runs;
 
