@@ -165,6 +165,8 @@ int cmd_record(const struct probex_opts *o)
 		.stacks = o->stacks,
 		.stack_interval_ns = (uint64_t)o->stack_interval_us * 1000,
 		.ringbuf_bytes = o->ringbuf_kib * 1024,
+		.duration_ns = o->duration_s * 1000000000ull,
+		.max_spool_bytes = o->max_size,
 	};
 	struct record_result res;
 	struct priv_target priv;

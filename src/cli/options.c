@@ -17,6 +17,8 @@ enum {
 	OPT_STACKS,
 	OPT_STACK_INTERVAL,
 	OPT_RINGBUF,
+	OPT_DURATION,
+	OPT_MAX_SIZE,
 	OPT_VERSION,
 };
 
@@ -30,6 +32,8 @@ static const struct option long_opts[] = {
 	{ "stacks", required_argument, NULL, OPT_STACKS },
 	{ "stack-interval", required_argument, NULL, OPT_STACK_INTERVAL },
 	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -61,6 +65,10 @@ void opts__print_help(void)
 	       "      --stack-interval US  sampled mode: at most one stack per thread and event\n"
 	       "                           type per US microseconds (default 1000)\n"
 	       "      --ringbuf-size KIB   kernel→user ring buffer size (default 16384)\n"
+	       "      --duration SECONDS   stop recording after SECONDS, as Ctrl-C would: the\n"
+	       "                           command is stopped and the trace written\n"
+	       "      --max-size SIZE      stop the same way when the recording reaches SIZE\n"
+	       "                           (e.g. 500M, 2G; at least 1M); what was recorded is kept\n"
 	       "  -q, --quiet              Only print errors and the final summary\n"
 	       "  -v, --verbose            Debug messages\n"
 	       "  -h, --help               Print help\n"
@@ -143,6 +151,14 @@ enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv)
 			if (v & (v - 1))
 				return usage_error("--ringbuf-size must be a power of two (KiB)", NULL);
 			o->ringbuf_kib = v;
+			break;
+		case OPT_DURATION:
+			if (args__u64("--duration", optarg, 1, 100ull * 365 * 86400, &o->duration_s))
+				return OPTS_USAGE;
+			break;
+		case OPT_MAX_SIZE:
+			if (args__size("--max-size", optarg, OPTS_MIN_MAX_SIZE, &o->max_size))
+				return OPTS_USAGE;
 			break;
 		case 'q':
 			o->quiet = true;

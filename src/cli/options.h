@@ -3,6 +3,7 @@
 #define PROBEX_CLI_OPTIONS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "bpf/records.h"
 
@@ -18,6 +19,8 @@ struct probex_opts {
 	enum stack_mode stacks;		/* --stacks */
 	unsigned long stack_interval_us;/* --stack-interval */
 	unsigned long ringbuf_kib;	/* --ringbuf-size (KiB, power of two) */
+	uint64_t duration_s;		/* --duration; 0 = until the command ends */
+	uint64_t max_size;		/* --max-size (spool bytes); 0 = no limit */
 	bool quiet;
 	int verbose;
 	char **cmd;			/* command after options/--, NULL-terminated */
@@ -30,6 +33,8 @@ enum opts_result {
 	OPTS_HELP,	/* --help: print opts__print_help() and the subcommands */
 	OPTS_USAGE,	/* usage error printed; exit 2 */
 };
+
+#define OPTS_MIN_MAX_SIZE	(1ull << 20)
 
 void opts__defaults(struct probex_opts *o);
 enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv);

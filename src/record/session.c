@@ -31,6 +31,8 @@
 #include "spool/spool.h"
 
 #define STOP_GRACE_NS (2ull * 1000000000ull)
+/* Room kept under --max-size for the end-of-session item. */
+#define SPOOL_END_RESERVE (64u << 10)
 
 struct session {
 	const struct record_opts *opts;
@@ -41,7 +43,8 @@ struct session {
 	bool consumer_started;
 	atomic_bool stop_consumer;
 	atomic_int consumer_err;
-	int wake_fd;			/* eventfd: the consumer failed */
+	atomic_bool full;		/* the spool reached --max-size: nothing more is written */
+	int wake_fd;			/* eventfd: the consumer failed or the spool is full */
 	int sfd;			/* signalfd: SIGCHLD and stop requests */
 	int guard_fd;			/* the guardian's pipe */
 	uint64_t records;		/* written by the consumer only */
@@ -55,10 +58,29 @@ static uint64_t now_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* --max-size: would this item take the spool past it?  The first time, tell the main
+ * thread, which stops the tree; later items are dropped (the recording has ended). */
+static bool spool_full(struct session *s, uint32_t size)
+{
+	uint64_t max = s->opts->max_spool_bytes;
+
+	if (!max)
+		return false;
+	if (atomic_load_explicit(&s->full, memory_order_relaxed))
+		return true;
+	if (spool_writer__bytes(s->spool) + 8 + ((size + 7u) & ~7u) <= max - SPOOL_END_RESERVE)
+		return false;
+	atomic_store(&s->full, true);
+	eventfd_write(s->wake_fd, 1);
+	return true;
+}
+
 static int on_record(void *ctx, const void *data, uint32_t size)
 {
 	struct session *s = ctx;
 
+	if (spool_full(s, size))
+		return 0;
 	s->records++;
 	return spool_writer__append(s->spool, SPOOL_BPF, data, size);
 }
@@ -68,7 +90,8 @@ static void on_sideband(void *ctx, const struct perf_event_header *ev)
 	struct session *s = ctx;
 	const uint16_t *size = (const uint16_t *)ev + 3;	/* perf_event_header.size */
 
-	spool_writer__append(s->spool, SPOOL_PERF, ev, *size);
+	if (!spool_full(s, *size))
+		spool_writer__append(s->spool, SPOOL_PERF, ev, *size);
 }
 
 static void *consumer_main(void *arg)
@@ -132,26 +155,52 @@ int record__check(const struct record_opts *o)
 static int run_tree(struct session *s, struct tree *t, int sfd)
 {
 	struct pollfd pfd[2] = { { .fd = sfd, .events = POLLIN }, { .fd = s->wake_fd, .events = POLLIN } };
+	const struct record_opts *o = s->opts;
+	uint64_t end_ns = o->duration_ns ? now_ns(CLOCK_MONOTONIC) + o->duration_ns : 0;
 	struct signalfd_siginfo si;
+	bool full_told = false;
 	int err = 0;
 
 	for (;;) {
+		uint64_t now;
+		int wait_ms = t->stop_stage ? 100 : 1000;
+
 		tree__reap(t);
 		if (t->empty)
 			return err;
-		if (t->stop_stage && now_ns(CLOCK_MONOTONIC) >= t->kill_deadline_ns)
-			tree__stop(t, s->probes, now_ns(CLOCK_MONOTONIC), STOP_GRACE_NS);
-		if (poll(pfd, 2, t->stop_stage ? 100 : 1000) < 0 && errno != EINTR)
+		now = now_ns(CLOCK_MONOTONIC);
+		if (t->stop_stage && now >= t->kill_deadline_ns)
+			tree__stop(t, s->probes, now, STOP_GRACE_NS);
+		/* --duration: the same stop as a Ctrl-C at that moment. */
+		if (end_ns && !t->stop_stage && now >= end_ns) {
+			log__info("--duration %llu s reached: stopping the traced processes",
+				  (unsigned long long)(o->duration_ns / 1000000000ull));
+			tree__stop(t, s->probes, now, STOP_GRACE_NS);
+		} else if (end_ns && !t->stop_stage && (end_ns - now) / 1000000 < (uint64_t)wait_ms) {
+			wait_ms = (int)((end_ns - now) / 1000000) + 1;
+		}
+		if (poll(pfd, 2, wait_ms) < 0 && errno != EINTR)
 			return -errno;
 		if (pfd[1].revents & POLLIN) {
 			eventfd_t v;
 
 			eventfd_read(s->wake_fd, &v);
 			err = atomic_load(&s->consumer_err);
-			log__error("cannot write the spool %s: %s; stopping the traced processes",
-				   s->opts->spool_path, strerror(-err));
-			tree__stop(t, s->probes, now_ns(CLOCK_MONOTONIC), STOP_GRACE_NS);
-			tree__stop(t, s->probes, now_ns(CLOCK_MONOTONIC), STOP_GRACE_NS);
+			if (err) {
+				log__error("cannot write the spool %s: %s; stopping the traced processes",
+					   o->spool_path, strerror(-err));
+				tree__stop(t, s->probes, now_ns(CLOCK_MONOTONIC), STOP_GRACE_NS);
+				tree__stop(t, s->probes, now_ns(CLOCK_MONOTONIC), STOP_GRACE_NS);
+			} else if (atomic_load(&s->full) && !full_told) {
+				/* As perf record --max-size: the session ends, the workload is
+				 * stopped, everything recorded so far becomes the trace. */
+				full_told = true;
+				log__info("--max-size reached (%llu MiB recorded): stopping the traced "
+					  "processes; the trace keeps everything recorded until now",
+					  (unsigned long long)(o->max_spool_bytes >> 20));
+				if (!t->stop_stage)
+					tree__stop(t, s->probes, now_ns(CLOCK_MONOTONIC), STOP_GRACE_NS);
+			}
 		}
 		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 			if (si.ssi_signo == SIGCHLD)
