@@ -167,6 +167,7 @@ int cmd_record(const struct probex_opts *o)
 		.ringbuf_bytes = o->ringbuf_kib * 1024,
 		.duration_ns = o->duration_s * 1000000000ull,
 		.max_spool_bytes = o->max_size,
+		.ring_bytes = o->ring,
 	};
 	struct record_result res;
 	struct priv_target priv;

@@ -19,6 +19,7 @@ enum {
 	OPT_RINGBUF,
 	OPT_DURATION,
 	OPT_MAX_SIZE,
+	OPT_RING,
 	OPT_VERSION,
 };
 
@@ -34,6 +35,7 @@ static const struct option long_opts[] = {
 	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+	{ "ring", required_argument, NULL, OPT_RING },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -69,6 +71,8 @@ void opts__print_help(void)
 	       "                           command is stopped and the trace written\n"
 	       "      --max-size SIZE      stop the same way when the recording reaches SIZE\n"
 	       "                           (e.g. 500M, 2G; at least 1M); what was recorded is kept\n"
+	       "      --ring SIZE          flight recorder: keep only the most recent SIZE of\n"
+	       "                           events (at least 8M) and write them at Ctrl-C or exit\n"
 	       "  -q, --quiet              Only print errors and the final summary\n"
 	       "  -v, --verbose            Debug messages\n"
 	       "  -h, --help               Print help\n"
@@ -160,6 +164,10 @@ enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv)
 			if (args__size("--max-size", optarg, OPTS_MIN_MAX_SIZE, &o->max_size))
 				return OPTS_USAGE;
 			break;
+		case OPT_RING:
+			if (args__size("--ring", optarg, OPTS_MIN_RING, &o->ring))
+				return OPTS_USAGE;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -184,6 +192,8 @@ enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv)
 		return usage_error("--view cannot be combined with a command", NULL);
 	if (o->view_file && o->no_viewer)
 		return usage_error("--no-viewer cannot be used with --view", NULL);
+	if (o->ring && o->max_size)
+		return usage_error("--ring and --max-size cannot be combined (a ring never fills)", NULL);
 	if (!o->view_file && o->cmd_argc == 0)
 		return usage_error("a COMMAND (or --view FILE) is required", NULL);
 	return OPTS_RUN;

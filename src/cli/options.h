@@ -21,6 +21,7 @@ struct probex_opts {
 	unsigned long ringbuf_kib;	/* --ringbuf-size (KiB, power of two) */
 	uint64_t duration_s;		/* --duration; 0 = until the command ends */
 	uint64_t max_size;		/* --max-size (spool bytes); 0 = no limit */
+	uint64_t ring;			/* --ring (spool bytes kept); 0 = everything */
 	bool quiet;
 	int verbose;
 	char **cmd;			/* command after options/--, NULL-terminated */
@@ -35,6 +36,7 @@ enum opts_result {
 };
 
 #define OPTS_MIN_MAX_SIZE	(1ull << 20)
+#define OPTS_MIN_RING		(8ull << 20)	/* eight segments of at least 1 MiB */
 
 void opts__defaults(struct probex_opts *o);
 enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv);

@@ -114,7 +114,8 @@ static int pass1(struct finalizer *f)
 			strbuf__add(&f->meta, it.data, it.len);
 		} else if (it.tag == SPOOL_PERF) {
 			err = sideband_add(f, it.data, it.len);
-		} else if (it.tag == SPOOL_BPF && it.len >= sizeof(struct rec_fork)) {
+		} else if ((it.tag == SPOOL_BPF || it.tag == SPOOL_SIDE_BPF) &&
+			   it.len >= sizeof(struct rec_fork)) {
 			const struct rec_fork *fk = it.data;
 
 			if (fk->h.kind == REC_FORK && fk->child_tgid != fk->h.tgid)

@@ -79,9 +79,14 @@ static int on_record(void *ctx, const void *data, uint32_t size)
 {
 	struct session *s = ctx;
 
+	const struct rec_hdr *h = data;
+
 	if (spool_full(s, size))
 		return 0;
 	s->records++;
+	/* --ring: the forks that shaped the address spaces outlive their segment. */
+	if (size >= sizeof(struct rec_fork) && h->kind == REC_FORK)
+		return spool_writer__append_side(s->spool, SPOOL_BPF, data, size, SPOOL_SIDE_BPF);
 	return spool_writer__append(s->spool, SPOOL_BPF, data, size);
 }
 
@@ -90,8 +95,9 @@ static void on_sideband(void *ctx, const struct perf_event_header *ev)
 	struct session *s = ctx;
 	const uint16_t *size = (const uint16_t *)ev + 3;	/* perf_event_header.size */
 
+	/* --ring: mappings and execs outlive their segment (the stacks need them). */
 	if (!spool_full(s, *size))
-		spool_writer__append(s->spool, SPOOL_PERF, ev, *size);
+		spool_writer__append_side(s->spool, SPOOL_PERF, ev, *size, SPOOL_PERF);
 }
 
 static void *consumer_main(void *arg)
@@ -282,6 +288,8 @@ static int session__start_command(struct session *s, struct child *child, const 
 	/* The spool has one writer at a time: this thread until the consumer starts.
 	 * Nothing is traced before probes__trace_pid, so the ring buffer is empty. */
 	err = spool_writer__append(s->spool, SPOOL_SESSION, s->info.text.s, (uint32_t)s->info.text.len);
+	if (!err && o->ring_bytes)
+		err = spool_writer__set_ring(s->spool, o->ring_bytes);
 	if (!err) {
 		err = -pthread_create(&s->consumer, NULL, consumer_main, s);
 		s->consumer_started = !err;

@@ -22,7 +22,15 @@ enum spool_tag {
 	SPOOL_PERF = 2,		/* a perf side-band record (PERF_RECORD_MMAP2, LOST, ...) */
 	SPOOL_SESSION = 3,	/* JSON object: session facts known at start */
 	SPOOL_END = 4,		/* JSON object: counters and status known at the end */
+	SPOOL_SIDE_BPF = 5,	/* a rec_fork kept for the address spaces only (not a row) */
 };
+
+/* Header bytes 9..15: ring mode (--ring).  Byte 9 is 1 and bytes 12..15 the segment size;
+ * from the first segment boundary after the session item on, no item crosses a boundary,
+ * and a zero item header means "nothing more in this segment" (padding, or a segment
+ * whose space was given back to the file system with a punched hole). */
+#define SPOOL_HDR_RING		9
+#define SPOOL_HDR_SEG		12
 
 struct spool_item {
 	uint16_t tag;
@@ -40,6 +48,13 @@ int spool_writer__open(struct spool_writer **w, const char *path);
 int spool_writer__append(struct spool_writer *w, uint16_t tag, const void *data, uint32_t len);
 int spool_writer__flush(struct spool_writer *w);
 unsigned long long spool_writer__bytes(const struct spool_writer *w);
+/* Flight-recorder mode from here on: keep only the most recent ~keep bytes of items, in
+ * segments of keep / 8 (at least 1 MiB) whose oldest is punched out as new ones fill. */
+int spool_writer__set_ring(struct spool_writer *w, uint64_t keep);
+/* As append; in ring mode a copy is also kept in memory and, if its segment is dropped,
+ * written again under keep_tag at close (what finalize needs of the past: mappings, forks). */
+int spool_writer__append_side(struct spool_writer *w, uint16_t tag, const void *data, uint32_t len,
+			      uint16_t keep_tag);
 /* Flush, fsync and close; returns the first error seen. */
 int spool_writer__close(struct spool_writer *w);
 
@@ -50,6 +65,7 @@ int spool_writer__close(struct spool_writer *w);
 struct spool_map {
 	const unsigned char *base;
 	size_t size, off, trimmed;
+	uint32_t seg;		/* ring mode: segment size; 0 = a plain spool */
 };
 
 #define SPOOL_MAP_TRIM	(32u << 20)
