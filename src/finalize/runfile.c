@@ -92,7 +92,7 @@ int run_writer__add(struct run_writer *w, const struct rowref *ref)
 	}
 	p = w->buf + w->len;
 	p = put_varint(p, ref->ts - w->prev_ts);
-	p = put_varint(p, (uint64_t)(d << 1) ^ (uint64_t)(d >> 63));
+	p = put_varint(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
 	p = put_varint(p, (uint32_t)(ref->ustack + 1));
 	p = put_varint(p, (uint32_t)(ref->kstack + 1));
 	w->len = (size_t)(p - w->buf);
