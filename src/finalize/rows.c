@@ -23,6 +23,11 @@ struct rows {
 	struct strtab comms, files;
 	struct pq_dict comm_dict, file_dict;
 	uint64_t bad;
+	/* The last name and stack pair looked up, and what they gave. */
+	char last_comm[PROBEX_COMM_LEN];
+	uint32_t last_comm_id;
+	int32_t last_u, last_k;
+	int64_t last_list;
 };
 
 static const uint8_t sys_enter_ev[SYS__COUNT] = {
@@ -58,6 +63,8 @@ int rows__new(struct rows **rp, const struct rows_opts *o)
 	if (!r)
 		return -ENOMEM;
 	r->as = o->as;
+	r->last_u = r->last_k = -1;
+	r->last_list = -1;	/* what stacklists__list(-1, -1) gives */
 	r->ustacks = o->ustacks;
 	r->kstacks = o->kstacks;
 	err = runs__new(&r->runs, o->spill_path, o->run_rows);
@@ -282,14 +289,25 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 	colbuf__set(c, TC_TGID, h->tgid);
 	colbuf__set(c, TC_CPU, cpu);
 	if (h->comm[0]) {
-		id = strtab__intern(&r->comms, h->comm, strnlen(h->comm, PROBEX_COMM_LEN));
-		if (id < 0)
-			return (int)id;
-		colbuf__set(c, TC_PROCESS_NAME, (uint64_t)id);
+		/* Runs of rows share a thread: most rows repeat the last name looked up. */
+		if (memcmp(r->last_comm, h->comm, PROBEX_COMM_LEN)) {
+			id = strtab__intern(&r->comms, h->comm, strnlen(h->comm, PROBEX_COMM_LEN));
+			if (id < 0)
+				return (int)id;
+			memcpy(r->last_comm, h->comm, PROBEX_COMM_LEN);
+			r->last_comm_id = (uint32_t)id;
+		}
+		colbuf__set(c, TC_PROCESS_NAME, r->last_comm_id);
 	}
-	list = stacklists__list(sl, u, k);
-	if (list < -1)
-		return (int)list;
+	if (u != r->last_u || k != r->last_k) {
+		list = stacklists__list(sl, u, k);
+		if (list < -1)
+			return (int)list;
+		r->last_u = u;
+		r->last_k = k;
+		r->last_list = list;
+	}
+	list = r->last_list;
 	if (list >= 0) {
 		colbuf__set(c, TC_STACK_TRACE, (uint64_t)list);
 		colbuf__set(c, TC_STACK_KIND, u >= 0 && k >= 0 ? 2 : u >= 0 ? 0 : 1);
