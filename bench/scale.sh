@@ -15,9 +15,10 @@ PROBEX=$ROOT/$BUILD/probex
 OUT=$ROOT/$BUILD/bench/scale.md
 WORK=$(mktemp -d /tmp/probex-scale.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-RECORD=${SCALE_RECORD:-"1000000 5000000"}	# dd bytes: 4 events each
-SYNTH=${SCALE_SYNTH:-"2000000 20000000"}
-VIEWER=${SCALE_VIEWER:-"20000000"}
+# Unset: the defaults; set but empty: skip that part.
+RECORD=${SCALE_RECORD-"1000000 5000000"}	# dd bytes: 4 events each
+SYNTH=${SCALE_SYNTH-"2000000 20000000"}
+VIEWER=${SCALE_VIEWER-"20000000"}
 mkdir -p "$(dirname "$OUT")"
 rows=()
 row() { rows+=("| $1 | $2 | $3 | $4 |"); printf '| %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4"; }
@@ -62,12 +63,13 @@ for n in $VIEWER; do
 		--out "$WORK/v.txt" >/dev/null || exit 1
 	read -r ready rss < <(node -e 'const j = require(process.argv[1]); console.log((j.startup_summary_ms / 1000).toFixed(2), (j.peak_rss_bytes / 2 ** 20).toFixed(0))' "$WORK/v.json")
 	full=$(node -e 'const j = require(process.argv[1]); console.log((j.startup_ready_ms / 1000).toFixed(2))' "$WORK/v.json")
-	worst=$(node -e 'const j = require(process.argv[1]); const r = j.rows.filter((x) => x.scope.startsWith("full")).sort((a, b) => b.median - a.median)[0]; console.log(r ? r.endpoint + " " + r.median.toFixed(0) + " ms" : "-")' "$WORK/v.json")
+	# The reference's unbounded compatibility arrays ("all points") are left out.
+	worst=$(node -e 'const j = require(process.argv[1]); const r = j.rows.filter((x) => x.scope.startsWith("full") && !x.endpoint.includes("all points")).sort((a, b) => b.median - a.median)[0]; console.log(r ? r.endpoint + " " + r.median.toFixed(0) + " ms" : "-")' "$WORK/v.json")
 	bpe=$(awk -v r="$rss" -v e="$n" 'BEGIN { printf "%.0f", r * 1048576 / e }')
 	if [ "$n" -ge 100000000 ]; then tr="<= 15 s"; tm="<= 4 GB"; else tr="<= 3 s"; tm="<= 60 B/event"; fi
 	row "viewer ready (first /api/summary), $m events" "$ready s (all endpoints $full s)" "$tr" ""
 	row "viewer peak RSS, $m events" "$rss MiB ($bpe B/event)" "$tm" ""
-	row "viewer slowest full-range endpoint median, $m events" "$worst" "<= 500 ms" ""
+	row "viewer slowest full-range endpoint median (bounded arrays), $m events" "$worst" "<= 500 ms" ""
 done
 
 {
