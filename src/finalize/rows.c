@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,6 @@ struct rows {
 	struct spool_blocks *blocks;	/* records read back by offset while writing */
 	uint64_t nrec;
 	struct strtab comms, files;
-	struct pq_dict comm_dict, file_dict;
 	uint64_t bad;
 	/* The last name and stack pair looked up, and what they gave. */
 	char last_comm[PROBEX_COMM_LEN];
@@ -182,7 +182,101 @@ static void syscall_enter_cols(struct colbuf *c, const struct rec_syscall *s)
 	}
 }
 
-static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const struct rowref *ref)
+/* A second thread writes one row group while the next is filled.  The tables the writer
+ * reads (names, stack lists) only grow; before a growth could move them, the filling side
+ * waits for the writer (rare: when a table is at capacity). */
+struct rg_writer {
+	struct pq_writer *w;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct colbuf *job;
+	bool started, quit;
+	int err;
+};
+
+static void *rg_writer__run(void *arg)
+{
+	struct rg_writer *g = arg;
+
+	pthread_mutex_lock(&g->mu);
+	for (;;) {
+		struct colbuf *c;
+		int err;
+
+		while (!g->job && !g->quit)
+			pthread_cond_wait(&g->cv, &g->mu);
+		if (!g->job)
+			break;
+		c = g->job;
+		pthread_mutex_unlock(&g->mu);
+		err = g->err ? g->err : colbuf__flush(c, g->w);
+		pthread_mutex_lock(&g->mu);
+		g->err = g->err ?: err;
+		g->job = NULL;
+		pthread_cond_broadcast(&g->cv);
+	}
+	pthread_mutex_unlock(&g->mu);
+	return NULL;
+}
+
+static void rg_writer__start(struct rg_writer *g, struct pq_writer *w)
+{
+	*g = (struct rg_writer){ .w = w };
+	pthread_mutex_init(&g->mu, NULL);
+	pthread_cond_init(&g->cv, NULL);
+	g->started = !pthread_create(&g->thread, NULL, rg_writer__run, g);
+}
+
+/* Wait until no row group is being written; the writer's first error. */
+static int rg_writer__wait(struct rg_writer *g)
+{
+	int err;
+
+	if (!g->started)
+		return g->err;
+	pthread_mutex_lock(&g->mu);
+	while (g->job)
+		pthread_cond_wait(&g->cv, &g->mu);
+	err = g->err;
+	pthread_mutex_unlock(&g->mu);
+	return err;
+}
+
+static int rg_writer__submit(struct rg_writer *g, struct colbuf *c)
+{
+	int err = rg_writer__wait(g);
+
+	if (err)
+		return err;
+	if (!g->started)
+		return g->err = colbuf__flush(c, g->w);
+	pthread_mutex_lock(&g->mu);
+	g->job = c;
+	pthread_cond_broadcast(&g->cv);
+	pthread_mutex_unlock(&g->mu);
+	return 0;
+}
+
+static int rg_writer__stop(struct rg_writer *g)
+{
+	int err = rg_writer__wait(g);
+
+	if (g->started) {
+		pthread_mutex_lock(&g->mu);
+		g->quit = true;
+		pthread_cond_broadcast(&g->cv);
+		pthread_mutex_unlock(&g->mu);
+		pthread_join(g->thread, NULL);
+		g->started = false;
+	}
+	pthread_mutex_destroy(&g->mu);
+	pthread_cond_destroy(&g->cv);
+	return err;
+}
+
+static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const struct rowref *ref,
+		struct rg_writer *g)
 {
 	bool exit_half = ref->item & ROWREF_EXIT_HALF;
 	int32_t u = ref->ustack, k = ref->kstack;
@@ -254,6 +348,8 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 		const struct rec_exec *x = (const void *)h;
 
 		ev = EV_PROCESS_EXEC;
+		if (r->files.n == r->files.cap && (err = rg_writer__wait(g)))
+			return err;
 		id = strtab__intern(&r->files, x->filename, strnlen(x->filename, sizeof(x->filename)));
 		if (id < 0)
 			return (int)id;
@@ -291,6 +387,8 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 	if (h->comm[0]) {
 		/* Runs of rows share a thread: most rows repeat the last name looked up. */
 		if (memcmp(r->last_comm, h->comm, PROBEX_COMM_LEN)) {
+			if (r->comms.n == r->comms.cap && (err = rg_writer__wait(g)))
+				return err;
 			id = strtab__intern(&r->comms, h->comm, strnlen(h->comm, PROBEX_COMM_LEN));
 			if (id < 0)
 				return (int)id;
@@ -300,6 +398,8 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 		colbuf__set(c, TC_PROCESS_NAME, r->last_comm_id);
 	}
 	if (u != r->last_u || k != r->last_k) {
+		if (stacklists__may_move(sl, u, k) && (err = rg_writer__wait(g)))
+			return err;
 		list = stacklists__list(sl, u, k);
 		if (list < -1)
 			return (int)list;
@@ -320,40 +420,57 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 	return 0;
 }
 
+/* What the writer will read for row group c: the tables as they are now. */
+static void snapshot(struct rows *r, struct stacklists *sl, struct pq_dict *comm, struct pq_dict *file,
+		     struct pq_lists *lists)
+{
+	*comm = (struct pq_dict){ r->comms.strs, r->comms.lens, r->comms.n };
+	*file = (struct pq_dict){ r->files.strs, r->files.lens, r->files.n };
+	*lists = *stacklists__lists(sl);
+}
+
 int rows__write(struct rows *r, struct pq_writer *w, struct stacklists *sl, uint32_t rg_rows)
 {
 	uint64_t nrows = runs__rows(r->runs);
+	uint32_t cap = nrows && nrows < rg_rows ? (uint32_t)nrows : rg_rows;
+	struct pq_dict comm[2], file[2];
+	struct pq_lists lists[2];
+	struct colbuf c[2] = { 0 };
+	struct rg_writer g;
 	struct rowref ref;
-	struct colbuf c;
-	int err, got;
+	int err = 0, got, cur = 0, nbuf = nrows > rg_rows ? 2 : 1;
 
-	/* Small traces get small buffers: fresh pages are expensive on some VMs. */
-	err = colbuf__init(&c, trace_schema__pq_columns(), TC__COUNT,
-			   nrows && nrows < rg_rows ? (uint32_t)nrows : rg_rows);
-	if (err)
+	/* Small traces get small buffers (fresh pages are expensive on some VMs), and one. */
+	for (int i = 0; i < nbuf && !err; i++) {
+		err = colbuf__init(&c[i], trace_schema__pq_columns(), TC__COUNT, cap);
+		if (err)
+			break;
+		colbuf__set_dict(&c[i], TC_EVENT_TYPE, trace_schema__event_dict(), NULL);
+		colbuf__set_dict(&c[i], TC_STACK_KIND, &stack_kind_dict, NULL);
+		colbuf__set_dict(&c[i], TC_PROCESS_NAME, &comm[i], NULL);
+		colbuf__set_dict(&c[i], TC_FILENAME, &file[i], NULL);
+		colbuf__set_dict(&c[i], TC_STACK_TRACE, stacklists__dict(sl), &lists[i]);
+	}
+	if (err) {
+		colbuf__free(&c[0]);
 		return err;
-	colbuf__set_dict(&c, TC_EVENT_TYPE, trace_schema__event_dict(), NULL);
-	colbuf__set_dict(&c, TC_STACK_KIND, &stack_kind_dict, NULL);
-	colbuf__set_dict(&c, TC_PROCESS_NAME, &r->comm_dict, NULL);
-	colbuf__set_dict(&c, TC_FILENAME, &r->file_dict, NULL);
-	colbuf__set_dict(&c, TC_STACK_TRACE, stacklists__dict(sl), stacklists__lists(sl));
+	}
+	rg_writer__start(&g, w);
 	while (!err && (got = runs__next(r->runs, &ref)) != 0) {
-		err = got < 0 ? got : emit(r, &c, sl, &ref);
-		if (!err && colbuf__next(&c)) {
-			/* Interning may have moved the tables: refresh what the writer sees. */
-			r->comm_dict = (struct pq_dict){ r->comms.strs, r->comms.lens, r->comms.n };
-			r->file_dict = (struct pq_dict){ r->files.strs, r->files.lens, r->files.n };
-			stacklists__lists(sl);
-			err = colbuf__flush(&c, w);
+		err = got < 0 ? got : emit(r, &c[cur], sl, &ref, &g);
+		if (!err && colbuf__next(&c[cur])) {
+			snapshot(r, sl, &comm[cur], &file[cur], &lists[cur]);
+			err = rg_writer__submit(&g, &c[cur]);
+			cur = (cur + 1) % nbuf;
 		}
 	}
 	if (!err) {
-		r->comm_dict = (struct pq_dict){ r->comms.strs, r->comms.lens, r->comms.n };
-		r->file_dict = (struct pq_dict){ r->files.strs, r->files.lens, r->files.n };
-		stacklists__lists(sl);
-		err = colbuf__flush(&c, w);
+		snapshot(r, sl, &comm[cur], &file[cur], &lists[cur]);
+		err = rg_writer__submit(&g, &c[cur]);
 	}
-	colbuf__free(&c);
+	err = rg_writer__stop(&g) ?: err;
+	colbuf__free(&c[0]);
+	colbuf__free(&c[1]);
 	return err;
 }
 
