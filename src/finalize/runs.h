@@ -20,7 +20,7 @@ struct rowref {
 
 #define ROWREF_EXIT_HALF	(1ull << 63)
 
-#define RUNS_DEFAULT_ROWS	(2u << 20)	/* 48 MiB of rowrefs */
+#define RUNS_DEFAULT_ROWS	(1u << 20)	/* 24 MiB of rowrefs */
 #define RUNS_MIN_ROWS		16u
 #define RUNS_MAX_FANIN		64u		/* runs merged at once; more take another pass */
 
