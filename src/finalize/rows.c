@@ -464,6 +464,9 @@ int rows__write(struct rows *r, struct pq_writer *w, struct stacklists *sl, uint
 			cur = (cur + 1) % nbuf;
 		}
 	}
+	/* The last, partial row group; with one buffer it may still be in the writer's hands. */
+	if (!err)
+		err = rg_writer__wait(&g);
 	if (!err) {
 		snapshot(r, sl, &comm[cur], &file[cur], &lists[cur]);
 		err = rg_writer__submit(&g, &c[cur]);

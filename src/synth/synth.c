@@ -382,7 +382,7 @@ static int write_stream(const char *path, const struct synth_opts *o, const stru
 {
 	struct stream s = { 0 };
 	struct synth_meta meta;
-	struct synth_row r;
+	struct synth_row r = { 0 };	/* filled by stream__next; zeroed for -Wmaybe-uninitialized */
 	struct writer wr;
 	uint64_t n = 0, first_ts = 0;
 	int err, got = 0;
