@@ -235,8 +235,10 @@ static int ring_write_kept(struct spool_writer *w)
 		memcpy(&off, w->side + p, 8);
 		memcpy(&tag, w->side + p + 8, 2);
 		memcpy(&len, w->side + p + 12, 4);
+		/* Past the ring's rules: nothing may be punched now, or the copies of the
+		 * segment it took would be lost. */
 		if (off < w->live)
-			spool_writer__append(w, tag, w->side + p + SIDE_HDR, len);
+			append_raw(w, tag, w->side + p + SIDE_HDR, len);
 		p += SIDE_HDR + ((len + 7u) & ~7u);
 	}
 	return w->err;
