@@ -51,3 +51,4 @@ $(BUILD)/fixtures/nofp_stripped: tests/fixtures/nofp.c
 	rm -f $@.full
 
 fixtures: $(BUILD)/fixtures/nofp_dynsym $(BUILD)/fixtures/nofp_stripped
+test-integration: $(BUILD)/fixtures/nofp_dynsym $(BUILD)/fixtures/nofp_stripped
