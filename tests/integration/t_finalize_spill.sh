@@ -46,6 +46,12 @@ compare mem.parquet spill16.parquet "--run-rows 16"
 assert_eq "backsteps in ts_ns" 0 "$(q "$W/spill16.parquet" "SELECT count(*) FILTER (WHERE ts_ns < prev) FROM (
 	SELECT ts_ns, lag(ts_ns) OVER (ORDER BY file_row_number) AS prev
 	FROM read_parquet('$W/spill16.parquet', file_row_number = true))")"
+# The off-CPU joins (blocking switch's stack, waker's stack) are made while indexing and
+# carried through the runs: the identical files above must have them to mean anything.
+assert_ge "off_cpu rows with their waker's stack (16-row runs)" 1 \
+	"$(q "$W/spill16.parquet" "SELECT count(*) FROM events WHERE event_type = 'off_cpu' AND waker_stack_trace IS NOT NULL")"
+assert_ge "off_cpu rows with their blocking switch's stack (16-row runs)" 1 \
+	"$(q "$W/spill16.parquet" "SELECT count(*) FROM events WHERE event_type = 'off_cpu' AND stack_trace IS NOT NULL")"
 assert_eq "files left next to the output" "" "$(ls "$W" | grep -v -e '\.parquet$' -e '\.probex-spool$' -e '\.log$')"
 
 "$PROBEX" recover --run-rows 15 "$W/small.parquet.probex-spool" -o "$W/x.parquet" 2>"$W/usage.log"
