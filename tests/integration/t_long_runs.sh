@@ -44,3 +44,12 @@ assert_eq "--duration 0 exit status" 2 $?
 assert_le "--max-size: longest gap between dd's syscalls (ms)" 500 "$(q "$TMP/ms.parquet" "SELECT max(ts_ns - prev) / 1e6 FROM (
 	SELECT ts_ns, lag(ts_ns) OVER (ORDER BY ts_ns) AS prev FROM events
 	WHERE process_name = 'dd' AND event_type LIKE 'syscall_%')")"
+
+# Attached (--pid): --duration detaches and never signals the process.
+sleep 30 & sp=$!
+"$PROBEX" --no-viewer --pid "$sp" --duration 1 -o "$TMP/att.parquet" 2>"$TMP/att.log"
+assert_eq "--pid --duration: probex's status" 0 $?
+grep -q -- "--duration 1 s reached: detaching" "$TMP/att.log" || fail "no --duration message: $(cat "$TMP/att.log")"
+kill -0 "$sp" 2>/dev/null || fail "--pid --duration: the attached process was signalled"
+kill "$sp"; wait "$sp" 2>/dev/null
+assert_ge "--pid --duration: a trace was written (rows)" 0 "$(q "$TMP/att.parquet" "SELECT count(*) FROM events")"
