@@ -221,6 +221,15 @@ static inline __u32 rec_spool_ustack_off(__u32 fixed, __u8 kstack_n)
 	return fixed + kstack_n * 8;
 }
 
+/* A traced task woke traced thread wakee_tid, blocked since wakee_off_ts: the waker's
+ * stack, for the off_cpu row (wakee_tid, wakee_off_ts) that will follow. */
+struct rec_waker {
+	struct rec_hdr h;	/* the waker */
+	__u32 wakee_tid;
+	__u32 _pad;
+	__u64 wakee_off_ts;
+};
+
 /* The fixed part of a record of this kind (0: unknown kind). */
 static inline __u32 rec_fixed_size(__u8 kind)
 {
@@ -233,18 +242,12 @@ static inline __u32 rec_fixed_size(__u8 kind)
 	case REC_PAGE_FAULT: return sizeof(struct rec_page_fault);
 	case REC_CPU_SAMPLE: return sizeof(struct rec_cpu_sample);
 	case REC_IO_URING_COMPLETE: return sizeof(struct rec_io_uring_complete);
+	case REC_SYSCALL_PATH: return sizeof(struct rec_syscall_path);
+	case REC_OFF_CPU: return sizeof(struct rec_off_cpu);
+	case REC_WAKER: return sizeof(struct rec_waker);
 	default: return 0;
 	}
 }
-
-/* A traced task woke traced thread wakee_tid, blocked since wakee_off_ts: the waker's
- * stack, for the off_cpu row (wakee_tid, wakee_off_ts) that will follow. */
-struct rec_waker {
-	struct rec_hdr h;	/* the waker */
-	__u32 wakee_tid;
-	__u32 _pad;
-	__u64 wakee_off_ts;
-};
 
 /* Largest fixed part plus two full stacks: the per-CPU scratch record size. */
 #define REC_MAX_FIXED	sizeof(struct rec_syscall_path)
