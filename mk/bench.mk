@@ -10,7 +10,7 @@ $(BUILD)/bench/nofp: bench/workloads/nofp.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -fomit-frame-pointer $< -o $@
 
-.PHONY: bench bench-recorder bench-cbuild
+.PHONY: bench bench-recorder bench-cbuild bench-scale bench-big
 bench-recorder: $(BUILD)/probex $(BENCH_BINS)
 	@BUILD=$(BUILD) bench/run.sh
 
@@ -19,4 +19,12 @@ bench-recorder: $(BUILD)/probex $(BENCH_BINS)
 bench-cbuild: $(BUILD)/probex
 	@BUILD=$(BUILD) bench/cbuild.sh
 
-bench: bench-recorder bench-cbuild bench-viewer
+# Memory and throughput as traces grow (recorder 4M/20M events, synth 2M/20M rows, viewer
+# at 20M events), next to their targets; bench-big adds a 100M-event viewer row (minutes).
+bench-scale: $(BUILD)/probex $(BUILD)/probex-test
+	@BUILD=$(BUILD) bench/scale.sh
+
+bench-big: $(BUILD)/probex $(BUILD)/probex-test
+	@BUILD=$(BUILD) SCALE_VIEWER="20000000 100000000" bench/scale.sh
+
+bench: bench-recorder bench-cbuild bench-viewer bench-scale

@@ -1,10 +1,10 @@
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <limits.h>
 #include <unistd.h>
 
 #include "cli/args.h"
@@ -22,6 +22,39 @@ int args__u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64
 	if (errno || end == s || *end || s[0] == '-' || v < min || v > max) {
 		fprintf(stderr, "probex: error: invalid value '%s' for '%s' (expected %llu..%llu)\n", s, opt,
 			(unsigned long long)min, (unsigned long long)max);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+int args__size(const char *opt, const char *s, uint64_t min, uint64_t *out)
+{
+	static const char units[] = "KMGT";
+	unsigned long long v;
+	const char *u;
+	char *end;
+	int shift = 0;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (!errno && end != s && s[0] != '-' && *end && (u = strchr(units, toupper((unsigned char)*end)))) {
+		shift = 10 * (int)(u - units + 1);
+		end++;
+		if ((*end == 'i' || *end == 'I') && (end[1] == 'B' || end[1] == 'b'))
+			end += 2;
+		else if (*end == 'B' || *end == 'b')
+			end++;
+	}
+	if (errno || end == s || *end || s[0] == '-' || (shift && v > (UINT64_MAX >> shift))) {
+		fprintf(stderr, "probex: error: invalid size '%s' for '%s' (expected bytes or a number "
+			"with K, M, G or T, at least %lluM)\n", s, opt, (unsigned long long)(min >> 20));
+		return -EINVAL;
+	}
+	v <<= shift;
+	if (v < min) {
+		fprintf(stderr, "probex: error: '%s' %s is too small: the smallest allowed is %lluM\n",
+			opt, s, (unsigned long long)(min >> 20));
 		return -EINVAL;
 	}
 	*out = v;

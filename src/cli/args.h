@@ -9,6 +9,9 @@
 
 /* Parse a decimal in [min, max] for option opt; prints the error.  0 or -EINVAL. */
 int args__u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* Parse a size: bytes, or a number with K, M, G or T (powers of 1024, optionally followed
+ * by B or iB), at least min (a whole number of MiB, named in the error).  0 or -EINVAL. */
+int args__size(const char *opt, const char *s, uint64_t min, uint64_t *out);
 int args__ulong(const char *opt, const char *s, unsigned long min, unsigned long max,
 		unsigned long *out);
 

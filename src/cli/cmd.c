@@ -10,7 +10,7 @@ const struct cmd cmds[] = {
 	  "[--event-type T] [--pid P] [-o OUT]", "stacks or the timeline in other tools' formats" },
 	{ "query", cmd_sql, "probex query [--no-header] FILE|GLOB [SQL]",
 	  "alias of sql with tab-separated output" },
-	{ "recover", cmd_recover, "probex recover SPOOL [-o OUTPUT] [--force] [-v]",
+	{ "recover", cmd_recover, "probex recover SPOOL [-o OUTPUT] [--force] [--run-rows N] [-v]",
 	  "finish a trace whose recorder was killed" },
 	{ "report", cmd_report, "probex report FILE [--json] [--pid P] [--start T] [--end T] "
 	  "[-e TYPE] [--inverted] [--top N]", "terminal summary (processes, syscalls, stacks, ...)" },

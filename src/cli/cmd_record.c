@@ -208,6 +208,9 @@ int cmd_record(const struct probex_opts *o)
 		.pids = o->pids,
 		.npids = o->npids,
 		.all_cpus = o->all_cpus,
+		.duration_ns = o->duration_s * 1000000000ull,
+		.max_spool_bytes = o->max_size,
+		.ring_bytes = o->ring,
 	};
 	struct record_result res;
 	struct priv_target priv;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include "common/log.h"
 #include "common/outfile.h"
 #include "finalize/finalize.h"
+#include "finalize/runs.h"
 #include "spool/spool.h"
 #include "symbolize/ksym.h"
 
@@ -30,7 +32,8 @@ int cmd_recover(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' }, { "verbose", no_argument, NULL, 'v' },
-		{ "force", no_argument, NULL, 'f' }, { 0 },
+		{ "force", no_argument, NULL, 'f' }, { "run-rows", required_argument, NULL, 'r' },
+		{ 0 },
 	};
 	struct finalize_result res;
 	struct finalize_opts fo = { 0 };
@@ -42,14 +45,25 @@ int cmd_recover(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:vf", longopts, NULL)) != -1) {
-		if (c == 'o')
+		char *end;
+
+		if (c == 'o') {
 			out = optarg;
-		else if (c == 'f')
+		} else if (c == 'f') {
 			fo.force = true;
-		else if (c == 'v')
+		} else if (c == 'r') {
+			/* Rows per sorted run: less memory, more runs spilled next to the output. */
+			errno = 0;
+			fo.run_rows = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' || fo.run_rows < RUNS_MIN_ROWS)
+				return args__usage_error("recover", cmd__usage("recover"),
+							 "--run-rows: expected a number of rows, at least %u",
+							 RUNS_MIN_ROWS);
+		} else if (c == 'v') {
 			verbose++;
-		else
+		} else {
 			return args__usage_error("recover", cmd__usage("recover"), "bad option %s", argv[optind - 1]);
+		}
 	}
 	if (argc - optind != 1)
 		return args__usage_error("recover", cmd__usage("recover"), "expected one SPOOL");

@@ -20,6 +20,9 @@ enum {
 	OPT_RINGBUF,
 	OPT_CALL_GRAPH,
 	OPT_STACK_COPY,
+	OPT_DURATION,
+	OPT_MAX_SIZE,
+	OPT_RING,
 	OPT_VERSION,
 	OPT_FORCE,
 	OPT_NO_TOKEN,
@@ -48,6 +51,9 @@ static const struct option long_opts[] = {
 	{ "offcpu-min", required_argument, NULL, OPT_OFFCPU_MIN },
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+	{ "ring", required_argument, NULL, OPT_RING },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -100,6 +106,12 @@ void opts__print_help(void)
 	       "                           duration or until Ctrl-C\n"
 	       "      --offcpu-min US      off-CPU intervals shorter than US microseconds are\n"
 	       "                           counted, not recorded one by one (default 10)\n"
+	       "      --duration SECONDS   stop recording after SECONDS, as Ctrl-C would: the\n"
+	       "                           command is stopped and the trace written\n"
+	       "      --max-size SIZE      stop the same way when the recording reaches SIZE\n"
+	       "                           (e.g. 500M, 2G; at least 1M); what was recorded is kept\n"
+	       "      --ring SIZE          flight recorder: keep only the most recent SIZE of\n"
+	       "                           events (at least 8M) and write them at Ctrl-C or exit\n"
 	       "  -q, --quiet              Only print errors and the final summary\n"
 	       "  -v, --verbose            Debug messages\n"
 	       "  -h, --help               Print help\n"
@@ -248,6 +260,18 @@ enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv)
 		case 'a':
 			o->all_cpus = true;
 			break;
+		case OPT_DURATION:
+			if (args__u64("--duration", optarg, 1, 100ull * 365 * 86400, &o->duration_s))
+				return OPTS_USAGE;
+			break;
+		case OPT_MAX_SIZE:
+			if (args__size("--max-size", optarg, OPTS_MIN_MAX_SIZE, &o->max_size))
+				return OPTS_USAGE;
+			break;
+		case OPT_RING:
+			if (args__size("--ring", optarg, OPTS_MIN_RING, &o->ring))
+				return OPTS_USAGE;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -272,6 +296,8 @@ enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv)
 		return usage_error("--view cannot be combined with a command", NULL);
 	if (o->view_file && o->no_viewer)
 		return usage_error("--no-viewer cannot be used with --view", NULL);
+	if (o->ring && o->max_size)
+		return usage_error("--ring and --max-size cannot be combined (a ring never fills)", NULL);
 	if (o->npids && o->cmd_argc > 0)
 		return usage_error("--pid cannot be combined with a command", NULL);
 	if (o->npids && o->all_cpus)

@@ -31,6 +31,9 @@ struct probex_opts {
 	int pids[PROBEX_MAX_ATTACH];	/* --pid */
 	int npids;
 	bool all_cpus;			/* -a */
+	uint64_t duration_s;		/* --duration; 0 = until the command ends */
+	uint64_t max_size;		/* --max-size (spool bytes); 0 = no limit */
+	uint64_t ring;			/* --ring (spool bytes kept); 0 = everything */
 	bool quiet;
 	int verbose;
 	char **cmd;			/* command after options/--, NULL-terminated */
@@ -43,6 +46,9 @@ enum opts_result {
 	OPTS_HELP,	/* --help: print opts__print_help() and the subcommands */
 	OPTS_USAGE,	/* usage error printed; exit 2 */
 };
+
+#define OPTS_MIN_MAX_SIZE	(1ull << 20)
+#define OPTS_MIN_RING		(8ull << 20)	/* eight segments of at least 1 MiB */
 
 void opts__defaults(struct probex_opts *o);
 enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv);

@@ -1,8 +1,10 @@
 /* Spool → Parquet.
  *
- * Pass 1 rebuilds the processes' address spaces (mmap side-band, exec, fork); pass 2
- * expands records into rows in DuckDB, interning stacks; then each unique stack is
- * labelled once and DuckDB joins, sorts and writes the file. */
+ * Pass 1 rebuilds the processes' address spaces (mmap side-band, exec, fork) and reads the
+ * JIT maps; pass 2 indexes every record's rows (stacks interned, copied user stacks
+ * unwound, off-CPU rows joined with their switch's and waker's stacks), sorted as an
+ * external merge (finalize/runs.h); then each unique stack is labelled once and the rows
+ * are written row group by row group, each record read back from the spool by offset. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -125,7 +127,8 @@ static int pass1(struct finalizer *f)
 			err = sideband_add(f, it.data, it.len);
 		} else if (it.tag == SPOOL_PERFMAP) {
 			err = jitmaps__add_item(f->jit, it.data, it.len);
-		} else if (it.tag == SPOOL_BPF && it.len >= sizeof(struct rec_fork)) {
+		} else if ((it.tag == SPOOL_BPF || it.tag == SPOOL_SIDE_BPF) &&
+			   it.len >= sizeof(struct rec_fork)) {
 			const struct rec_fork *fk = it.data;
 
 			if (fk->h.kind == REC_FORK && fk->child_tgid != fk->h.tgid)
@@ -159,7 +162,7 @@ static int pass2(struct finalizer *f)
 	spool_map__rewind(&f->map);
 	while (!err && (n = spool_map__next(&f->map, &it)) > 0)
 		if (it.tag == SPOOL_BPF)
-			err = rows__add_record(f->rows, it.data, it.len);
+			err = rows__add_record(f->rows, it.data, it.len, it.off);
 	return err;
 }
 
@@ -261,7 +264,8 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	struct labeler *l = NULL;
 	struct rows_stats rs;
 	struct pq_kv kv[64];
-	char tmp[4200], dir[4200], *slash, *symdata = NULL, *symstats = NULL;
+	char tmp[4200], spill[4220], dir[4200], *slash, *symdata = NULL, *symstats = NULL;
+	struct rows_opts ro;
 	double t0 = now_s();
 	int err, nkv;
 
@@ -271,6 +275,7 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 		log__error("%s: %s", o->output, strerror(-err));
 		return err;
 	}
+	snprintf(spill, sizeof(spill), "%s.runs", tmp);
 	err = spool_map__open(&f.map, o->spool);
 	if (err) {
 		log__error("%s: %s", o->spool, err == -EBADMSG ? "not a probex spool" : strerror(-err));
@@ -281,8 +286,12 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	f.ustacks = stackset__new();
 	f.kstacks = stackset__new();
 	f.jit = jitmaps__new();
-	if (!f.as || !f.jit || !f.ustacks || !f.kstacks || rows__new(&f.rows, f.as, f.ustacks, f.kstacks, f.map.size) ||
-	    stacklists__new(&sl))
+	if (!f.as || !f.jit || !f.ustacks || !f.kstacks || stacklists__new(&sl))
+		goto cleanup;
+	ro = (struct rows_opts){ .as = f.as, .ustacks = f.ustacks, .kstacks = f.kstacks,
+				 .spool_path = o->spool, .spill_path = spill, .run_rows = o->run_rows };
+	err = rows__new(&f.rows, &ro);
+	if (err)
 		goto cleanup;
 	err = pass1(&f);
 	if (err)
@@ -305,9 +314,14 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 			   (unsigned long long)f.us.no_copy);
 	if (!err)
 		err = rows__sort(f.rows);
-	if (err)
+	if (err) {
+		/* Nothing written yet; the runs file (if any) went with its descriptor. */
+		log__error("cannot sort the rows (sorted runs go to %s): %s", spill, strerror(-err));
 		goto cleanup;
-	log__debug("finalize: rows indexed and sorted %.3f s", now_s() - t0);
+	}
+	rows__stats(f.rows, &rs);
+	log__debug("finalize: rows indexed and sorted %.3f s (%u runs spilled)", now_s() - t0,
+		   rs.spilled_runs);
 	l = labeler__new(f.as, o->ksyms);
 	if (!l) {
 		err = -ENOMEM;
@@ -373,6 +387,7 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	res->rows = rs.rows;
 	res->records = rs.records;
 	res->bad_records = rs.bad_records;
+	res->spilled_runs = rs.spilled_runs;
 	res->unique_stacks = stackset__count(f.ustacks) + stackset__count(f.kstacks);
 	res->frames_total = f.ls.user_frames;
 	res->frames_symbolized = f.ls.user_symbolized;

@@ -16,6 +16,7 @@ struct finalize_opts {
 	int threads;			/* DuckDB threads, 0 = default */
 	int progress;			/* print progress lines (on a TTY) */
 	bool force;			/* replace an existing output instead of keeping it as .old */
+	uint64_t run_rows;		/* rows per sorted run (memory vs. runs spilled); 0 = default */
 };
 
 struct finalize_result {
@@ -25,6 +26,7 @@ struct finalize_result {
 	uint64_t unique_stacks;
 	uint64_t frames_total;		/* unique user frames looked up */
 	uint64_t frames_symbolized;
+	uint32_t spilled_runs;		/* sorted runs written next to the output (0: sorted in memory) */
 	int torn_tail;			/* the spool ended mid-item (killed writer) */
 	double seconds;
 };

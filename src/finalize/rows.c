@@ -4,10 +4,13 @@
 #include <string.h>
 
 #include "bpf/records.h"
-#include "common/hmap.h"
 #include "symbolize/addrspace.h"
 #include "parquet/colbuf.h"
+#include "finalize/offjoin.h"
+#include "finalize/rgwriter.h"
 #include "finalize/rows.h"
+#include "finalize/runs.h"
+#include "spool/spool.h"
 #include "trace/schema.h"
 #include "trace/syscalls.h"
 #include "finalize/stacklists.h"
@@ -15,30 +18,21 @@
 #include "finalize/unwind.h"
 #include "parquet/strtab.h"
 
-/* A row: which record, and for paired syscalls which half (top bit of rec). 12 bytes:
- * this index is the biggest thing finalization allocates. */
-#define REF_EXIT_HALF 0x80000000u
-
-struct rowref {
-	uint64_t ts;
-	uint32_t rec;
-} __attribute__((packed));
-
 struct rows {
 	const struct addrspace *as;
 	struct unwinder *unw;
 	struct stackset *ustacks, *kstacks;
-	const void **rec;
-	int32_t *ustack, *kstack;
-	uint32_t nrec, rec_cap;
-	struct rowref *refs;
-	uint64_t nrefs, refs_cap;
+	struct runs *runs;
+	struct spool_blocks *blocks;	/* records read back by offset while writing */
+	struct offjoin *offjoin;	/* off_cpu rows' blocking-switch and waker stacks */
+	uint64_t nrec;
 	struct strtab comms, files;
-	struct pq_dict comm_dict, file_dict;
-	struct hmap blocks;	/* (tid, ts) of stacked blocking sched_switch → record */
-	struct hmap wakers;	/* (wakee tid, its block ts) → waker record, until its off_cpu */
-	struct hmap offcpu_waker;	/* off_cpu record → its waker record */
 	uint64_t bad;
+	/* The last name and stack pair looked up, and what they gave. */
+	char last_comm[PROBEX_COMM_LEN];
+	uint32_t last_comm_id;
+	int32_t last_u, last_k;
+	int64_t last_list;
 };
 
 
@@ -47,28 +41,26 @@ static bool is_syscall(uint8_t kind)
 	return kind == REC_SYSCALL || kind == REC_SYSCALL_UNFINISHED || kind == REC_SYSCALL_PATH;
 }
 
-int rows__new(struct rows **rp, const struct addrspace *as, struct stackset *ustacks,
-	      struct stackset *kstacks, uint64_t spool_bytes)
+int rows__new(struct rows **rp, const struct rows_opts *o)
 {
 	struct rows *r = calloc(1, sizeof(*r));
-	/* Every record takes at least its header plus the spool's 8-byte item header. */
-	uint64_t max_rec = spool_bytes / (sizeof(struct rec_hdr) + 8) + 1;
+	int err;
 
 	if (!r)
 		return -ENOMEM;
-	if (max_rec < UINT32_MAX) {
-		r->rec = malloc(max_rec * sizeof(*r->rec));
-		r->ustack = malloc(max_rec * sizeof(*r->ustack));
-		r->kstack = malloc(max_rec * sizeof(*r->kstack));
-		r->refs = malloc(2 * max_rec * sizeof(*r->refs));
-		if (r->rec && r->ustack && r->kstack && r->refs) {
-			r->rec_cap = (uint32_t)max_rec;
-			r->refs_cap = 2 * max_rec;
-		}
+	r->as = o->as;
+	r->last_u = r->last_k = -1;
+	r->last_list = -1;	/* what stacklists__list(-1, -1) gives */
+	r->ustacks = o->ustacks;
+	r->kstacks = o->kstacks;
+	r->offjoin = offjoin__new();
+	err = r->offjoin ? runs__new(&r->runs, o->spill_path, o->run_rows) : -ENOMEM;
+	if (!err)
+		err = spool_blocks__open(&r->blocks, o->spool_path);
+	if (err) {
+		rows__free(r);
+		return err;
 	}
-	r->as = as;
-	r->ustacks = ustacks;
-	r->kstacks = kstacks;
 	*rp = r;
 	return 0;
 }
@@ -77,52 +69,22 @@ void rows__free(struct rows *r)
 {
 	if (!r)
 		return;
-	free(r->rec);
-	free(r->ustack);
-	free(r->kstack);
-	free(r->refs);
+	runs__free(r->runs);
+	spool_blocks__close(r->blocks);
+	offjoin__free(r->offjoin);
 	strtab__free(&r->comms);
 	strtab__free(&r->files);
-	hmap__free(&r->blocks);
-	hmap__free(&r->wakers);
-	hmap__free(&r->offcpu_waker);
 	free(r);
 }
 
-static int add_ref(struct rows *r, uint64_t ts, uint32_t rec, bool exit_half)
+static int add_ref(struct rows *r, uint64_t ts, uint64_t item, bool exit_half, int32_t u, int32_t k)
 {
-	if (r->nrefs == r->refs_cap) {
-		uint64_t cap = r->refs_cap ? r->refs_cap * 2 : 65536;
-		struct rowref *n = realloc(r->refs, cap * sizeof(*n));
+	struct rowref ref = {
+		.ts = ts, .item = item | (exit_half ? ROWREF_EXIT_HALF : 0), .ustack = u, .kstack = k,
+		.wustack = -1, .wkstack = -1,
+	};
 
-		if (!n)
-			return -ENOMEM;
-		r->refs = n;
-		r->refs_cap = cap;
-	}
-	r->refs[r->nrefs++] = (struct rowref){ .ts = ts, .rec = rec | (exit_half ? REF_EXIT_HALF : 0) };
-	return 0;
-}
-
-static int grow_recs(struct rows *r)
-{
-	uint32_t cap = r->rec_cap ? r->rec_cap * 2 : 65536;
-	const void **rec = realloc(r->rec, cap * sizeof(*rec));
-	int32_t *u, *k;
-
-	if (!rec)
-		return -ENOMEM;
-	r->rec = rec;
-	u = realloc(r->ustack, cap * sizeof(*u));
-	if (!u)
-		return -ENOMEM;
-	r->ustack = u;
-	k = realloc(r->kstack, cap * sizeof(*k));
-	if (!k)
-		return -ENOMEM;
-	r->kstack = k;
-	r->rec_cap = cap;
-	return 0;
+	return runs__add(r->runs, &ref);
 }
 
 void rows__set_unwinder(struct rows *r, struct unwinder *unw)
@@ -146,56 +108,41 @@ static int64_t copied_ustack(struct rows *r, const struct rec_hdr *h, uint32_t l
 	return stackset__intern(r->ustacks, space, frames, n, flags & REC_F_USTACK_TRUNC, h->ts);
 }
 
-static uint64_t block_key(uint32_t tid, uint64_t ts)
-{
-	return ts ^ ((uint64_t)tid << 40) ^ ((uint64_t)tid >> 24);
-}
-
 /* An off_cpu row's stack is the one its blocking sched_switch took (same thread, same
  * time), which the kernel sent first; a sampled-out switch leaves the row without one.
- * Its waker's stack comes the same way, from the waker record sent at the wakeup. */
-static int join_block_stack(struct rows *r, uint32_t i)
+ * Its waker's stack comes the same way, from the waker record sent at the wakeup.  Joined
+ * now, in spool order, keeping only stack ids (finalize/offjoin.h). */
+static int join_block_stack(struct rows *r, const struct rec_hdr *h, struct rowref *ref)
 {
-	const struct rec_hdr *h = r->rec[i];
-	uint32_t j;
+	struct offjoin_stacks own = { ref->ustack, ref->kstack }, waker = { -1, -1 };
 
 	if (h->kind == REC_SCHED_SWITCH) {
 		const struct rec_sched_switch *s = (const void *)h;
 
 		if (h->tid != s->prev_pid || s->prev_state == 0 || s->prev_state == SWITCH_STATE_PREEMPTED ||
-		    (r->ustack[i] < 0 && r->kstack[i] < 0))
+		    (own.u < 0 && own.k < 0))
 			return 0;
-		return hmap__put(&r->blocks, block_key(h->tid, h->ts), i);
+		return offjoin__block(r->offjoin, h->tid, h->ts, own);
 	}
 	if (h->kind == REC_WAKER) {
 		const struct rec_waker *w = (const void *)h;
 
-		return hmap__put(&r->wakers, block_key(w->wakee_tid, w->wakee_off_ts), i);
+		return offjoin__wake(r->offjoin, w->wakee_tid, w->wakee_off_ts, own);
 	}
-	if (h->kind != REC_OFF_CPU)
-		return 0;
-	if (hmap__get(&r->wakers, block_key(h->tid, h->ts), &j)) {
-		const struct rec_waker *w = r->rec[j];
-
-		if (w->wakee_tid == h->tid && w->wakee_off_ts == h->ts &&
-		    hmap__put(&r->offcpu_waker, i, j))
-			return -ENOMEM;
-	}
-	if (!hmap__get(&r->blocks, block_key(h->tid, h->ts), &j))
-		return 0;
-	if (((const struct rec_hdr *)r->rec[j])->tid == h->tid &&
-	    ((const struct rec_hdr *)r->rec[j])->ts == h->ts) {
-		r->ustack[i] = r->ustack[j];
-		r->kstack[i] = r->kstack[j];
-	}
+	offjoin__offcpu(r->offjoin, h->tid, h->ts, &own, &waker);
+	ref->ustack = own.u;
+	ref->kstack = own.k;
+	ref->wustack = waker.u;
+	ref->wkstack = waker.k;
 	return 0;
 }
 
-int rows__add_record(struct rows *r, const void *data, uint32_t len)
+int rows__add_record(struct rows *r, const void *data, uint32_t len, uint64_t item)
 {
 	const struct rec_hdr *h = data;
 	const uint64_t *frames;
-	uint32_t i, fixed;
+	struct rowref ref;
+	uint32_t fixed;
 	int64_t u = -1, k = -1;
 	int err;
 
@@ -224,73 +171,28 @@ int rows__add_record(struct rows *r, const void *data, uint32_t len)
 		if (k < 0)
 			return (int)k;
 	}
-	if (r->nrec == r->rec_cap && (err = grow_recs(r)))
-		return err;
-	i = r->nrec++;
-	r->rec[i] = data;
-	r->ustack[i] = (int32_t)u;
-	r->kstack[i] = (int32_t)k;
+	r->nrec++;
+	ref = (struct rowref){ .ts = h->ts, .item = item, .ustack = (int32_t)u, .kstack = (int32_t)k,
+			       .wustack = -1, .wkstack = -1 };
 	if ((h->kind == REC_SCHED_SWITCH || h->kind == REC_OFF_CPU || h->kind == REC_WAKER) &&
-	    (err = join_block_stack(r, i)))
+	    (err = join_block_stack(r, h, &ref)))
 		return err;
 	if (h->kind == REC_WAKER)
 		return 0;	/* no row of its own */
 	if (is_syscall(h->kind)) {
 		const struct rec_syscall *s = data;
 
-		err = add_ref(r, s->enter_ts, i, false);
+		err = add_ref(r, s->enter_ts, item, false, (int32_t)u, (int32_t)k);
 		if (!err && h->kind != REC_SYSCALL_UNFINISHED)
-			err = add_ref(r, h->ts, i, true);
+			err = add_ref(r, h->ts, item, true, (int32_t)u, (int32_t)k);
 		return err;
 	}
-	return add_ref(r, h->ts, i, false);
+	return runs__add(r->runs, &ref);
 }
 
-/* LSD radix sort on the timestamp, 16 bits a pass, skipping digits no key differs in
- * (a trace spans seconds: about 36 varying bits, 3 passes); stable, so equal timestamps
- * keep record order (deterministic output).  Already-sorted input costs one pass. */
 int rows__sort(struct rows *r)
 {
-	struct rowref *tmp, *src, *dst, *t;
-	uint64_t diff = 0, n = r->nrefs, *count;
-	bool sorted = true;
-
-	if (n < 2)
-		return 0;
-	for (uint64_t i = 1; i < n; i++) {
-		diff |= r->refs[i].ts ^ r->refs[0].ts;
-		sorted &= r->refs[i].ts >= r->refs[i - 1].ts;
-	}
-	if (sorted)
-		return 0;
-	tmp = malloc(n * sizeof(*tmp));
-	count = malloc((65536 + 1) * sizeof(*count));
-	if (!tmp || !count) {
-		free(tmp);
-		free(count);
-		return -ENOMEM;
-	}
-	src = r->refs;
-	dst = tmp;
-	for (int shift = 0; shift < 64; shift += 16) {
-		if (!((diff >> shift) & 0xffff))
-			continue;
-		memset(count, 0, (65536 + 1) * sizeof(*count));
-		for (uint64_t i = 0; i < n; i++)
-			count[((src[i].ts >> shift) & 0xffff) + 1]++;
-		for (int b = 0; b < 65536; b++)
-			count[b + 1] += count[b];
-		for (uint64_t i = 0; i < n; i++)
-			dst[count[(src[i].ts >> shift) & 0xffff]++] = src[i];
-		t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != r->refs)
-		memcpy(r->refs, src, n * sizeof(*src));
-	free(count);
-	free(tmp);
-	return 0;
+	return runs__finish(r->runs);
 }
 
 /* Syscalls past the reference's: the arguments trace/syscalls.c says are decoded. */
@@ -355,55 +257,94 @@ static void syscall_enter_cols(struct colbuf *c, const struct rec_syscall *s)
 	}
 }
 
-static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const struct rowref *ref)
+/* A file name into the files table (waiting for the writer if the table could move). */
+static int64_t file_id(struct rows *r, const char *name, size_t max, struct rg_writer *g)
 {
-	uint32_t rec = ref->rec & ~REF_EXIT_HALF;
-	bool exit_half = ref->rec & REF_EXIT_HALF;
-	const struct rec_hdr *h = r->rec[rec];
-	int32_t u = r->ustack[rec], k = r->kstack[rec];
-	uint32_t cpu = h->cpu;
+	int err;
+
+	if (r->files.n == r->files.cap && (err = rg_writer__wait(g)))
+		return err;
+	return strtab__intern(&r->files, name, strnlen(name, max));
+}
+
+static int syscall_cols(struct rows *r, struct colbuf *c, const struct rec_syscall *s, bool exit_half,
+			struct rg_writer *g, int *ev, uint32_t *cpu)
+{
+	int64_t id;
+
+	*ev = event_type__syscall(s->nr, exit_half);
+	if (s->h.sub == SYS_OTHER)
+		colbuf__set(c, TC_SYSCALL_NR, s->nr);
+	if (exit_half) {
+		colbuf__set(c, TC_RET, (uint64_t)s->ret);
+		colbuf__set(c, TC_LATENCY, s->h.ts - s->enter_ts);
+		return 0;
+	}
+	*cpu = s->enter_cpu;
+	syscall_enter_cols(c, s);
+	if (s->h.kind == REC_SYSCALL_PATH) {
+		const struct rec_syscall_path *p = (const void *)s;
+
+		id = file_id(r, p->path, sizeof(p->path), g);
+		if (id < 0)
+			return (int)id;
+		colbuf__set(c, TC_FILENAME, (uint64_t)id);
+	}
+	return 0;
+}
+
+/* waker_stack_trace: the same lists as stack_trace. */
+static int waker_col(struct colbuf *c, struct stacklists *sl, const struct rowref *ref,
+		     struct rg_writer *g)
+{
+	int64_t list;
+	int err;
+
+	if (ref->wustack < 0 && ref->wkstack < 0)
+		return 0;
+	if (stacklists__may_move(sl, ref->wustack, ref->wkstack) && (err = rg_writer__wait(g)))
+		return err;
+	list = stacklists__list(sl, ref->wustack, ref->wkstack);
+	if (list < -1)
+		return (int)list;
+	if (list >= 0)
+		colbuf__set(c, TC_WAKER_STACK, (uint64_t)list);
+	return 0;
+}
+
+static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const struct rowref *ref,
+		struct rg_writer *g)
+{
+	bool exit_half = ref->item & ROWREF_EXIT_HALF;
+	int32_t u = ref->ustack, k = ref->kstack;
+	const struct rec_hdr *h;
+	const void *data;
+	uint32_t cpu, len;
 	int64_t id, list;
-	int ev;
+	int ev, err;
+
+	/* Checked when it was indexed; a spool changed since then is an I/O error. */
+	err = spool_blocks__item(r->blocks, ref->item & ~ROWREF_EXIT_HALF, REC_MAX_FIXED, &data, &len);
+	if (err)
+		return err;
+	h = data;
+	if (len < sizeof(*h) || h->kind == 0 || h->kind >= REC__COUNT || len < rec_fixed_size(h->kind))
+		return -EIO;
+	cpu = h->cpu;
 
 	switch (h->kind) {
 	case REC_SYSCALL:
 	case REC_SYSCALL_PATH:
-	case REC_SYSCALL_UNFINISHED: {
-		const struct rec_syscall *s = (const void *)h;
-
-		ev = event_type__syscall(s->nr, exit_half);
-		if (h->sub == SYS_OTHER)
-			colbuf__set(c, TC_SYSCALL_NR, s->nr);
-		if (exit_half) {
-			colbuf__set(c, TC_RET, (uint64_t)s->ret);
-			colbuf__set(c, TC_LATENCY, h->ts - s->enter_ts);
-		} else {
-			cpu = s->enter_cpu;
-			syscall_enter_cols(c, s);
-			if (h->kind == REC_SYSCALL_PATH) {
-				const struct rec_syscall_path *p = (const void *)h;
-
-				id = strtab__intern(&r->files, p->path, strnlen(p->path, sizeof(p->path)));
-				if (id < 0)
-					return (int)id;
-				colbuf__set(c, TC_FILENAME, (uint64_t)id);
-			}
-		}
+	case REC_SYSCALL_UNFINISHED:
+		if ((err = syscall_cols(r, c, (const void *)h, exit_half, g, &ev, &cpu)))
+			return err;
 		break;
-	}
 	case REC_OFF_CPU: {
 		const struct rec_off_cpu *o = (const void *)h;
 
-		uint32_t j;
-
 		ev = EV_OFF_CPU;
-		if (hmap__get(&r->offcpu_waker, rec, &j)) {
-			list = stacklists__list(sl, r->ustack[j], r->kstack[j]);
-			if (list < -1)
-				return (int)list;
-			if (list >= 0)
-				colbuf__set(c, TC_WAKER_STACK, (uint64_t)list);
-		}
+		if ((err = waker_col(c, sl, ref, g)))
+			return err;
 		colbuf__set(c, TC_LATENCY, o->duration);
 		colbuf__set(c, TC_PREV_STATE, (uint64_t)o->prev_state);
 		colbuf__set(c, TC_WAKER_PID, o->waker_pid);
@@ -447,7 +388,7 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 		const struct rec_exec *x = (const void *)h;
 
 		ev = EV_PROCESS_EXEC;
-		id = strtab__intern(&r->files, x->filename, strnlen(x->filename, sizeof(x->filename)));
+		id = file_id(r, x->filename, sizeof(x->filename), g);
 		if (id < 0)
 			return (int)id;
 		colbuf__set(c, TC_FILENAME, (uint64_t)id);
@@ -482,14 +423,29 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 	colbuf__set(c, TC_TGID, h->tgid);
 	colbuf__set(c, TC_CPU, cpu);
 	if (h->comm[0]) {
-		id = strtab__intern(&r->comms, h->comm, strnlen(h->comm, PROBEX_COMM_LEN));
-		if (id < 0)
-			return (int)id;
-		colbuf__set(c, TC_PROCESS_NAME, (uint64_t)id);
+		/* Runs of rows share a thread: most rows repeat the last name looked up. */
+		if (memcmp(r->last_comm, h->comm, PROBEX_COMM_LEN)) {
+			if (r->comms.n == r->comms.cap && (err = rg_writer__wait(g)))
+				return err;
+			id = strtab__intern(&r->comms, h->comm, strnlen(h->comm, PROBEX_COMM_LEN));
+			if (id < 0)
+				return (int)id;
+			memcpy(r->last_comm, h->comm, PROBEX_COMM_LEN);
+			r->last_comm_id = (uint32_t)id;
+		}
+		colbuf__set(c, TC_PROCESS_NAME, r->last_comm_id);
 	}
-	list = stacklists__list(sl, u, k);
-	if (list < -1)
-		return (int)list;
+	if (u != r->last_u || k != r->last_k) {
+		if (stacklists__may_move(sl, u, k) && (err = rg_writer__wait(g)))
+			return err;
+		list = stacklists__list(sl, u, k);
+		if (list < -1)
+			return (int)list;
+		r->last_u = u;
+		r->last_k = k;
+		r->last_list = list;
+	}
+	list = r->last_list;
 	if (list >= 0) {
 		colbuf__set(c, TC_STACK_TRACE, (uint64_t)list);
 		colbuf__set(c, TC_STACK_MODULES, (uint64_t)list);
@@ -503,46 +459,70 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 	return 0;
 }
 
+/* What the writer will read for row group c: the tables as they are now. */
+static void snapshot(struct rows *r, struct stacklists *sl, struct pq_dict *comm, struct pq_dict *file,
+		     struct pq_lists *lists, struct pq_lists *mods)
+{
+	*comm = (struct pq_dict){ r->comms.strs, r->comms.lens, r->comms.n };
+	*file = (struct pq_dict){ r->files.strs, r->files.lens, r->files.n };
+	*lists = *stacklists__lists(sl);
+	*mods = *stacklists__modules_lists(sl);
+}
+
 int rows__write(struct rows *r, struct pq_writer *w, struct stacklists *sl, uint32_t rg_rows)
 {
-	struct colbuf c;
-	int err;
+	uint64_t nrows = runs__rows(r->runs);
+	uint32_t cap = nrows && nrows < rg_rows ? (uint32_t)nrows : rg_rows;
+	struct pq_dict comm[2], file[2];
+	struct pq_lists lists[2], mods[2];
+	struct colbuf c[2] = { 0 };
+	struct rg_writer g;
+	struct rowref ref;
+	int err = 0, got, cur = 0, nbuf = nrows > rg_rows ? 2 : 1;
 
-	/* Small traces get small buffers: fresh pages are expensive on some VMs. */
-	err = colbuf__init(&c, trace_schema__pq_columns(), TC__COUNT,
-			   r->nrefs && r->nrefs < rg_rows ? (uint32_t)r->nrefs : rg_rows);
-	if (err)
+	/* Small traces get small buffers (fresh pages are expensive on some VMs), and one. */
+	for (int i = 0; i < nbuf && !err; i++) {
+		err = colbuf__init(&c[i], trace_schema__pq_columns(), TC__COUNT, cap);
+		if (err)
+			break;
+		colbuf__set_dict(&c[i], TC_EVENT_TYPE, trace_schema__event_dict(), NULL);
+		colbuf__set_dict(&c[i], TC_STACK_KIND, &stack_kind_dict, NULL);
+		colbuf__set_dict(&c[i], TC_PROCESS_NAME, &comm[i], NULL);
+		colbuf__set_dict(&c[i], TC_FILENAME, &file[i], NULL);
+		colbuf__set_dict(&c[i], TC_STACK_TRACE, stacklists__dict(sl), &lists[i]);
+		colbuf__set_dict(&c[i], TC_STACK_MODULES, stacklists__modules_dict(sl), &mods[i]);
+		colbuf__set_dict(&c[i], TC_WAKER_STACK, stacklists__dict(sl), &lists[i]);
+	}
+	if (err) {
+		colbuf__free(&c[0]);
 		return err;
-	colbuf__set_dict(&c, TC_EVENT_TYPE, trace_schema__event_dict(), NULL);
-	colbuf__set_dict(&c, TC_STACK_KIND, &stack_kind_dict, NULL);
-	colbuf__set_dict(&c, TC_PROCESS_NAME, &r->comm_dict, NULL);
-	colbuf__set_dict(&c, TC_FILENAME, &r->file_dict, NULL);
-	colbuf__set_dict(&c, TC_STACK_TRACE, stacklists__dict(sl), stacklists__lists(sl));
-	colbuf__set_dict(&c, TC_STACK_MODULES, stacklists__modules_dict(sl), stacklists__modules_lists(sl));
-	colbuf__set_dict(&c, TC_WAKER_STACK, stacklists__dict(sl), stacklists__lists(sl));
-	for (uint64_t i = 0; i < r->nrefs && !err; i++) {
-		err = emit(r, &c, sl, &r->refs[i]);
-		if (!err && colbuf__next(&c)) {
-			/* Interning may have moved the tables: refresh what the writer sees. */
-			r->comm_dict = (struct pq_dict){ r->comms.strs, r->comms.lens, r->comms.n };
-			r->file_dict = (struct pq_dict){ r->files.strs, r->files.lens, r->files.n };
-			stacklists__lists(sl);
-			err = colbuf__flush(&c, w);
+	}
+	rg_writer__start(&g, w);
+	while (!err && (got = runs__next(r->runs, &ref)) != 0) {
+		err = got < 0 ? got : emit(r, &c[cur], sl, &ref, &g);
+		if (!err && colbuf__next(&c[cur])) {
+			snapshot(r, sl, &comm[cur], &file[cur], &lists[cur], &mods[cur]);
+			err = rg_writer__submit(&g, &c[cur]);
+			cur = (cur + 1) % nbuf;
 		}
 	}
+	/* The last, partial row group; with one buffer it may still be in the writer's hands. */
+	if (!err)
+		err = rg_writer__wait(&g);
 	if (!err) {
-		r->comm_dict = (struct pq_dict){ r->comms.strs, r->comms.lens, r->comms.n };
-		r->file_dict = (struct pq_dict){ r->files.strs, r->files.lens, r->files.n };
-		stacklists__lists(sl);
-		err = colbuf__flush(&c, w);
+		snapshot(r, sl, &comm[cur], &file[cur], &lists[cur], &mods[cur]);
+		err = rg_writer__submit(&g, &c[cur]);
 	}
-	colbuf__free(&c);
+	err = rg_writer__stop(&g) ?: err;
+	colbuf__free(&c[0]);
+	colbuf__free(&c[1]);
 	return err;
 }
 
 void rows__stats(const struct rows *r, struct rows_stats *out)
 {
-	out->rows = r->nrefs;
+	out->rows = runs__rows(r->runs);
 	out->records = r->nrec;
 	out->bad_records = r->bad;
+	out->spilled_runs = runs__spilled(r->runs);
 }

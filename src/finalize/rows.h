@@ -1,6 +1,7 @@
 /* The trace's rows: an index over the kernel records (a paired syscall record gives its
- * *_enter and *_exit rows), sorted by time, then written column by column in the
- * reference's row model. */
+ * *_enter and *_exit rows), sorted by time (finalize/runs.h: bounded memory), then
+ * written row group by row group in the reference's row model, each record read back
+ * from the spool by offset. */
 #ifndef PROBEX_FINALIZE_ROWS_H
 #define PROBEX_FINALIZE_ROWS_H
 
@@ -14,19 +15,28 @@ struct rows;
 
 struct rows_stats {
 	uint64_t rows, records, bad_records;
+	uint32_t spilled_runs;
 };
 
-/* spool_bytes sizes the index once (a realloc would copy it and touch fresh pages). */
-int rows__new(struct rows **r, const struct addrspace *as, struct stackset *ustacks,
-	      struct stackset *kstacks, uint64_t spool_bytes);
+struct rows_opts {
+	const struct addrspace *as;
+	struct stackset *ustacks, *kstacks;
+	const char *spool_path;		/* read back by item offset while writing */
+	const char *spill_path;		/* sorted runs, when the rows exceed one run */
+	uint64_t run_rows;		/* rows per sorted run; 0 = RUNS_DEFAULT_ROWS */
+};
+
+int rows__new(struct rows **r, const struct rows_opts *o);
 void rows__free(struct rows *r);
 /* Unwind records' copied user stacks with unw (not owned); without one they have none. */
 struct unwinder;
 void rows__set_unwinder(struct rows *r, struct unwinder *unw);
-/* Index one record; data must stay valid until rows__free (the spool is mapped).
- * Malformed records are counted and skipped, never fatal. */
-int rows__add_record(struct rows *r, const void *data, uint32_t len);
-/* Stable sort by timestamp (ties keep record order). */
+/* Index one record, the spool item at offset item (its data is not kept): its stacks are
+ * interned (a copied user stack unwound) and an off_cpu row joined with its blocking
+ * switch's and its waker's stacks now.  Malformed records are counted and skipped, never
+ * fatal. */
+int rows__add_record(struct rows *r, const void *data, uint32_t len, uint64_t item);
+/* Stable sort by timestamp (ties keep record order): in memory, or an external merge. */
 int rows__sort(struct rows *r);
 /* Write every row, in order, as row groups of at most rg_rows. */
 int rows__write(struct rows *r, struct pq_writer *w, struct stacklists *sl, uint32_t rg_rows);

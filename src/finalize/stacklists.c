@@ -255,6 +255,17 @@ int64_t stacklists__list(struct stacklists *sl, int32_t u, int32_t k)
 	return id;
 }
 
+bool stacklists__may_move(const struct stacklists *sl, int32_t u, int32_t k)
+{
+	uint32_t need = 0;
+
+	if (u >= 0 && (uint32_t)u < sl->user.n)
+		need += sl->user.off[u + 1] - sl->user.off[u];
+	if (k >= 0 && (uint32_t)k < sl->kernel.n)
+		need += sl->kernel.off[k + 1] - sl->kernel.off[k];
+	return sl->nitems + need > sl->items_cap || sl->lists.n + 2 > sl->offsets_cap;
+}
+
 const struct pq_dict *stacklists__dict(struct stacklists *sl)
 {
 	return &sl->dict;

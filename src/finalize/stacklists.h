@@ -4,6 +4,7 @@
 #ifndef PROBEX_FINALIZE_STACKLISTS_H
 #define PROBEX_FINALIZE_STACKLISTS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "parquet/parquet.h"
@@ -20,6 +21,8 @@ int stacklists__label(struct stacklists *sl, struct labeler *l, struct stackset 
 		      struct stackset *kstacks, int progress);
 /* List id for a row's stacks (-1 each when absent); -1 when the row has none. */
 int64_t stacklists__list(struct stacklists *sl, int32_t ustack, int32_t kstack);
+/* Could a new list for (ustack, kstack) move the lists' arrays (a realloc)? */
+bool stacklists__may_move(const struct stacklists *sl, int32_t ustack, int32_t kstack);
 /* The dictionary and lists for the writer; valid until the next stacklists__list. */
 const struct pq_dict *stacklists__dict(struct stacklists *sl);
 const struct pq_lists *stacklists__lists(struct stacklists *sl);

@@ -12,7 +12,9 @@
 #include "record/perfmaps.h"
 #include "spool/spool.h"
 
-#define COPY_MAX (1u << 20)	/* per map and poll: a runaway writer cannot stall us */
+/* Per map and poll: a runaway writer cannot stall us, and an item stays under half a
+ * --ring segment (1 MiB at the least). */
+#define COPY_MAX (256u << 10)
 
 struct seen {
 	uint32_t tgid;
@@ -120,7 +122,9 @@ static int copy_new(struct perfmaps *pm, uint32_t tgid, struct spool_writer *w)
 			clock_gettime(CLOCK_MONOTONIC, &now);
 			*h = (struct spool_perfmap){ .tgid = tgid, .off = s->off,
 						     .ts = (uint64_t)now.tv_sec * 1000000000ull + now.tv_nsec };
-			err = spool_writer__append(w, SPOOL_PERFMAP, h, (uint32_t)(sizeof(*h) + keep));
+			/* --ring: the maps outlive their segment (the JIT frames need them). */
+			err = spool_writer__append_side(w, SPOOL_PERFMAP, h, (uint32_t)(sizeof(*h) + keep),
+							SPOOL_PERFMAP);
 			s->off += keep;
 		}
 	}

@@ -25,6 +25,9 @@ struct record_opts {
 	const int *pids;		/* attach to these running processes (no command) */
 	int npids;
 	bool all_cpus;			/* every process on the machine */
+	uint64_t duration_ns;		/* stop the tree after this long; 0 = never */
+	uint64_t max_spool_bytes;	/* stop the tree once the spool has this much; 0 = no limit */
+	uint64_t ring_bytes;		/* flight recorder: keep the most recent this much; 0 = all */
 	/* The command's signal mask; NULL: the caller's.  Lets a caller that keeps stop
 	 * requests blocked after recording (to finish the trace) start the command unmasked. */
 	const sigset_t *child_mask;

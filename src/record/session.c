@@ -36,6 +36,8 @@
 #include "spool/spool.h"
 
 #define STOP_GRACE_NS (2ull * 1000000000ull)
+/* Room kept under --max-size for the end-of-session item. */
+#define SPOOL_END_RESERVE (64u << 10)
 
 struct session {
 	const struct record_opts *opts;
@@ -48,7 +50,8 @@ struct session {
 	bool consumer_started;
 	atomic_bool stop_consumer;
 	atomic_int consumer_err;
-	int wake_fd;			/* eventfd: the consumer failed */
+	atomic_bool full;		/* the spool reached --max-size: nothing more is written */
+	int wake_fd;			/* eventfd: the consumer failed or the spool is full */
 	int sfd;			/* signalfd: SIGCHLD and stop requests */
 	int guard_fd;			/* the guardian's pipe */
 	uint64_t records;		/* written by the consumer only */
@@ -88,16 +91,39 @@ static int append_copy(struct session *s, const void *data, uint32_t size)
 	return spool_writer__append(s->spool, SPOOL_BPF, s->pack, head + tail);
 }
 
+/* --max-size: would this item take the spool past it?  The first time, tell the main
+ * thread, which stops the tree; later items are dropped (the recording has ended). */
+static bool spool_full(struct session *s, uint32_t size)
+{
+	uint64_t max = s->opts->max_spool_bytes;
+
+	if (!max)
+		return false;
+	if (atomic_load_explicit(&s->full, memory_order_relaxed))
+		return true;
+	if (spool_writer__bytes(s->spool) + 8 + ((size + 7u) & ~7u) <= max - SPOOL_END_RESERVE)
+		return false;
+	atomic_store(&s->full, true);
+	eventfd_write(s->wake_fd, 1);
+	return true;
+}
+
 static int on_record(void *ctx, const void *data, uint32_t size)
 {
 	struct session *s = ctx;
 	const struct rec_hdr *h = data;
 	const struct rec_fork *fk = data;
 
+	if (spool_full(s, size))
+		return 0;
 	s->records++;
-	/* A traced process's children are traced: their mappings may be spooled. */
-	if (size >= sizeof(*fk) && h->kind == REC_FORK && fk->child_tgid != h->tgid)
-		sbfilter__add_pid(s->sbf, fk->child_tgid);
+	if (size >= sizeof(*fk) && h->kind == REC_FORK) {
+		/* A traced process's children are traced: their mappings may be spooled. */
+		if (fk->child_tgid != h->tgid)
+			sbfilter__add_pid(s->sbf, fk->child_tgid);
+		/* --ring: the forks that shaped the address spaces outlive their segment. */
+		return spool_writer__append_side(s->spool, SPOOL_BPF, data, size, SPOOL_SIDE_BPF);
+	}
 	if (size >= sizeof(*h) && (h->flags & REC_F_USTACK_COPY))
 		return append_copy(s, data, size);
 	return spool_writer__append(s->spool, SPOOL_BPF, data, size);
@@ -108,7 +134,10 @@ static int spool_sideband(void *ctx, const struct perf_event_header *ev)
 	struct session *s = ctx;
 	const uint16_t *size = (const uint16_t *)ev + 3;	/* perf_event_header.size */
 
-	return spool_writer__append(s->spool, SPOOL_PERF, ev, *size);
+	if (spool_full(s, *size))
+		return 0;
+	/* --ring: mappings and execs outlive their segment (the stacks need them). */
+	return spool_writer__append_side(s->spool, SPOOL_PERF, ev, *size, SPOOL_PERF);
 }
 
 static void on_sideband(void *ctx, const struct perf_event_header *ev)
@@ -196,26 +225,52 @@ int record__check(const struct record_opts *o)
 static int run_tree(struct session *s, struct tree *t, int sfd)
 {
 	struct pollfd pfd[2] = { { .fd = sfd, .events = POLLIN }, { .fd = s->wake_fd, .events = POLLIN } };
+	const struct record_opts *o = s->opts;
+	uint64_t end_ns = o->duration_ns ? now_ns(CLOCK_MONOTONIC) + o->duration_ns : 0;
 	struct signalfd_siginfo si;
+	bool full_told = false;
 	int err = 0;
 
 	for (;;) {
+		uint64_t now;
+		int wait_ms = t->stop_stage ? 100 : 1000;
+
 		tree__reap(t);
 		if (t->empty)
 			return err;
-		if (t->stop_stage && now_ns(CLOCK_MONOTONIC) >= t->kill_deadline_ns)
-			tree__stop(t, s->probes, now_ns(CLOCK_MONOTONIC), STOP_GRACE_NS);
-		if (poll(pfd, 2, t->stop_stage ? 100 : 1000) < 0 && errno != EINTR)
+		now = now_ns(CLOCK_MONOTONIC);
+		if (t->stop_stage && now >= t->kill_deadline_ns)
+			tree__stop(t, s->probes, now, STOP_GRACE_NS);
+		/* --duration: the same stop as a Ctrl-C at that moment. */
+		if (end_ns && !t->stop_stage && now >= end_ns) {
+			log__info("--duration %llu s reached: stopping the traced processes",
+				  (unsigned long long)(o->duration_ns / 1000000000ull));
+			tree__stop(t, s->probes, now, STOP_GRACE_NS);
+		} else if (end_ns && !t->stop_stage && (end_ns - now) / 1000000 < (uint64_t)wait_ms) {
+			wait_ms = (int)((end_ns - now) / 1000000) + 1;
+		}
+		if (poll(pfd, 2, wait_ms) < 0 && errno != EINTR)
 			return -errno;
 		if (pfd[1].revents & POLLIN) {
 			eventfd_t v;
 
 			eventfd_read(s->wake_fd, &v);
 			err = atomic_load(&s->consumer_err);
-			log__error("cannot write the spool %s: %s; stopping the traced processes",
-				   s->opts->spool_path, strerror(-err));
-			tree__stop(t, s->probes, now_ns(CLOCK_MONOTONIC), STOP_GRACE_NS);
-			tree__stop(t, s->probes, now_ns(CLOCK_MONOTONIC), STOP_GRACE_NS);
+			if (err) {
+				log__error("cannot write the spool %s: %s; stopping the traced processes",
+					   o->spool_path, strerror(-err));
+				tree__stop(t, s->probes, now_ns(CLOCK_MONOTONIC), STOP_GRACE_NS);
+				tree__stop(t, s->probes, now_ns(CLOCK_MONOTONIC), STOP_GRACE_NS);
+			} else if (atomic_load(&s->full) && !full_told) {
+				/* As perf record --max-size: the session ends, the workload is
+				 * stopped, everything recorded so far becomes the trace. */
+				full_told = true;
+				log__info("--max-size reached (%llu MiB recorded): stopping the traced "
+					  "processes; the trace keeps everything recorded until now",
+					  (unsigned long long)(o->max_spool_bytes >> 20));
+				if (!t->stop_stage)
+					tree__stop(t, s->probes, now_ns(CLOCK_MONOTONIC), STOP_GRACE_NS);
+			}
 		}
 		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 			if (si.ssi_signo == SIGCHLD)
@@ -322,6 +377,8 @@ static int session__start_command(struct session *s, struct child *child, const 
 	err = spool_writer__append(s->spool, SPOOL_SESSION, s->info.text.s, (uint32_t)s->info.text.len);
 	if (!err)
 		err = sbfilter__add_pid(s->sbf, (uint32_t)child->pid);
+	if (!err && o->ring_bytes)
+		err = spool_writer__set_ring(s->spool, o->ring_bytes);
 	if (!err) {
 		err = -pthread_create(&s->consumer, NULL, consumer_main, s);
 		s->consumer_started = !err;
@@ -361,6 +418,9 @@ static int session__attach(struct session *s)
 		err = sbfilter__add_pid(s->sbf, (uint32_t)o->pids[i]);
 	for (int i = 0; !err && i < o->npids; i++)
 		err = attach__write_maps(s->spool, (uint32_t)o->pids[i], ts);
+	/* After the maps: the part before the ring is never punched out. */
+	if (!err && o->ring_bytes)
+		err = spool_writer__set_ring(s->spool, o->ring_bytes);
 	if (!err) {
 		err = -pthread_create(&s->consumer, NULL, consumer_main, s);
 		s->consumer_started = !err;
@@ -378,22 +438,37 @@ static int session__attach(struct session *s)
 	return err;
 }
 
-/* Until a stop request, or (--pid) until every traced process has exited. */
+/* Until a stop request, --duration, --max-size, or (--pid) until every traced process
+ * has exited.  Attached processes are never signalled: each of these only detaches. */
 static int run_attached(struct session *s)
 {
 	struct pollfd pfd[2] = { { .fd = s->sfd, .events = POLLIN }, { .fd = s->wake_fd, .events = POLLIN } };
+	const struct record_opts *o = s->opts;
+	uint64_t end_ns = o->duration_ns ? now_ns(CLOCK_MONOTONIC) + o->duration_ns : 0;
 	struct signalfd_siginfo si;
 	uint32_t one;
 
 	for (;;) {
-		if (s->opts->npids && probes__traced_pids(s->probes, &one, 1) == 0)
+		if (o->npids && probes__traced_pids(s->probes, &one, 1) == 0)
 			return 0;
+		if (end_ns && now_ns(CLOCK_MONOTONIC) >= end_ns) {
+			log__info("--duration %llu s reached: detaching",
+				  (unsigned long long)(o->duration_ns / 1000000000ull));
+			return 0;
+		}
 		if (poll(pfd, 2, 100) < 0 && errno != EINTR)
 			return -errno;
 		if (pfd[1].revents & POLLIN) {
-			log__error("cannot write the spool %s: %s", s->opts->spool_path,
-				   strerror(-atomic_load(&s->consumer_err)));
-			return atomic_load(&s->consumer_err);
+			int err = atomic_load(&s->consumer_err);
+
+			if (!err && atomic_load(&s->full)) {
+				log__info("--max-size reached (%llu MiB recorded): detaching; the trace "
+					  "keeps everything recorded until now",
+					  (unsigned long long)(o->max_spool_bytes >> 20));
+				return 0;
+			}
+			log__error("cannot write the spool %s: %s", o->spool_path, strerror(-err));
+			return err;
 		}
 		while (read(s->sfd, &si, sizeof(si)) == sizeof(si)) {
 			if (si.ssi_signo == SIGCHLD)

@@ -22,7 +22,13 @@ struct spool_writer {
 	size_t used;
 	unsigned long long bytes;
 	unsigned char *buf;
+	/* ring mode */
+	uint64_t keep, seg, live;	/* bytes kept, segment size, first segment still held */
+	unsigned char *side;		/* copies: {u64 offset, u16 keep_tag, u16 0, u32 len, data} */
+	size_t side_len, side_cap;
 };
+
+#define SIDE_HDR 16
 
 struct spool_reader {
 	FILE *f;
@@ -96,7 +102,7 @@ int spool_writer__flush(struct spool_writer *w)
 	return w->err;
 }
 
-int spool_writer__append(struct spool_writer *w, uint16_t tag, const void *data, uint32_t len)
+static int append_raw(struct spool_writer *w, uint16_t tag, const void *data, uint32_t len)
 {
 	struct item_hdr h = { .len = len, .tag = tag };
 	size_t padded = (len + 7u) & ~7u, need = sizeof(h) + padded;
@@ -123,6 +129,121 @@ int spool_writer__append(struct spool_writer *w, uint16_t tag, const void *data,
 	return 0;
 }
 
+/* Ring mode: make room for an item of need bytes — pad to the next segment when it would
+ * cross one, and punch out the oldest segments beyond what is kept. */
+static int ring_make_room(struct spool_writer *w, size_t need)
+{
+	uint64_t in = w->bytes % w->seg;
+
+	if (need > w->seg / 2)
+		return -E2BIG;
+	if (in + need > w->seg) {
+		size_t pad = (size_t)(w->seg - in);
+
+		if (w->used + pad > SPOOL_BUF && spool_writer__flush(w))
+			return w->err;
+		memset(w->buf + w->used, 0, pad);
+		w->used += pad;
+		w->bytes += pad;
+	}
+	while (w->bytes + need - w->live > w->keep) {
+		if (spool_writer__flush(w))
+			return w->err;
+		if (fallocate(w->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)w->live,
+			      (off_t)w->seg))
+			return w->err = -errno;
+		w->live += w->seg;
+	}
+	return 0;
+}
+
+int spool_writer__append(struct spool_writer *w, uint16_t tag, const void *data, uint32_t len)
+{
+	if (w->seg && !w->err && (w->err = ring_make_room(w, 8 + ((len + 7u) & ~7u))))
+		return w->err;
+	return append_raw(w, tag, data, len);
+}
+
+int spool_writer__append_side(struct spool_writer *w, uint16_t tag, const void *data, uint32_t len,
+			      uint16_t keep_tag)
+{
+	size_t need = SIDE_HDR + ((len + 7u) & ~7u);
+	uint64_t off;
+	int err = spool_writer__append(w, tag, data, len);
+
+	if (err || !w->seg)
+		return err;
+	if (w->side_len + need > w->side_cap) {
+		size_t cap = w->side_cap ? w->side_cap * 2 : 1 << 20;
+		unsigned char *n;
+
+		while (cap < w->side_len + need)
+			cap *= 2;
+		n = realloc(w->side, cap);
+		if (!n)
+			return w->err = -ENOMEM;
+		w->side = n;
+		w->side_cap = cap;
+	}
+	off = w->bytes - 8 - ((len + 7u) & ~7u);	/* where it went */
+	memcpy(w->side + w->side_len, &off, 8);
+	memcpy(w->side + w->side_len + 8, &keep_tag, 2);
+	memset(w->side + w->side_len + 10, 0, 2);
+	memcpy(w->side + w->side_len + 12, &len, 4);
+	memcpy(w->side + w->side_len + SIDE_HDR, data, len);
+	w->side_len += need;
+	return 0;
+}
+
+int spool_writer__set_ring(struct spool_writer *w, uint64_t keep)
+{
+	uint64_t seg = (keep / 8) & ~((1ull << 20) - 1);
+	unsigned char flag = 1;
+	uint32_t s32;
+	int err;
+
+	if (seg < (1u << 20))
+		seg = 1u << 20;
+	if (seg > (1u << 30))
+		seg = 1u << 30;
+	s32 = (uint32_t)seg;
+	err = spool_writer__flush(w);
+	if (!err && (pwrite(w->fd, &flag, 1, SPOOL_HDR_RING) != 1 ||
+		     pwrite(w->fd, &s32, 4, SPOOL_HDR_SEG) != 4))
+		err = w->err = -errno;
+	if (err)
+		return err;
+	/* The ring starts at the next boundary (a hole reads as zeros: "skip to the next
+	 * segment"); the header and the session item before it always stay. */
+	w->keep = keep;
+	w->seg = seg;
+	w->live = (w->bytes + seg - 1) / seg * seg;
+	if (lseek(w->fd, (off_t)w->live, SEEK_SET) < 0)
+		return w->err = -errno;
+	w->bytes = w->live;
+	return 0;
+}
+
+/* Ring mode, at close: the side copies whose segment was punched out, written again. */
+static int ring_write_kept(struct spool_writer *w)
+{
+	for (size_t p = 0; p < w->side_len && !w->err;) {
+		uint64_t off;
+		uint16_t tag;
+		uint32_t len;
+
+		memcpy(&off, w->side + p, 8);
+		memcpy(&tag, w->side + p + 8, 2);
+		memcpy(&len, w->side + p + 12, 4);
+		/* Past the ring's rules: nothing may be punched now, or the copies of the
+		 * segment it took would be lost. */
+		if (off < w->live)
+			append_raw(w, tag, w->side + p + SIDE_HDR, len);
+		p += SIDE_HDR + ((len + 7u) & ~7u);
+	}
+	return w->err;
+}
+
 unsigned long long spool_writer__bytes(const struct spool_writer *w)
 {
 	return w->bytes;
@@ -134,12 +255,14 @@ int spool_writer__close(struct spool_writer *w)
 
 	if (!w)
 		return 0;
-	err = spool_writer__flush(w);
+	err = w->seg ? ring_write_kept(w) : 0;
+	err = spool_writer__flush(w) ?: err;
 	if (!err && fsync(w->fd))
 		err = -errno;
 	if (close(w->fd) && !err)
 		err = -errno;
 	free(w->buf);
+	free(w->side);
 	free(w);
 	return err;
 }
@@ -226,19 +349,26 @@ int spool_map__open(struct spool_map *m, const char *path)
 		err = -EBADMSG;
 		goto cleanup;
 	}
-	m->base = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	m->base = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (m->base == MAP_FAILED) {
 		m->base = NULL;
 		err = -errno;
 		goto cleanup;
 	}
 	m->size = st.st_size;
+	madvise((void *)m->base, m->size, MADV_SEQUENTIAL);
 	if (memcmp(m->base, SPOOL_MAGIC, 8)) {
 		err = -EBADMSG;
 		spool_map__close(m);
 	} else if (m->base[8] != SPOOL_VERSION) {
 		err = -EPROTO;
 		spool_map__close(m);
+	} else if (m->base[SPOOL_HDR_RING] == 1) {
+		memcpy(&m->seg, m->base + SPOOL_HDR_SEG, 4);
+		if (m->seg < 4096 || m->seg % 8) {
+			err = -EBADMSG;
+			spool_map__close(m);
+		}
 	}
 	m->off = 16;
 cleanup:
@@ -251,24 +381,46 @@ int spool_map__next(struct spool_map *m, struct spool_item *it)
 	struct item_hdr h;
 	size_t padded;
 
-	if (m->off == m->size)
-		return 0;
-	if (m->size - m->off < sizeof(h))
-		return -EBADMSG;
-	memcpy(&h, m->base + m->off, sizeof(h));
+	for (;;) {
+		if (m->off == m->size)
+			return 0;
+		if (m->size - m->off < sizeof(h))
+			return m->seg ? 0 : -EBADMSG;
+		memcpy(&h, m->base + m->off, sizeof(h));
+		if (!m->seg || h.tag || h.len)
+			break;
+		/* Ring mode: the rest of this segment is padding or a punched hole. */
+		m->off = (m->off / m->seg + 1) * m->seg;
+		if (m->off >= m->size) {
+			m->off = m->size;
+			return 0;
+		}
+	}
 	padded = (h.len + 7u) & ~7u;
 	if (!h.tag || h.len > (64u << 20) || m->size - m->off - sizeof(h) < padded)
 		return -EBADMSG;
 	it->tag = h.tag;
 	it->len = h.len;
 	it->data = m->base + m->off + sizeof(h);
+	it->off = m->off;
 	m->off += sizeof(h) + padded;
+	if (m->off - m->trimmed >= SPOOL_MAP_TRIM) {
+		/* Read-only private file pages: dropping them only costs a re-read from the
+		 * page cache if the caller looks back. */
+		size_t end = m->off & ~((size_t)SPOOL_MAP_TRIM - 1);
+
+		madvise((void *)(m->base + m->trimmed), end - m->trimmed, MADV_DONTNEED);
+		m->trimmed = end;
+	}
 	return 1;
 }
 
 void spool_map__rewind(struct spool_map *m)
 {
+	if (m->trimmed < m->size)
+		madvise((void *)(m->base + m->trimmed), m->size - m->trimmed, MADV_DONTNEED);
 	m->off = 16;
+	m->trimmed = 0;
 }
 
 void spool_map__close(struct spool_map *m)
@@ -276,4 +428,123 @@ void spool_map__close(struct spool_map *m)
 	if (m->base)
 		munmap((void *)m->base, m->size);
 	memset(m, 0, sizeof(*m));
+}
+
+struct spool_blocks {
+	int fd;
+	uint64_t size;
+	uint64_t tag[SPOOL_BLOCKS];	/* block number + 1 held in each slot, 0 = empty */
+	unsigned char *mem;		/* SPOOL_BLOCKS slots of SPOOL_BLOCK_SIZE */
+	unsigned char scratch[2 * SPOOL_BLOCK_SIZE];	/* reads that straddle two blocks */
+};
+
+int spool_blocks__open(struct spool_blocks **bp, const char *path)
+{
+	struct spool_blocks *b = calloc(1, sizeof(*b));
+	struct stat st;
+	int err;
+
+	if (!b)
+		return -ENOMEM;
+	b->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (b->fd < 0) {
+		err = -errno;
+		free(b);
+		return err;
+	}
+	b->mem = malloc(SPOOL_BLOCKS_BYTES);
+	if (!b->mem || fstat(b->fd, &st)) {
+		err = b->mem ? -errno : -ENOMEM;
+		spool_blocks__close(b);
+		return err;
+	}
+	b->size = st.st_size;
+	*bp = b;
+	return 0;
+}
+
+static int pread_all(int fd, void *p, size_t n, uint64_t off)
+{
+	unsigned char *c = p;
+
+	while (n) {
+		ssize_t k = pread(fd, c, n, (off_t)off);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? -errno : -EIO;
+		c += k;
+		n -= (size_t)k;
+		off += (uint64_t)k;
+	}
+	return 0;
+}
+
+/* The cached block holding file offset off (loaded if needed), or NULL with *err set. */
+static const unsigned char *block(struct spool_blocks *b, uint64_t off, int *err)
+{
+	uint64_t no = off / SPOOL_BLOCK_SIZE, start = no * SPOOL_BLOCK_SIZE;
+	uint32_t slot = (uint32_t)(no % SPOOL_BLOCKS);
+	unsigned char *p = b->mem + (size_t)slot * SPOOL_BLOCK_SIZE;
+	size_t n;
+
+	if (b->tag[slot] == no + 1)
+		return p;
+	n = b->size - start < SPOOL_BLOCK_SIZE ? b->size - start : SPOOL_BLOCK_SIZE;
+	*err = pread_all(b->fd, p, n, start);
+	if (*err) {
+		b->tag[slot] = 0;
+		return NULL;
+	}
+	b->tag[slot] = no + 1;
+	return p;
+}
+
+/* n <= SPOOL_BLOCK_SIZE bytes at off, valid until the next read. */
+static const void *read_at(struct spool_blocks *b, uint64_t off, uint32_t n, int *err)
+{
+	uint32_t in = (uint32_t)(off % SPOOL_BLOCK_SIZE), first;
+	const unsigned char *p;
+
+	if (off > b->size || b->size - off < n) {
+		*err = -EIO;
+		return NULL;
+	}
+	p = block(b, off, err);
+	if (!p || in + n <= SPOOL_BLOCK_SIZE)
+		return p ? p + in : NULL;
+	first = SPOOL_BLOCK_SIZE - in;
+	memcpy(b->scratch, p + in, first);
+	p = block(b, off + first, err);
+	if (!p)
+		return NULL;
+	memcpy(b->scratch + first, p, n - first);
+	return b->scratch;
+}
+
+int spool_blocks__item(struct spool_blocks *b, uint64_t off, uint32_t max, const void **data,
+		       uint32_t *len)
+{
+	const struct item_hdr *h;
+	int err = 0;
+
+	h = read_at(b, off, sizeof(*h), &err);
+	if (!h)
+		return err;
+	*len = h->len;
+	if (max > h->len)
+		max = h->len;
+	*data = read_at(b, off + sizeof(*h), max, &err);
+	return *data ? 0 : err;
+}
+
+void spool_blocks__close(struct spool_blocks *b)
+{
+	if (!b)
+		return;
+	if (b->fd >= 0)
+		close(b->fd);
+	free(b->mem);
+	free(b);
 }

@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #define SPOOL_MAGIC	"PRBXSPL1"
-#define SPOOL_VERSION	2
+#define SPOOL_VERSION	3
 
 /* A recording to OUTPUT spools into OUTPUT SPOOL_SUFFIX. */
 #define SPOOL_SUFFIX	".probex-spool"
@@ -23,6 +23,7 @@ enum spool_tag {
 	SPOOL_SESSION = 3,	/* JSON object: session facts known at start */
 	SPOOL_END = 4,		/* JSON object: counters and status known at the end */
 	SPOOL_PERFMAP = 5,	/* struct spool_perfmap + bytes of a process's /tmp/perf-PID.map */
+	SPOOL_SIDE_BPF = 6,	/* a rec_fork kept for the address spaces only (not a row) */
 };
 
 /* New bytes of a JIT map, copied while its process lives (runtimes delete them). */
@@ -33,10 +34,18 @@ struct spool_perfmap {
 	uint64_t off;		/* where the bytes were in the file */
 };
 
+/* Header bytes 9..15: ring mode (--ring).  Byte 9 is 1 and bytes 12..15 the segment size;
+ * from the first segment boundary after the session item on, no item crosses a boundary,
+ * and a zero item header means "nothing more in this segment" (padding, or a segment
+ * whose space was given back to the file system with a punched hole). */
+#define SPOOL_HDR_RING		9
+#define SPOOL_HDR_SEG		12
+
 struct spool_item {
 	uint16_t tag;
 	uint32_t len;
 	const void *data;	/* valid until the next spool_reader__next() */
+	uint64_t off;		/* spool_map only: file offset of the item (its header) */
 };
 
 struct spool_writer;
@@ -48,20 +57,49 @@ int spool_writer__open(struct spool_writer **w, const char *path);
 int spool_writer__append(struct spool_writer *w, uint16_t tag, const void *data, uint32_t len);
 int spool_writer__flush(struct spool_writer *w);
 unsigned long long spool_writer__bytes(const struct spool_writer *w);
+/* Flight-recorder mode from here on: keep only the most recent ~keep bytes of items, in
+ * segments of keep / 8 (at least 1 MiB) whose oldest is punched out as new ones fill. */
+int spool_writer__set_ring(struct spool_writer *w, uint64_t keep);
+/* As append; in ring mode a copy is also kept in memory and, if its segment is dropped,
+ * written again under keep_tag at close (what finalize needs of the past: mappings, forks). */
+int spool_writer__append_side(struct spool_writer *w, uint16_t tag, const void *data, uint32_t len,
+			      uint16_t keep_tag);
 /* Flush, fsync and close; returns the first error seen. */
 int spool_writer__close(struct spool_writer *w);
 
-/* Whole-file read access without copies: items point into a read-only mapping. */
+/* Whole-file read access without copies: items point into a read-only mapping.  The pages
+ * behind the cursor are dropped from the process (not from the page cache) as it moves,
+ * so a pass over any size of spool holds at most SPOOL_MAP_TRIM bytes of it resident;
+ * pointers stay valid (a dropped page is read again on access). */
 struct spool_map {
 	const unsigned char *base;
-	size_t size, off;
+	size_t size, off, trimmed;
+	uint32_t seg;		/* ring mode: segment size; 0 = a plain spool */
 };
+
+#define SPOOL_MAP_TRIM	(32u << 20)
 
 int spool_map__open(struct spool_map *m, const char *path);
 /* As spool_reader__next; item data stays valid until spool_map__close. */
 int spool_map__next(struct spool_map *m, struct spool_item *item);
 void spool_map__rewind(struct spool_map *m);
 void spool_map__close(struct spool_map *m);
+
+/* Random reads of items by offset (spool_item.off) through a small direct-mapped cache of
+ * file blocks: SPOOL_BLOCKS_BYTES of memory however far apart the reads are. */
+#define SPOOL_BLOCK_SIZE	(64u << 10)
+#define SPOOL_BLOCKS		512u
+#define SPOOL_BLOCKS_BYTES	((size_t)SPOOL_BLOCK_SIZE * SPOOL_BLOCKS)
+
+struct spool_blocks;
+
+int spool_blocks__open(struct spool_blocks **b, const char *path);
+/* The payload of the item at off, at most max bytes of it (max <= SPOOL_BLOCK_SIZE):
+ * *data valid until the next call, *len the item's full payload length.  -EIO when the
+ * file no longer holds a whole item there. */
+int spool_blocks__item(struct spool_blocks *b, uint64_t off, uint32_t max, const void **data,
+		       uint32_t *len);
+void spool_blocks__close(struct spool_blocks *b);
 
 int spool_reader__open(struct spool_reader **r, const char *path);
 /* 1 with *item filled, 0 at a clean end, -EBADMSG on a torn tail (a killed writer): the

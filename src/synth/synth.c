@@ -1,10 +1,11 @@
 /* `probex synth -o FILE [--events N] [--seed S] [--duration-ms MS] [--sample-freq HZ]
  * [--lost-ppm P]`: write a realistic synthetic trace with a recording's schema (the columns
  * of trace_schema, the same metadata keys), identical for the same arguments.  Rows are
- * simulated in C (synth_sim.c), kept in memory, sorted by ts_ns as finalize sorts a
- * recording, and written by probex's own Parquet writer (ZSTD, 2 threads). */
+ * simulated in C (synth_sim.c) thread by thread, one step at a time, merged by ts_ns as
+ * they are produced (a recording is sorted so too) and written row group by row group by
+ * probex's own Parquet writer (ZSTD, 2 threads): memory does not grow with the row count. */
 #include <errno.h>
-#include <malloc.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,6 @@
 #include "bpf/records.h"
 #include "common/log.h"
 #include "common/outfile.h"
-#include "common/sort.h"
 #include "parquet/colbuf.h"
 #include "parquet/parquet.h"
 #include "trace/schema.h"
@@ -21,35 +21,148 @@
 #include "synth/synth.h"
 #include "synth/synth_model.h"
 
-/* Every simulated row, kept until they are sorted into file order. */
-struct row_store {
+/* One simulated thread's rows not yet written, sorted by (ts, emission order): rows[i..n). */
+struct tbuf {
 	struct synth_row *rows;
-	uint64_t *order;	/* sort key: ts */
-	uint64_t n, cap;
+	uint32_t n, i, cap;
+	uint64_t seq;
+	bool done;
 };
 
-static int store__emit(void *ctx, const struct synth_row *r)
-{
-	struct row_store *s = ctx;
+/* All threads merged by (ts, thread): a thread's rows are handed out in time order, and
+ * equal times go in thread order (what a stable sort of the threads' rows, one thread
+ * after another, gives). */
+struct stream {
+	struct synth_sim *sim;
+	struct tbuf *tb;
+	uint32_t *heap;
+	unsigned int nth, live;
+	uint64_t last_ts;
+};
 
-	if (s->n == s->cap) {
-		uint64_t cap = s->cap ? s->cap * 2 : 1 << 20;
-		struct synth_row *rows = realloc(s->rows, cap * sizeof(*rows));
-		uint64_t *order;
+static int tbuf__emit(void *ctx, const struct synth_row *r)
+{
+	struct tbuf *b = ctx;
+	uint32_t j;
+
+	if (b->i && b->n == b->cap) {
+		memmove(b->rows, b->rows + b->i, (b->n - b->i) * sizeof(*b->rows));
+		b->n -= b->i;
+		b->i = 0;
+	}
+	if (b->n == b->cap) {
+		uint32_t cap = b->cap ? b->cap * 2 : 64;
+		struct synth_row *rows = realloc(b->rows, cap * sizeof(*rows));
 
 		if (!rows)
 			return -ENOMEM;
-		s->rows = rows;
-		order = realloc(s->order, cap * sizeof(*order));
-		if (!order)
-			return -ENOMEM;
-		s->order = order;
-		s->cap = cap;
+		b->rows = rows;
+		b->cap = cap;
 	}
-	/* Files are sorted by ts_ns, as recordings are (finalize sorts the ring-buffer order). */
-	s->order[s->n] = r->ts;
-	s->rows[s->n++] = *r;
+	/* Insert in order; rows come mostly in time order, so this rarely moves anything. */
+	for (j = b->n; j > b->i && b->rows[j - 1].ts > r->ts; j--)
+		b->rows[j] = b->rows[j - 1];
+	b->rows[j] = *r;
+	b->rows[j].order = b->seq++;
+	b->n++;
 	return 0;
+}
+
+/* Step thread t until its earliest pending row can no longer be preceded by a later step's
+ * row (or the thread has ended). */
+static int stream__refill(struct stream *st, unsigned int t)
+{
+	struct tbuf *b = &st->tb[t];
+	int got;
+
+	while (!b->done && (b->i == b->n || b->rows[b->i].ts > synth_sim__frontier(st->sim, t))) {
+		got = synth_sim__step(st->sim, t, tbuf__emit, b);
+		if (got < 0)
+			return got;
+		b->done = got == 0;
+	}
+	return 0;
+}
+
+static bool stream__less(const struct stream *st, uint32_t a, uint32_t b)
+{
+	uint64_t ta = st->tb[a].rows[st->tb[a].i].ts, tb = st->tb[b].rows[st->tb[b].i].ts;
+
+	return ta < tb || (ta == tb && a < b);
+}
+
+static void stream__sift(struct stream *st, unsigned int i)
+{
+	for (;;) {
+		unsigned int l = 2 * i + 1, m = i;
+		uint32_t t;
+
+		if (l < st->live && stream__less(st, st->heap[l], st->heap[m]))
+			m = l;
+		if (l + 1 < st->live && stream__less(st, st->heap[l + 1], st->heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		t = st->heap[i];
+		st->heap[i] = st->heap[m];
+		st->heap[m] = t;
+		i = m;
+	}
+}
+
+static void stream__free(struct stream *st)
+{
+	for (unsigned int i = 0; st->tb && i < st->nth; i++)
+		free(st->tb[i].rows);
+	free(st->tb);
+	free(st->heap);
+	synth_sim__free(st->sim);
+	memset(st, 0, sizeof(*st));
+}
+
+static int stream__init(struct stream *st, const struct synth_params *p, double scale,
+			struct synth_stacks *stacks)
+{
+	int err = synth_sim__new(&st->sim, p, scale, stacks);
+
+	if (err)
+		return err;
+	st->nth = synth_sim__threads(st->sim);
+	st->tb = calloc(st->nth, sizeof(*st->tb));
+	st->heap = calloc(st->nth, sizeof(*st->heap));
+	if (!st->tb || !st->heap)
+		return -ENOMEM;
+	for (unsigned int t = 0; t < st->nth && !err; t++) {
+		err = stream__refill(st, t);
+		if (!err && st->tb[t].i < st->tb[t].n)
+			st->heap[st->live++] = t;
+	}
+	for (unsigned int i = st->live / 2; i-- > 0;)
+		stream__sift(st, i);
+	return err;
+}
+
+/* The next row in file order: 1 with *out set, 0 when every thread has ended. */
+static int stream__next(struct stream *st, struct synth_row *out)
+{
+	unsigned int t;
+	struct tbuf *b;
+	int err;
+
+	if (!st->live)
+		return 0;
+	t = st->heap[0];
+	b = &st->tb[t];
+	*out = b->rows[b->i++];
+	if (out->ts < st->last_ts)
+		return -EPROTO;		/* the model broke its frontier promise: not sorted */
+	st->last_ts = out->ts;
+	if ((err = stream__refill(st, t)))
+		return err;
+	if (b->i == b->n)
+		st->heap[0] = st->heap[--st->live];
+	stream__sift(st, 0);
+	return 1;
 }
 
 /* The label dictionary and one list of label ids per synthetic stack. */
@@ -70,12 +183,21 @@ static bool is_mark(const char *p, uint32_t len)
 	       (len == 11 && !memcmp(p, "[truncated]", 11));
 }
 
-static int label_lists__build(struct label_lists *ll, const struct synth_stacks *st)
+/* Add the lists of the stacks created since the last call (the simulation creates them
+ * as it goes). */
+static int label_lists__extend(struct label_lists *ll, const struct synth_stacks *st)
 {
-	ll->offsets = calloc(st->n + 1, sizeof(*ll->offsets));
-	if (!ll->offsets)
+	uint32_t *off;
+
+	if (st->n == ll->n)
+		return 0;
+	off = realloc(ll->offsets, (st->n + 1) * sizeof(*off));
+	if (!off)
 		return -ENOMEM;
-	for (size_t i = 0; i < st->n; i++) {
+	ll->offsets = off;
+	if (!ll->n)
+		off[0] = 0;
+	for (size_t i = ll->n; i < st->n; i++) {
 		const char *p = st->joined[i];
 
 		while (*p) {
@@ -216,116 +338,142 @@ static void fill_row(struct colbuf *c, const struct synth_row *r)
 		colbuf__set(c, TC_LATENCY, r->latency);
 }
 
-/* Write rows perm[0..n) in row groups of group rows. */
-static int write_parquet(const char *path, const struct row_store *s, const uint32_t *perm,
-			 uint64_t n, const struct synth_stacks *st, const struct synth_meta *m,
-			 uint64_t group)
-{
-	uint32_t name_lens[64];
-	struct pq_dict name_dict = { synth_names, name_lens, synth_names_count };
-	struct pq_options opts = { .zstd_level = 1, .threads = 2 };
-	struct label_lists ll = { 0 };
+struct writer {
+	struct pq_writer *w;
+	struct colbuf c;
+	struct label_lists ll;
 	struct pq_lists lists, mod_lists;
-	struct pq_dict label_dict;
-	struct pq_writer *w = NULL;
-	struct colbuf c = { 0 };
+	struct pq_dict label_dict, name_dict;
+	uint32_t name_lens[64];
+};
+
+static int writer__open(struct writer *wr, const char *path, uint64_t n, uint64_t group)
+{
+	struct pq_options opts = { .zstd_level = 1, .threads = 2 };
 	int err;
 
+	memset(wr, 0, sizeof(*wr));
 	if (synth_names_count > 64)
 		return -EINVAL;
 	for (unsigned int i = 0; i < synth_names_count; i++)
-		name_lens[i] = (uint32_t)strlen(synth_names[i]);
-	if ((err = label_lists__build(&ll, st)))
-		goto cleanup;
-	label_dict = (struct pq_dict){ ll.labels.strs, ll.labels.lens, ll.labels.n };
-	lists = (struct pq_lists){ ll.offsets, ll.items, ll.n };
-	mod_lists = (struct pq_lists){ ll.offsets, ll.mods, ll.n };
-	if ((err = colbuf__init(&c, trace_schema__pq_columns(), TC__COUNT,
+		wr->name_lens[i] = (uint32_t)strlen(synth_names[i]);
+	wr->name_dict = (struct pq_dict){ synth_names, wr->name_lens, synth_names_count };
+	if ((err = colbuf__init(&wr->c, trace_schema__pq_columns(), TC__COUNT,
 				(uint32_t)(n < group ? (n ? n : 1) : group))))
-		goto cleanup;
-	colbuf__set_dict(&c, TC_EVENT_TYPE, trace_schema__event_dict(), NULL);
-	colbuf__set_dict(&c, TC_STACK_KIND, &stack_kind_dict, NULL);
-	colbuf__set_dict(&c, TC_PROCESS_NAME, &name_dict, NULL);
-	colbuf__set_dict(&c, TC_FILENAME, &name_dict, NULL);	/* unused: no exec rows */
-	colbuf__set_dict(&c, TC_STACK_TRACE, &label_dict, &lists);
-	colbuf__set_dict(&c, TC_STACK_MODULES, &synth_module_dict, &mod_lists);
-	colbuf__set_dict(&c, TC_WAKER_STACK, &label_dict, &lists);	/* unused: no off_cpu rows */
-	if ((err = pq_writer__open(&w, path, trace_schema__pq_columns(), TC__COUNT, &opts)))
-		goto cleanup;
-	for (uint64_t i = 0; i < n && !err; i++) {
-		fill_row(&c, &s->rows[perm[i]]);
-		if (colbuf__next(&c))
-			err = colbuf__flush(&c, w);
-	}
+		return err;
+	colbuf__set_dict(&wr->c, TC_EVENT_TYPE, trace_schema__event_dict(), NULL);
+	colbuf__set_dict(&wr->c, TC_STACK_KIND, &stack_kind_dict, NULL);
+	colbuf__set_dict(&wr->c, TC_PROCESS_NAME, &wr->name_dict, NULL);
+	colbuf__set_dict(&wr->c, TC_FILENAME, &wr->name_dict, NULL);	/* unused: no exec rows */
+	colbuf__set_dict(&wr->c, TC_STACK_TRACE, &wr->label_dict, &wr->lists);
+	colbuf__set_dict(&wr->c, TC_STACK_MODULES, &synth_module_dict, &wr->mod_lists);
+	colbuf__set_dict(&wr->c, TC_WAKER_STACK, &wr->label_dict, &wr->lists);	/* unused: no off_cpu rows */
+	return pq_writer__open(&wr->w, path, trace_schema__pq_columns(), TC__COUNT, &opts);
+}
+
+/* Write the rows gathered so far, with the stacks made up to now. */
+static int writer__flush(struct writer *wr, const struct synth_stacks *st)
+{
+	int err = label_lists__extend(&wr->ll, st);
+
+	if (err)
+		return err;
+	wr->label_dict = (struct pq_dict){ wr->ll.labels.strs, wr->ll.labels.lens, wr->ll.labels.n };
+	wr->lists = (struct pq_lists){ wr->ll.offsets, wr->ll.items, wr->ll.n };
+	wr->mod_lists = (struct pq_lists){ wr->ll.offsets, wr->ll.mods, wr->ll.n };
+	return colbuf__flush(&wr->c, wr->w);
+}
+
+/* Close (kv != NULL) or abort, and free. */
+static int writer__close(struct writer *wr, const struct synth_meta *m)
+{
+	int err = 0;
+
+	if (m)
+		err = pq_writer__close(wr->w, m->kv, m->n);
+	else
+		pq_writer__abort(wr->w);
+	colbuf__free(&wr->c);
+	label_lists__free(&wr->ll);
+	memset(wr, 0, sizeof(*wr));
+	return err;
+}
+
+/* Simulate and write the first p->events rows in file order into path; -EAGAIN, with
+ * *produced rows made, when the model ran out before that (the caller simulates more). */
+static int write_stream(const char *path, const struct synth_opts *o, const struct synth_params *p,
+			double scale, struct synth_stacks *st, uint64_t *produced)
+{
+	struct stream s = { 0 };
+	struct synth_meta meta;
+	struct synth_row r = { 0 };	/* filled by stream__next; zeroed for -Wmaybe-uninitialized */
+	struct writer wr;
+	uint64_t n = 0, first_ts = 0;
+	int err, got = 0;
+
+	err = writer__open(&wr, path, p->events, o->row_group_rows);
 	if (!err)
-		err = colbuf__flush(&c, w);
-	if (err) {
-		pq_writer__abort(w);
-	} else {
-		err = pq_writer__close(w, m->kv, m->n);
+		err = stream__init(&s, p, scale, st);
+	while (!err && n < p->events && (got = stream__next(&s, &r)) > 0) {
+		if (!n++)
+			first_ts = r.ts;
+		fill_row(&wr.c, &r);
+		if (colbuf__next(&wr.c))
+			err = writer__flush(&wr, st);
 	}
+	if (!err && got < 0)
+		err = got;
+	*produced = n;
+	if (!err && n < p->events)
+		err = -EAGAIN;
+	if (!err)
+		err = writer__flush(&wr, st);
+	stream__free(&s);
+	if (err) {
+		writer__close(&wr, NULL);
+		if (err != -EAGAIN)
+			log__error("synth: writing %s: %s", path, err == -EPROTO ?
+				   "the workload model went back in time" : strerror(-err));
+		return err;
+	}
+	synth_meta__init(&meta, o, first_ts);
+	err = writer__close(&wr, &meta);
 	if (err)
 		log__error("synth: writing %s: %s", path, strerror(-err));
-cleanup:
-	colbuf__free(&c);
-	label_lists__free(&ll);
 	return err;
 }
 
 int synth__write(const struct synth_opts *o)
 {
 	struct synth_params p = { .events = o->events, .seed = o->seed };
-	uint64_t dur_ms = o->duration_ms, lost = o->lost_ppm,
-		 row_group = o->row_group_rows;
 	const char *out = o->output;
-	struct row_store store = { 0 };
-	struct synth_meta meta;
 	struct synth_stacks st;
-	uint32_t *perm = NULL;
+	uint64_t produced;
 	char *tmp = NULL;
 	double scale = 1.08;
-	int64_t staged;
-	uint64_t max_key = 0;
-	int ret = -EIO;
+	int ret = -EIO, err;
 
-	mallopt(M_MMAP_THRESHOLD, 32 << 20);
-	mallopt(M_TRIM_THRESHOLD, 1 << 30);
-	mallopt(M_TOP_PAD, 64 << 20);
-	p.lost_ppm = (uint32_t)lost;
-	p.duration_ns = dur_ms ? dur_ms * 1000000ull : (p.events ? p.events : 1) * 3000ull;
+	p.lost_ppm = (uint32_t)o->lost_ppm;
+	p.duration_ns = o->duration_ms ? o->duration_ms * 1000000ull : (p.events ? p.events : 1) * 3000ull;
 	synth_stacks__init(&st);
-	if (asprintf(&tmp, "%s" OUTFILE_TMP_SUFFIX, out) < 0)
+	if (asprintf(&tmp, "%s" OUTFILE_TMP_SUFFIX, out) < 0) {
+		tmp = NULL;
 		goto cleanup;
+	}
 	/* Threads end when their time runs out, so the row count is only known afterwards:
 	 * simulate a little more than asked and keep the first N rows in file order. */
 	for (int tries = 0;; tries++) {
-		store.n = 0;
-		staged = synth__simulate(&p, scale, &st, store__emit, &store);
-		if (staged < 0) {
-			log__error("synth: %s", strerror((int)-staged));
-			goto cleanup;
-		}
-		if ((uint64_t)staged >= p.events)
+		err = write_stream(tmp, o, &p, scale, &st, &produced);
+		if (err != -EAGAIN)
 			break;
 		if (tries == 5) {
-			log__error("synth: the workload model produced only %lld of %llu rows",
-				   (long long)staged, (unsigned long long)p.events);
+			log__error("synth: the workload model produced only %llu of %llu rows",
+				   (unsigned long long)produced, (unsigned long long)p.events);
 			goto cleanup;
 		}
-		scale *= 1.1 * (double)p.events / (double)(staged ? staged : 1);
+		scale *= 1.1 * (double)p.events / (double)(produced ? produced : 1);
 	}
-	if (!(perm = malloc(store.n * sizeof(*perm))))
-		goto cleanup;
-	for (uint64_t i = 0; i < store.n; i++) {
-		perm[i] = (uint32_t)i;
-		if (store.order[i] > max_key)
-			max_key = store.order[i];
-	}
-	/* Stable: equal keys keep simulation order, as the staged sequence number did. */
-	if (sort__radix_perm(store.order, perm, store.n, sort__bits(max_key)))
-		goto cleanup;
-	synth_meta__init(&meta, o, store.n ? store.rows[perm[0]].ts : 0);
-	if (write_parquet(tmp, &store, perm, p.events, &st, &meta, row_group))
+	if (err)
 		goto cleanup;
 	/* The writer removed tmp on its own failures (and never touches one it did not create). */
 	if (outfile__commit(tmp, out, o->force)) {
@@ -338,8 +486,5 @@ int synth__write(const struct synth_opts *o)
 cleanup:
 	free(tmp);
 	synth_stacks__free(&st);
-	free(store.rows);
-	free(store.order);
-	free(perm);
 	return ret;
 }

@@ -75,10 +75,21 @@ struct synth_stacks {
 
 typedef int (*synth_emit_fn)(void *ctx, const struct synth_row *row);
 
-/* Simulate the workload; calls emit once per row (rows of one thread come in time order,
- * threads one after another).  Returns the number of rows emitted or a negative errno. */
-int64_t synth__simulate(const struct synth_params *p, double scale, struct synth_stacks *st,
-			synth_emit_fn emit, void *ctx);
+/* The workload's simulation, one thread-step at a time: each step emits the next rows of
+ * one thread.  A step's rows may lie ahead of the next step's (io_uring completions), but
+ * never before the thread's frontier, so a caller merging the threads by time holds only
+ * the rows between a thread's frontier and its furthest completion.  All threads share
+ * one random stream: the same order of steps gives the same rows. */
+struct synth_sim;
+
+int synth_sim__new(struct synth_sim **sim, const struct synth_params *p, double scale,
+		   struct synth_stacks *st);
+unsigned int synth_sim__threads(const struct synth_sim *sim);
+/* Emit the thread's next rows: 1, 0 when the thread has ended, or negative errno. */
+int synth_sim__step(struct synth_sim *sim, unsigned int thread, synth_emit_fn emit, void *ctx);
+/* No row the thread emits from now on is earlier than this (UINT64_MAX: it has ended). */
+uint64_t synth_sim__frontier(const struct synth_sim *sim, unsigned int thread);
+void synth_sim__free(struct synth_sim *sim);
 
 /* Thread names (process_name values) by the index stored in synth_row.name. */
 extern const char *const synth_names[];

@@ -4,6 +4,7 @@
  * real thread's do), takes CPU samples, faults and context switches, with latencies and
  * sizes spread the way real ones are (mostly fast, long tails). */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "trace/schema.h"
@@ -449,55 +450,123 @@ static int fork_or_exit(struct sim *s, const struct sim_thread *ts, int type, ui
 	return put(s, &r, false);
 }
 
-static int run_thread(struct sim *s, const struct sthread *t, uint64_t nops)
+/* One thread's simulation, resumable: its fork row, then one op at a time, then its exit. */
+struct thread_gen {
+	const struct sthread *t;
+	struct sim_thread ts;
+	uint64_t i, nops, free_at, last;
+	double slot;
+	enum { TG_FORK, TG_OPS, TG_EXIT, TG_DONE } phase;
+};
+
+static void thread_gen__init(struct thread_gen *g, const struct sthread *t, uint64_t nops)
 {
-	struct sim_thread ts = { .t = t, .brk = 0x55d4a0000000ull + ((uint64_t)t->tgid << 24),
-			     .mmap_next = 0x7f8000000000ull - ((uint64_t)t->tid << 32),
-			     .cpu = t->tid % NCPU, .ring_fd = -1, .first_op = true };
-	double slot = nops ? (double)(t->end - t->start) / (double)nops : 1e18;
-	uint64_t free_at = t->start, last = t->start;
+	*g = (struct thread_gen){
+		.t = t, .nops = nops, .free_at = t->start, .last = t->start,
+		.slot = nops ? (double)(t->end - t->start) / (double)nops : 1e18,
+		.ts = { .t = t, .brk = 0x55d4a0000000ull + ((uint64_t)t->tgid << 24),
+			.mmap_next = 0x7f8000000000ull - ((uint64_t)t->tid << 32),
+			.cpu = t->tid % NCPU, .ring_fd = -1, .first_op = true },
+	};
+}
+
+/* The next piece of the thread's rows: 1, 0 when it has ended, or negative errno. */
+static int thread_gen__step(struct sim *s, struct thread_gen *g)
+{
+	const struct sthread *t = g->t;
 	int err;
 
-	if (t->forked && (err = fork_or_exit(s, &ts, EV_PROCESS_FORK, t->start > 20000 ? t->start - 20000 : 0)))
-		return err;
-	for (uint64_t i = 0; i < nops; i++) {
-		uint64_t at = t->start + (uint64_t)(slot * ((double)i + rng__unit(&s->rng) * 0.5)), lat;
-		int op = ts.first_op && t->preexisting ? OP_READ : pick_op(s, t->profile);
+	switch (g->phase) {
+	case TG_FORK:
+		g->phase = TG_OPS;
+		if (t->forked)
+			return fork_or_exit(s, &g->ts, EV_PROCESS_FORK,
+					    t->start > 20000 ? t->start - 20000 : 0) ?: 1;
+		return 1;
+	case TG_OPS:
+		if (g->i < g->nops) {
+			uint64_t at = t->start + (uint64_t)(g->slot * ((double)g->i + rng__unit(&s->rng) * 0.5));
+			int op = g->ts.first_op && t->preexisting ? OP_READ : pick_op(s, t->profile);
+			uint64_t lat;
 
-		/* A thread that blocked for long falls behind its schedule and ends late
-		 * rather than doing fewer calls, so the row count follows from the budget. */
-		if (at < free_at)
-			at = free_at;
-		if ((err = do_op(s, &ts, op, at, &lat)))
-			return err;
-		ts.first_op = false;
-		free_at = at + lat + 50 + rng__below(&s->rng, 200);
-		last = free_at;
+			/* A thread that blocked for long falls behind its schedule and ends late
+			 * rather than doing fewer calls, so the row count follows from the budget. */
+			if (at < g->free_at)
+				at = g->free_at;
+			if ((err = do_op(s, &g->ts, op, at, &lat)))
+				return err;
+			g->ts.first_op = false;
+			g->free_at = at + lat + 50 + rng__below(&s->rng, 200);
+			g->last = g->free_at;
+			g->i++;
+			return 1;
+		}
+		g->phase = TG_EXIT;
+		/* fall through */
+	case TG_EXIT:
+		g->phase = TG_DONE;
+		if (t->exits)
+			return fork_or_exit(s, &g->ts, EV_PROCESS_EXIT, g->last + 1000) ?: 1;
+		return 1;
+	default:
+		return 0;
 	}
-	if (t->exits && (err = fork_or_exit(s, &ts, EV_PROCESS_EXIT, last + 1000)))
-		return err;
+}
+
+struct synth_sim {
+	struct sim s;
+	struct thread_gen g[MAX_THREADS];
+};
+
+int synth_sim__new(struct synth_sim **out, const struct synth_params *p, double scale,
+		   struct synth_stacks *st)
+{
+	struct synth_sim *sim = calloc(1, sizeof(*sim));
+	struct sim *s;
+	double total = 0;
+
+	if (!sim)
+		return -ENOMEM;
+	s = &sim->s;
+	*s = (struct sim){ .p = p, .st = st, .rng = { .state = rng__mix(p->seed) } };
+	/* A monotonic clock some twenty minutes after boot, different per seed. */
+	s->base = 1200000000000ull + (p->seed % 1000) * 1000003ull;
+	build_threads(s);
+	for (unsigned int i = 0; i < s->nth; i++)
+		total += s->th[i].weight * (double)(s->th[i].end - s->th[i].start);
+	for (unsigned int i = 0; i < s->nth; i++) {
+		const struct sthread *t = &s->th[i];
+		double rows = (double)p->events * scale * t->weight * (double)(t->end - t->start) / total;
+
+		thread_gen__init(&sim->g[i], t, (uint64_t)(rows / profile_rows_per_op(t->profile)));
+	}
+	*out = sim;
 	return 0;
 }
 
-int64_t synth__simulate(const struct synth_params *p, double scale, struct synth_stacks *st,
-			synth_emit_fn emit, void *ctx)
+unsigned int synth_sim__threads(const struct synth_sim *sim)
 {
-	struct sim s = { .p = p, .st = st, .emit = emit, .ctx = ctx,
-			 .rng = { .state = rng__mix(p->seed) } };
-	double total = 0;
-	int err;
+	return sim->s.nth;
+}
 
-	/* A monotonic clock some twenty minutes after boot, different per seed. */
-	s.base = 1200000000000ull + (p->seed % 1000) * 1000003ull;
-	build_threads(&s);
-	for (unsigned int i = 0; i < s.nth; i++)
-		total += s.th[i].weight * (double)(s.th[i].end - s.th[i].start);
-	for (unsigned int i = 0; i < s.nth; i++) {
-		const struct sthread *t = &s.th[i];
-		double rows = (double)p->events * scale * t->weight * (double)(t->end - t->start) / total;
+int synth_sim__step(struct synth_sim *sim, unsigned int thread, synth_emit_fn emit, void *ctx)
+{
+	sim->s.emit = emit;
+	sim->s.ctx = ctx;
+	return thread_gen__step(&sim->s, &sim->g[thread]);
+}
 
-		if ((err = run_thread(&s, t, (uint64_t)(rows / profile_rows_per_op(t->profile)))))
-			return err;
-	}
-	return (int64_t)s.emitted;
+uint64_t synth_sim__frontier(const struct synth_sim *sim, unsigned int thread)
+{
+	const struct thread_gen *g = &sim->g[thread];
+
+	/* Each later op starts at free_at or after it (the exit row too); the fork row is first. */
+	if (g->phase == TG_DONE)
+		return UINT64_MAX;
+	return g->phase == TG_FORK ? 0 : sim->s.base + g->free_at;
+}
+
+void synth_sim__free(struct synth_sim *sim)
+{
+	free(sim);
 }

@@ -120,6 +120,27 @@ static void test_call_graph_options(void **state)
 	assert_int_equal(PARSE(&o, "--stack-copy", "17", "true"), OPTS_USAGE);
 }
 
+static void test_long_run_options(void **state)
+{
+	struct probex_opts o;
+
+	assert_int_equal(PARSE(&o, "--duration", "30", "--max-size", "500M", "true"), OPTS_RUN);
+	assert_int_equal(o.duration_s, 30);
+	assert_int_equal(o.max_size, 500ull << 20);
+	assert_int_equal(PARSE(&o, "--max-size", "2GiB", "true"), OPTS_RUN);
+	assert_int_equal(o.max_size, 2ull << 30);
+	assert_int_equal(PARSE(&o, "--max-size", "1048576", "true"), OPTS_RUN);
+	assert_int_equal(o.max_size, 1048576);
+	assert_int_equal(PARSE(&o, "--max-size", "1k", "true"), OPTS_USAGE);	/* below 1M */
+	assert_int_equal(PARSE(&o, "--max-size", "1048575", "true"), OPTS_USAGE);
+	assert_int_equal(PARSE(&o, "--max-size", "5X", "true"), OPTS_USAGE);
+	assert_int_equal(PARSE(&o, "--max-size", "-5M", "true"), OPTS_USAGE);
+	assert_int_equal(PARSE(&o, "--max-size", "M", "true"), OPTS_USAGE);
+	assert_int_equal(PARSE(&o, "--max-size", "99999999999T", "true"), OPTS_USAGE);
+	assert_int_equal(PARSE(&o, "--duration", "0", "true"), OPTS_USAGE);
+	assert_int_equal(PARSE(&o, "--duration", "1.5", "true"), OPTS_USAGE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -130,6 +151,7 @@ int main(void)
 		cmocka_unit_test(test_stack_options),
 		cmocka_unit_test(test_tracing_scope),
 		cmocka_unit_test(test_call_graph_options),
+		cmocka_unit_test(test_long_run_options),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
