@@ -210,7 +210,7 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 
 #define ALLOC(p, n) ((p) = bigmem__alloc(((n) ? (n) : 1) * sizeof(*(p))))
 
-static int finish_index(struct op_index *ix, const struct model *m, struct vec *recs,
+static int finish_index(struct op_index *ix, const struct model *m, bool mem, struct vec *recs,
 			struct vec *lost, struct vec *poison)
 {
 	const struct op_rec *r = recs->p;
@@ -224,19 +224,16 @@ static int finish_index(struct op_index *ix, const struct model *m, struct vec *
 		maxb = r[i].bytes > maxb ? r[i].bytes : maxb;
 	}
 	if (!ALLOC(key, n) || !ALLOC(perm, n) || !ALLOC(ix->lat, n) || !ALLOC(ix->bytes, n) ||
-	    !ALLOC(ix->start, n) || !ALLOC(ix->end, n) || !ALLOC(ix->delta, n) || !ALLOC(ix->pid, n) ||
-	    !ALLOC(ix->rn, n) || !ALLOC(ix->srn, n) || !ALLOC(ix->s_bytes, n) ||
-	    !ALLOC(ix->s_start, n) || !ALLOC(ix->s_end, n) || !ALLOC(ix->s_pid, n) ||
-	    !ALLOC(ix->s_pos, n) || !ALLOC(ix->g_idx, n) || !ALLOC(ix->g_start, n) ||
-	    !ALLOC(ix->g_end, n) || !(ix->g_off = calloc(m->npids + 1, sizeof(*ix->g_off))))
+	    !ALLOC(ix->start, n) || !ALLOC(ix->end, n) || (mem && !ALLOC(ix->delta, n)) ||
+	    !ALLOC(ix->pid, n) || !ALLOC(ix->rn, n) || !ALLOC(ix->srn, n) || !ALLOC(ix->s_bytes, n) ||
+	    !ALLOC(ix->s_lat, n) || !ALLOC(ix->s_pos, n) || !ALLOC(ix->g_idx, n) ||
+	    !(ix->g_off = calloc(m->npids + 1, sizeof(*ix->g_off))))
 		goto cleanup;
 	/* Row order: records were made pid by pid (pids ascending), each pid's in time order. */
 	for (uint64_t i = 0, p = 0; i < n; i++) {
 		while (m->pids[p] != r[i].pid)
 			p++;
 		ix->g_off[p + 1]++;
-		ix->g_start[i] = r[i].start;
-		ix->g_end[i] = r[i].end;
 	}
 	for (uint32_t p = 0; p < m->npids; p++)
 		ix->g_off[p + 1] += ix->g_off[p];
@@ -254,7 +251,8 @@ static int finish_index(struct op_index *ix, const struct model *m, struct vec *
 		ix->bytes[i] = x->bytes;
 		ix->start[i] = x->start;
 		ix->end[i] = x->end;
-		ix->delta[i] = x->delta;
+		if (ix->delta)
+			ix->delta[i] = x->delta;
 		ix->pid[i] = x->pid;
 		ix->rn[i] = x->rn;
 		ix->srn[i] = x->srn;
@@ -268,9 +266,7 @@ static int finish_index(struct op_index *ix, const struct model *m, struct vec *
 		uint32_t k = perm[i];
 
 		ix->s_bytes[i] = ix->bytes[k];
-		ix->s_start[i] = ix->start[k];
-		ix->s_end[i] = ix->end[k];
-		ix->s_pid[i] = ix->pid[k];
+		ix->s_lat[i] = k;
 		ix->s_pos[k] = (uint32_t)i;
 	}
 	ix->nlost = lost->n;
@@ -455,8 +451,13 @@ int ops__build(struct ops *o, const struct model *m, const volatile bool *cancel
 	for (uint32_t p = 0; !err && p < m->npids; p++)
 		err = cancel && *cancel ? -ECANCELED :
 		      build_pid(&b, o, m->pids[p], m->pid_off[p], m->pid_off[p + 1]);
-	for (int i = 0; !err && i < o->nops; i++)
-		err = finish_index(&o->op[i], m, &b.recs[i], &b.lost[i], &b.poison[i]);
+	for (int i = 0; !err && i < o->nops; i++) {
+		err = finish_index(&o->op[i], m, i == OP_MMAP || i == OP_MUNMAP || i == OP_BRK,
+				   &b.recs[i], &b.lost[i], &b.poison[i]);
+		/* Each op's records go as soon as its index is built: the peak is one op's. */
+		free(b.recs[i].p);
+		b.recs[i].p = NULL;
+	}
 	if (!err)
 		err = finish_timeline(&o->mem, &b.mem, m->min_ts);
 	if (!err)
@@ -481,8 +482,7 @@ void ops__free(struct ops *o)
 	for (int i = 0; i < OP_MAX; i++) {
 		struct op_index *x = &o->op[i];
 		void *ptrs[] = { x->lat, x->bytes, x->start, x->end, x->delta, x->pid, x->rn, x->srn,
-				 x->s_bytes, x->s_start, x->s_end, x->s_pid, x->s_pos, x->g_idx,
-				 x->g_start, x->g_end, x->g_off, x->lost_pid,
+				 x->s_bytes, x->s_lat, x->s_pos, x->g_idx, x->g_off, x->lost_pid,
 				 x->lost_t1, x->lost_t2, x->poison_pid, x->poison_rn,
 				 x->poison_start, x->poison_end };
 

@@ -35,18 +35,20 @@ struct op_rec {
 	uint32_t srn;	/* the row whose stack is shown (the enter row; io_uring: completion) */
 };
 
-/* Records of one op in (lat, rn) order as columns ("latency positions"), a copy in size
- * order, and the records in row order (pid-major, by end time) for narrow queries. */
+/* Records of one op in (lat, rn) order as columns ("latency positions"), the size order
+ * and the row order (pid-major, by end time) as permutations of them.  Times are stored
+ * once, in latency order: the two other orders reach them through s_lat and g_idx (a
+ * size-order scan filters through a bitmap of latency positions, see opsel.c), which
+ * halves the index against copying start, end and pid into every order. */
 struct op_index {
 	uint64_t n;
 	uint64_t *lat, *bytes, *start, *end;
-	int64_t *delta;
+	int64_t *delta;				/* NULL unless a memory op (then all 0) */
 	uint32_t *pid, *rn, *srn;
-	uint64_t *s_bytes, *s_start, *s_end;	/* by size */
-	uint32_t *s_pid;
+	uint64_t *s_bytes;			/* by size */
+	uint32_t *s_lat;			/* size position → latency position */
 	uint32_t *s_pos;			/* latency position → size position */
 	uint32_t *g_idx;			/* row order → latency position */
-	uint64_t *g_start, *g_end;		/* row order */
 	uint64_t *g_off;			/* per model pid index: first record in row order */
 	/* Two enters of one pid in a row (a lost exit): windows holding both are dirty. */
 	uint64_t nlost;

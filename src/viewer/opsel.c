@@ -185,7 +185,7 @@ static uint64_t end_bound(const struct op_index *ix, uint64_t lo, uint64_t hi, u
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
-		if (ix->g_end[mid] < t)
+		if (ix->end[ix->g_idx[mid]] < t)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -239,9 +239,9 @@ static bool narrow(struct op_sel *sel, const struct model *m, const struct windo
 		for (uint64_t g = lo; g < hi; g++) {
 			uint32_t k;
 
-			if (ix->g_start[g] < w->start)
-				continue;
 			k = ix->g_idx[g];
+			if (ix->start[k] < w->start)
+				continue;
 			lat_bits[k >> 6] |= 1ull << (k & 63);
 			if (sel->size_order)
 				size_bits[ix->s_pos[k] >> 6] |= 1ull << (ix->s_pos[k] & 63);
@@ -270,7 +270,7 @@ int op_sel__build(struct op_sel *sel, const struct model *m, const struct ops *o
 		  const struct window *w, unsigned int flags)
 {
 	const struct op_index *ix = &o->op[op];
-	uint64_t cap = 0, k, d;
+	uint64_t cap = 0, k, d, *kept = NULL;
 	int err;
 
 	memset(sel, 0, sizeof(*sel));
@@ -332,11 +332,19 @@ int op_sel__build(struct op_sel *sel, const struct model *m, const struct ops *o
 	if (narrow(sel, m, w, &err))
 		return err;
 	/* Wide: keep the records of the latency order that fall in the window, merged with
-	 * the recomputed ones in (lat, rn) order; the same for the size order. */
+	 * the recomputed ones in (lat, rn) order; the same for the size order, whose records
+	 * are the kept latency positions (a bitmap, small enough to stay in cache). */
+	if (flags & SEL_SIZES) {
+		kept = calloc(ix->n / 64 + 1, sizeof(*kept));
+		if (!kept)
+			return -ENOMEM;
+	}
 	for (k = 0, d = 0; k < ix->n; k++) {
 		if (!keep(sel, w, ix->start[k], ix->end[k], ix->pid[k]))
 			continue;
 		merge_lat(sel, (uint32_t)k, &d);
+		if (kept)
+			kept[k >> 6] |= 1ull << (k & 63);
 	}
 	while (d < sel->ndirty)
 		sel->lat_order[sel->n++] = (uint32_t)(ix->n + d++);
@@ -344,12 +352,14 @@ int op_sel__build(struct op_sel *sel, const struct model *m, const struct ops *o
 		return 0;
 	uint64_t n = 0;
 	for (k = 0, d = 0; k < ix->n; k++) {
-		if (!keep(sel, w, ix->s_start[k], ix->s_end[k], ix->s_pid[k]))
-			continue;
-		merge_size(sel, (uint32_t)k, &d, &n);
+		uint32_t v = ix->s_lat[k];
+
+		if (kept[v >> 6] >> (v & 63) & 1)
+			merge_size(sel, (uint32_t)k, &d, &n);
 	}
 	while (d < sel->ndirty)
 		sel->size_order[n++] = (uint32_t)(ix->n + d++);
+	free(kept);
 	return 0;
 }
 
@@ -363,7 +373,7 @@ void op_sel__get(const struct op_sel *sel, uint64_t k, struct op_rec *out)
 		return;
 	}
 	*out = (struct op_rec){ .lat = ix->lat[v], .bytes = ix->bytes[v], .start = ix->start[v],
-				.end = ix->end[v], .delta = ix->delta[v], .pid = ix->pid[v],
+				.end = ix->end[v], .delta = ix->delta ? ix->delta[v] : 0, .pid = ix->pid[v],
 				.rn = ix->rn[v], .srn = ix->srn[v] };
 }
 
