@@ -49,22 +49,42 @@ static void *vec__push(struct vec *v)
 struct lost { uint32_t pid; uint64_t t1, t2; };
 struct poison { uint32_t pid, rn; uint64_t start, end; };
 
+/* Records go straight into their op's index columns, in row order, with room for one per
+ * exit row (an upper bound: untouched pages of the columns are never resident); the
+ * columns are then permuted into latency order one at a time (finish_index).  No record
+ * is copied through an intermediate array, so pairing costs little more than the index. */
 struct builder {
 	const struct model *m;
-	struct vec recs[OP_MAX], lost[OP_MAX], poison[OP_MAX], mem, mmap_e, munmap_e;
+	struct ops *o;
+	uint64_t cap[OP_MAX];
+	struct vec lost[OP_MAX], poison[OP_MAX], mem, mmap_e, munmap_e;
 };
+
+static bool is_mem(int op)
+{
+	return op == OP_MMAP || op == OP_MUNMAP || op == OP_BRK;
+}
 
 struct enter_tuple { uint64_t ts, count; uint32_t pid, rn; bool has; };
 struct mem_tuple { uint64_t start, end; int64_t delta; uint32_t pid, rn; uint8_t op; };
 
 static int add_rec(struct builder *b, enum op op, const struct op_rec *r)
 {
-	struct op_rec *dst = vec__push(&b->recs[op]);
+	struct op_index *ix = &b->o->op[op];
+	uint64_t i = ix->n++;
 
-	if (!dst)
-		return -ENOMEM;
-	*dst = *r;
-	if (op == OP_MMAP || op == OP_MUNMAP || op == OP_BRK) {
+	if (i >= b->cap[op])
+		return -EFAULT;	/* more records than exit rows: cannot happen */
+	ix->lat[i] = r->lat;
+	ix->bytes[i] = r->bytes;
+	ix->start[i] = r->start;
+	ix->end[i] = r->end;
+	if (ix->delta)
+		ix->delta[i] = r->delta;
+	ix->pid[i] = r->pid;
+	ix->rn[i] = r->rn;
+	ix->srn[i] = r->srn;
+	if (is_mem(op)) {
 		struct mem_tuple *t = vec__push(&b->mem);
 
 		if (!t)
@@ -210,28 +230,37 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 
 #define ALLOC(p, n) ((p) = bigmem__alloc(((n) ? (n) : 1) * sizeof(*(p))))
 
-static int finish_index(struct op_index *ix, const struct model *m, bool mem, struct vec *recs,
-			struct vec *lost, struct vec *poison)
+/* col[i] = col[perm[i]], through a fresh array: one column's worth of extra memory. */
+#define GATHER(col, perm, n)                                                           \
+	do {                                                                           \
+		__typeof__(col) g_;                                                    \
+		if (!ALLOC(g_, n))                                                     \
+			goto cleanup;                                                  \
+		for (uint64_t i_ = 0; i_ < (n); i_++)                                  \
+			g_[i_] = (col)[(perm)[i_]];                                    \
+		free(col);                                                             \
+		(col) = g_;                                                            \
+	} while (0)
+
+/* The records, in row order in ix's columns, become the latency order; the size and row
+ * orders are permutations of it. */
+static int finish_index(struct op_index *ix, const struct model *m, struct vec *lost,
+			struct vec *poison)
 {
-	const struct op_rec *r = recs->p;
-	uint64_t n = recs->n, maxlat = 0, maxb = 0, *key = NULL;
+	uint64_t n = ix->n, maxlat = 0, maxb = 0, *key = NULL;
 	uint32_t *perm = NULL;
 	int err = -ENOMEM;
 
-	ix->n = n;
 	for (uint64_t i = 0; i < n; i++) {
-		maxlat = r[i].lat > maxlat ? r[i].lat : maxlat;
-		maxb = r[i].bytes > maxb ? r[i].bytes : maxb;
+		maxlat = ix->lat[i] > maxlat ? ix->lat[i] : maxlat;
+		maxb = ix->bytes[i] > maxb ? ix->bytes[i] : maxb;
 	}
-	if (!ALLOC(key, n) || !ALLOC(perm, n) || !ALLOC(ix->lat, n) || !ALLOC(ix->bytes, n) ||
-	    !ALLOC(ix->start, n) || !ALLOC(ix->end, n) || (mem && !ALLOC(ix->delta, n)) ||
-	    !ALLOC(ix->pid, n) || !ALLOC(ix->rn, n) || !ALLOC(ix->srn, n) || !ALLOC(ix->s_bytes, n) ||
-	    !ALLOC(ix->s_lat, n) || !ALLOC(ix->s_pos, n) || !ALLOC(ix->g_idx, n) ||
+	if (!ALLOC(key, n) || !ALLOC(perm, n) || !ALLOC(ix->g_idx, n) ||
 	    !(ix->g_off = calloc(m->npids + 1, sizeof(*ix->g_off))))
 		goto cleanup;
 	/* Row order: records were made pid by pid (pids ascending), each pid's in time order. */
 	for (uint64_t i = 0, p = 0; i < n; i++) {
-		while (m->pids[p] != r[i].pid)
+		while (m->pids[p] != ix->pid[i])
 			p++;
 		ix->g_off[p + 1]++;
 	}
@@ -239,36 +268,40 @@ static int finish_index(struct op_index *ix, const struct model *m, bool mem, st
 		ix->g_off[p + 1] += ix->g_off[p];
 	/* Records come in row order, so a stable sort by latency gives (lat, rn). */
 	for (uint64_t i = 0; i < n; i++) {
-		key[i] = r[i].lat;
+		key[i] = ix->lat[i];
 		perm[i] = (uint32_t)i;
 	}
 	if (sort__radix_perm(key, perm, n, sort__bits(maxlat)))
 		goto cleanup;
-	for (uint64_t i = 0; i < n; i++) {
-		const struct op_rec *x = &r[perm[i]];
-
-		ix->lat[i] = x->lat;
-		ix->bytes[i] = x->bytes;
-		ix->start[i] = x->start;
-		ix->end[i] = x->end;
-		if (ix->delta)
-			ix->delta[i] = x->delta;
-		ix->pid[i] = x->pid;
-		ix->rn[i] = x->rn;
-		ix->srn[i] = x->srn;
+	for (uint64_t i = 0; i < n; i++)
 		ix->g_idx[perm[i]] = (uint32_t)i;
-		key[i] = x->bytes;
+	GATHER(ix->lat, perm, n);
+	GATHER(ix->bytes, perm, n);
+	GATHER(ix->start, perm, n);
+	GATHER(ix->end, perm, n);
+	if (ix->delta)
+		GATHER(ix->delta, perm, n);
+	GATHER(ix->pid, perm, n);
+	GATHER(ix->rn, perm, n);
+	GATHER(ix->srn, perm, n);
+	for (uint64_t i = 0; i < n; i++) {
+		key[i] = ix->bytes[i];
 		perm[i] = (uint32_t)i;
 	}
 	if (sort__radix_perm(key, perm, n, sort__bits(maxb)))
+		goto cleanup;
+	free(key);
+	key = NULL;
+	if (!ALLOC(ix->s_bytes, n) || !ALLOC(ix->s_pos, n))
 		goto cleanup;
 	for (uint64_t i = 0; i < n; i++) {
 		uint32_t k = perm[i];
 
 		ix->s_bytes[i] = ix->bytes[k];
-		ix->s_lat[i] = k;
 		ix->s_pos[k] = (uint32_t)i;
 	}
+	ix->s_lat = perm;	/* size position → latency position */
+	perm = NULL;
 	ix->nlost = lost->n;
 	if (!ALLOC(ix->lost_pid, lost->n) || !ALLOC(ix->lost_t1, lost->n) || !ALLOC(ix->lost_t2, lost->n))
 		goto cleanup;
@@ -416,14 +449,41 @@ static int add_extra_ops(struct ops *o, const struct model *m)
 	return 0;
 }
 
+/* Room for one record per exit (or completion) row of each op, and for the memory ops'
+ * timeline. */
+static int alloc_columns(struct builder *b, const struct model *m)
+{
+	struct ops *o = b->o;
+	uint64_t stride = m->npids + 1, nmem = 0;
+
+	for (unsigned int c = 0; c < m->ntypes; c++)
+		if (o->code_op[c] >= 0 && (o->code_role[c] == ROLE_EXIT || o->code_role[c] == ROLE_COMPLETE))
+			b->cap[o->code_op[c]] += m->type_pid_off[c * stride + m->npids] -
+						 m->type_pid_off[c * stride];
+	for (int i = 0; i < o->nops; i++) {
+		struct op_index *ix = &o->op[i];
+		uint64_t n = b->cap[i];
+
+		if (!ALLOC(ix->lat, n) || !ALLOC(ix->bytes, n) || !ALLOC(ix->start, n) ||
+		    !ALLOC(ix->end, n) || (is_mem(i) && !ALLOC(ix->delta, n)) || !ALLOC(ix->pid, n) ||
+		    !ALLOC(ix->rn, n) || !ALLOC(ix->srn, n))
+			return -ENOMEM;
+		if (is_mem(i))
+			nmem += n;
+	}
+	/* The timeline's tuples: one per memory record at most, so it never grows. */
+	b->mem.p = bigmem__alloc((nmem ? nmem : 1) * b->mem.elem);
+	b->mem.cap = nmem ? nmem : 1;
+	return b->mem.p ? 0 : -ENOMEM;
+}
+
 int ops__build(struct ops *o, const struct model *m, const volatile bool *cancel)
 {
-	struct builder b = { .m = m };
+	struct builder b = { .m = m, .o = o };
 	int err = 0;
 
 	memset(o, 0, sizeof(*o));
 	for (int i = 0; i < OP_MAX; i++) {
-		b.recs[i].elem = sizeof(struct op_rec);
 		b.lost[i].elem = sizeof(struct lost);
 		b.poison[i].elem = sizeof(struct poison);
 	}
@@ -448,16 +508,13 @@ int ops__build(struct ops *o, const struct model *m, const volatile bool *cancel
 		o->code_role[m->code_of[EV_IO_URING_COMPLETE]] = ROLE_COMPLETE;
 	}
 	err = add_extra_ops(o, m);
+	if (!err)
+		err = alloc_columns(&b, m);
 	for (uint32_t p = 0; !err && p < m->npids; p++)
 		err = cancel && *cancel ? -ECANCELED :
 		      build_pid(&b, o, m->pids[p], m->pid_off[p], m->pid_off[p + 1]);
-	for (int i = 0; !err && i < o->nops; i++) {
-		err = finish_index(&o->op[i], m, i == OP_MMAP || i == OP_MUNMAP || i == OP_BRK,
-				   &b.recs[i], &b.lost[i], &b.poison[i]);
-		/* Each op's records go as soon as its index is built: the peak is one op's. */
-		free(b.recs[i].p);
-		b.recs[i].p = NULL;
-	}
+	for (int i = 0; !err && i < o->nops; i++)
+		err = finish_index(&o->op[i], m, &b.lost[i], &b.poison[i]);
 	if (!err)
 		err = finish_timeline(&o->mem, &b.mem, m->min_ts);
 	if (!err)
@@ -465,7 +522,6 @@ int ops__build(struct ops *o, const struct model *m, const volatile bool *cancel
 	if (!err)
 		err = finish_enters(&o->munmap_enters, &b.munmap_e);
 	for (int i = 0; i < OP_MAX; i++) {
-		free(b.recs[i].p);
 		free(b.lost[i].p);
 		free(b.poison[i].p);
 	}
