@@ -70,7 +70,7 @@ int api__lifetimes_json(const struct model *m, char **json, size_t *len, char **
 				goto cleanup;
 			f = &forks[nforks++];
 		}
-		f->parent = (uint32_t)m->b[r];
+		f->parent = (uint32_t)model__b(m, r, NULL);
 		f->ts = m->ts[r];
 		f->file_row = m->file_row[r];
 	}

@@ -82,6 +82,48 @@ static void permute(void *base, size_t elem, const uint32_t *perm, size_t len, v
 	memcpy(base, tmp, len * elem);
 }
 
+/* The rows with a b value, in row order, and their values; the full column goes. */
+static int compact_b(struct model *m)
+{
+	uint64_t k = 0;
+
+	for (uint64_t i = 0; i < m->n; i++)
+		m->nb += (m->flags[i] & ROW_B) != 0;
+	m->b_rn = bigmem__alloc((m->nb ? m->nb : 1) * sizeof(*m->b_rn));
+	m->b_val = bigmem__alloc((m->nb ? m->nb : 1) * sizeof(*m->b_val));
+	if (!m->b_rn || !m->b_val)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < m->n; i++) {
+		if (!(m->flags[i] & ROW_B))
+			continue;
+		m->b_rn[k] = (uint32_t)i;
+		m->b_val[k++] = m->b[i];
+	}
+	free(m->b);
+	m->b = NULL;
+	return 0;
+}
+
+uint64_t model__b(const struct model *m, uint64_t rn, uint64_t *cursor)
+{
+	uint64_t lo = 0, hi = m->nb;
+
+	if (cursor) {
+		while (*cursor < m->nb && m->b_rn[*cursor] < rn)
+			(*cursor)++;
+		return *cursor < m->nb && m->b_rn[*cursor] == rn ? m->b_val[*cursor] : 0;
+	}
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (m->b_rn[mid] < rn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->nb && m->b_rn[lo] == rn ? m->b_val[lo] : 0;
+}
+
 /* Rows of one pid arrive in file order, which is time order but for races between CPUs
  * (spec 4.5): a segment that is not already sorted gets a stable sort by time. */
 static int sort_segment(struct model *m, uint64_t lo, uint64_t hi, uint64_t *keys, uint32_t *perm,
@@ -210,6 +252,8 @@ int model__build(struct model *m, const struct trace_file *tf, struct trace_rows
 	for (uint32_t p = 0; p < m->npids; p++)
 		if ((err = sort_segment(m, m->pid_off[p], m->pid_off[p + 1], keys, perm, tmp)))
 			goto cleanup;
+	if ((err = compact_b(m)))
+		goto cleanup;
 
 	m->ntypes = r->ntypes;
 	m->type_names = calloc(r->ntypes + 1, sizeof(*m->type_names));
@@ -323,6 +367,8 @@ void model__free(struct model *m)
 	free(m->file_row);
 	free(m->a);
 	free(m->b);
+	free(m->b_rn);
+	free(m->b_val);
 	free(m->flags);
 	free(m->latency);
 	free(m->weight);

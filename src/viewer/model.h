@@ -22,7 +22,13 @@ struct model {
 	uint64_t *ts;
 	uint16_t *type;
 	uint32_t *file_row;
-	uint64_t *a, *b;	/* see trace/scan.h */
+	uint64_t *a;		/* see trace/scan.h */
+	uint64_t *b;		/* only while building */
+	/* b is set on few rows (io_uring completions, forks): kept for those only, as
+	 * (row, value) in row order.  See model__b. */
+	uint64_t nb;
+	uint32_t *b_rn;
+	uint64_t *b_val;
 	uint8_t *flags;
 	uint64_t *latency;	/* NULL unless the file has latency_ns */
 	uint32_t *weight;	/* NULL unless the file has stack_weight */
@@ -70,6 +76,10 @@ void model__free(struct model *m);
 /* Rows of type code c and pid index p with ts in [start, end]: by_type[*lo .. *hi). */
 void model__type_window(const struct model *m, unsigned int c, uint32_t p, uint64_t start,
 			uint64_t end, uint64_t *lo, uint64_t *hi);
+
+/* b of row rn, which has ROW_B set.  *cursor (start at 0) makes a walk over rows in
+ * ascending order cost O(1) a row; NULL means a binary search. */
+uint64_t model__b(const struct model *m, uint64_t rn, uint64_t *cursor);
 
 /* Index of pid in pids, or -1. */
 int64_t model__pid_index(const struct model *m, uint32_t pid);

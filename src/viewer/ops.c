@@ -57,6 +57,7 @@ struct builder {
 	const struct model *m;
 	struct ops *o;
 	uint64_t cap[OP_MAX];
+	uint64_t b_cursor;		/* model__b's: rows are visited in ascending order */
 	struct vec lost[OP_MAX], poison[OP_MAX], mem, mmap_e, munmap_e;
 };
 
@@ -134,7 +135,7 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 				rec = (struct op_rec){ .lat = m->ts[r] - m->a[r], .start = m->ts[r],
 						       .end = m->ts[r], .pid = pid, .rn = (uint32_t)r,
 						       .srn = (uint32_t)r };
-				rec.bytes = (m->flags[r] & ROW_B) ? clamp0(m->b[r]) : 0;
+				rec.bytes = (m->flags[r] & ROW_B) ? clamp0(model__b(m, r, &b->b_cursor)) : 0;
 				if (add_rec(b, OP_IO_URING, &rec))
 					return -ENOMEM;
 			}
