@@ -78,7 +78,10 @@ static int add_rec(struct builder *b, enum op op, const struct op_rec *r)
 		return -EFAULT;	/* more records than exit rows: cannot happen */
 	ix->lat[i] = r->lat;
 	ix->bytes[i] = r->bytes;
-	ix->start[i] = r->start;
+	if (ix->start)
+		ix->start[i] = r->start;
+	else if (r->start != (ix->start_at_end ? r->end : r->end - r->lat))
+		return -EFAULT;	/* op_index__start would not give it back */
 	ix->end[i] = r->end;
 	if (ix->delta)
 		ix->delta[i] = r->delta;
@@ -278,7 +281,8 @@ static int finish_index(struct op_index *ix, const struct model *m, struct vec *
 		ix->g_idx[perm[i]] = (uint32_t)i;
 	GATHER(ix->lat, perm, n);
 	GATHER(ix->bytes, perm, n);
-	GATHER(ix->start, perm, n);
+	if (ix->start)
+		GATHER(ix->start, perm, n);
 	GATHER(ix->end, perm, n);
 	if (ix->delta)
 		GATHER(ix->delta, perm, n);
@@ -465,7 +469,8 @@ static int alloc_columns(struct builder *b, const struct model *m)
 		struct op_index *ix = &o->op[i];
 		uint64_t n = b->cap[i];
 
-		if (!ALLOC(ix->lat, n) || !ALLOC(ix->bytes, n) || !ALLOC(ix->start, n) ||
+		ix->start_at_end = i == OP_IO_URING;
+		if (!ALLOC(ix->lat, n) || !ALLOC(ix->bytes, n) || (i == OP_BRK && !ALLOC(ix->start, n)) ||
 		    !ALLOC(ix->end, n) || (is_mem(i) && !ALLOC(ix->delta, n)) || !ALLOC(ix->pid, n) ||
 		    !ALLOC(ix->rn, n) || !ALLOC(ix->srn, n))
 			return -ENOMEM;

@@ -42,7 +42,11 @@ struct op_rec {
  * halves the index against copying start, end and pid into every order. */
 struct op_index {
 	uint64_t n;
-	uint64_t *lat, *bytes, *start, *end;
+	uint64_t *lat, *bytes, *end;
+	/* Only brk's records start before their enter; io_uring's start at completion and
+	 * every other op's at its enter, end - lat.  See op_index__start. */
+	uint64_t *start;			/* NULL unless brk */
+	bool start_at_end;			/* io_uring */
 	int64_t *delta;				/* NULL unless a memory op (then all 0) */
 	uint32_t *pid, *rn, *srn;
 	uint64_t *s_bytes;			/* by size */
@@ -59,6 +63,14 @@ struct op_index {
 	uint32_t *poison_pid, *poison_rn;
 	uint64_t *poison_start, *poison_end;
 };
+
+/* Start of the record at latency position k. */
+static inline uint64_t op_index__start(const struct op_index *ix, uint64_t k)
+{
+	if (ix->start)
+		return ix->start[k];
+	return ix->start_at_end ? ix->end[k] : ix->end[k] - ix->lat[k];
+}
 
 /* mmap/munmap/brk records in (end, rn) order: the cumulative-usage timeline. */
 struct mem_timeline {

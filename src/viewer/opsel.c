@@ -240,7 +240,7 @@ static bool narrow(struct op_sel *sel, const struct model *m, const struct windo
 			uint32_t k;
 
 			k = ix->g_idx[g];
-			if (ix->start[k] < w->start)
+			if (op_index__start(ix, k) < w->start)
 				continue;
 			lat_bits[k >> 6] |= 1ull << (k & 63);
 			if (sel->size_order)
@@ -340,7 +340,7 @@ int op_sel__build(struct op_sel *sel, const struct model *m, const struct ops *o
 			return -ENOMEM;
 	}
 	for (k = 0, d = 0; k < ix->n; k++) {
-		if (!keep(sel, w, ix->start[k], ix->end[k], ix->pid[k]))
+		if (!keep(sel, w, op_index__start(ix, k), ix->end[k], ix->pid[k]))
 			continue;
 		merge_lat(sel, (uint32_t)k, &d);
 		if (kept)
@@ -372,7 +372,7 @@ void op_sel__get(const struct op_sel *sel, uint64_t k, struct op_rec *out)
 		*out = sel->dirty[v - ix->n];
 		return;
 	}
-	*out = (struct op_rec){ .lat = ix->lat[v], .bytes = ix->bytes[v], .start = ix->start[v],
+	*out = (struct op_rec){ .lat = ix->lat[v], .bytes = ix->bytes[v], .start = op_index__start(ix, v),
 				.end = ix->end[v], .delta = ix->delta ? ix->delta[v] : 0, .pid = ix->pid[v],
 				.rn = ix->rn[v], .srn = ix->srn[v] };
 }
