@@ -104,6 +104,39 @@ static int compact_b(struct model *m)
 	return 0;
 }
 
+/* latency_ns in 32 bits a row, the values that do not fit on the side; the full column
+ * goes. */
+static int compact_latency(struct model *m)
+{
+	uint64_t k = 0;
+
+	if (!m->latency)
+		return 0;
+	m->lat32 = bigmem__alloc((m->n ? m->n : 1) * sizeof(*m->lat32));
+	if (!m->lat32)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < m->n; i++) {
+		bool big = (m->flags[i] & ROW_LAT) && m->latency[i] >= UINT32_MAX;
+
+		/* A NULL latency's slot was never written: 0, never read. */
+		m->lat32[i] = big ? UINT32_MAX : (m->flags[i] & ROW_LAT) ? (uint32_t)m->latency[i] : 0;
+		m->nlat_big += big;
+	}
+	m->lat_big_rn = malloc((m->nlat_big + 1) * sizeof(*m->lat_big_rn));
+	m->lat_big = malloc((m->nlat_big + 1) * sizeof(*m->lat_big));
+	if (!m->lat_big_rn || !m->lat_big)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < m->n; i++) {
+		if (m->lat32[i] != UINT32_MAX)
+			continue;
+		m->lat_big_rn[k] = (uint32_t)i;
+		m->lat_big[k++] = m->latency[i];
+	}
+	free(m->latency);
+	m->latency = NULL;
+	return 0;
+}
+
 uint64_t model__b(const struct model *m, uint64_t rn, uint64_t *cursor)
 {
 	uint64_t lo = 0, hi = m->nb;
@@ -252,7 +285,7 @@ int model__build(struct model *m, const struct trace_file *tf, struct trace_rows
 	for (uint32_t p = 0; p < m->npids; p++)
 		if ((err = sort_segment(m, m->pid_off[p], m->pid_off[p + 1], keys, perm, tmp)))
 			goto cleanup;
-	if ((err = compact_b(m)))
+	if ((err = compact_b(m)) || (err = compact_latency(m)))
 		goto cleanup;
 
 	m->ntypes = r->ntypes;
@@ -371,6 +404,9 @@ void model__free(struct model *m)
 	free(m->b_val);
 	free(m->flags);
 	free(m->latency);
+	free(m->lat32);
+	free(m->lat_big_rn);
+	free(m->lat_big);
 	free(m->weight);
 	free(m->stack);
 	free(m->pids);

@@ -30,7 +30,13 @@ struct model {
 	uint32_t *b_rn;
 	uint64_t *b_val;
 	uint8_t *flags;
-	uint64_t *latency;	/* NULL unless the file has latency_ns */
+	uint64_t *latency;	/* only while building */
+	/* latency_ns (NULL unless the file has it): 32 bits a row, and the few values of
+	 * 2^32 - 1 ns (4.3 s) or more as (row, value) in row order.  See model__latency. */
+	uint32_t *lat32;
+	uint64_t nlat_big;
+	uint32_t *lat_big_rn;
+	uint64_t *lat_big;
 	uint32_t *weight;	/* NULL unless the file has stack_weight */
 	uint32_t *stack;	/* NULL until the stack pass is done */
 	uint64_t min_ts, max_ts;
@@ -80,6 +86,24 @@ void model__type_window(const struct model *m, unsigned int c, uint32_t p, uint6
 /* b of row rn, which has ROW_B set.  *cursor (start at 0) makes a walk over rows in
  * ascending order cost O(1) a row; NULL means a binary search. */
 uint64_t model__b(const struct model *m, uint64_t rn, uint64_t *cursor);
+
+/* latency_ns of row rn (which has ROW_LAT set). */
+static inline uint64_t model__latency(const struct model *m, uint64_t rn)
+{
+	uint64_t lo = 0, hi = m->nlat_big;
+
+	if (m->lat32[rn] != UINT32_MAX)
+		return m->lat32[rn];
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (m->lat_big_rn[mid] < rn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return m->lat_big[lo];
+}
 
 /* Index of pid in pids, or -1. */
 int64_t model__pid_index(const struct model *m, uint32_t pid);
