@@ -176,15 +176,17 @@ static void *loader_main(void *arg)
 									 &rows);
 		log__debug("load: stacks read in %.2f s (RSS %lu MiB)", now() - t, rss_mib());
 	}
+	t = now();
 	if (!err)
 		err = model__attach_stacks(&st->m, &rows);
 	trace_rows__free(&rows);
+	log__debug("load: stacks attached in %.2f s", now() - t);
 	if (ops_started)
 		pthread_join(ops, &ops_err);
 	if (!err && ops_err)
 		err = (int)(intptr_t)ops_err;
 	if (!err) {
-		log__debug("load: stacks attached (RSS %lu MiB)", rss_mib());
+		log__debug("load: all parts in (RSS %lu MiB)", rss_mib());
 		state__set_ready(st, READY_STACKS);
 		log__info("ready in %.1f s (%u distinct stacks)", now() - t0,
 			  st->m.nstacks > 2 ? st->m.nstacks - 2 : 0);
