@@ -137,6 +137,56 @@ static int compact_latency(struct model *m)
 	return 0;
 }
 
+/* a in 32 bits a row, the values that do not fit on the side; the full column goes. */
+static int compact_a(struct model *m)
+{
+	uint64_t k = 0;
+
+	m->a32 = bigmem__alloc((m->n ? m->n : 1) * sizeof(*m->a32));
+	if (!m->a32)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < m->n; i++) {
+		int64_t v = (m->flags[i] & ROW_A) ? (int64_t)m->a[i] : 0;
+		bool big = v <= A32_BIG || v > INT32_MAX;
+
+		m->a32[i] = big ? A32_BIG : (int32_t)v;
+		m->na_big += big;
+	}
+	m->a_big_rn = bigmem__alloc((m->na_big + 1) * sizeof(*m->a_big_rn));
+	m->a_big = bigmem__alloc((m->na_big + 1) * sizeof(*m->a_big));
+	if (!m->a_big_rn || !m->a_big)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < m->n; i++) {
+		if (m->a32[i] != A32_BIG)
+			continue;
+		m->a_big_rn[k] = (uint32_t)i;
+		m->a_big[k++] = m->a[i];
+	}
+	free(m->a);
+	m->a = NULL;
+	return 0;
+}
+
+uint64_t model__a_big(const struct model *m, uint64_t rn, uint64_t *cursor)
+{
+	uint64_t lo = 0, hi = m->na_big;
+
+	if (cursor) {
+		while (*cursor < m->na_big && m->a_big_rn[*cursor] < rn)
+			(*cursor)++;
+		return *cursor < m->na_big && m->a_big_rn[*cursor] == rn ? m->a_big[*cursor] : 0;
+	}
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (m->a_big_rn[mid] < rn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->na_big && m->a_big_rn[lo] == rn ? m->a_big[lo] : 0;
+}
+
 uint64_t model__b(const struct model *m, uint64_t rn, uint64_t *cursor)
 {
 	uint64_t lo = 0, hi = m->nb;
@@ -285,7 +335,7 @@ int model__build(struct model *m, const struct trace_file *tf, struct trace_rows
 	for (uint32_t p = 0; p < m->npids; p++)
 		if ((err = sort_segment(m, m->pid_off[p], m->pid_off[p + 1], keys, perm, tmp)))
 			goto cleanup;
-	if ((err = compact_b(m)) || (err = compact_latency(m)))
+	if ((err = compact_a(m)) || (err = compact_b(m)) || (err = compact_latency(m)))
 		goto cleanup;
 
 	m->ntypes = r->ntypes;
@@ -425,6 +475,9 @@ void model__free(struct model *m)
 	free(m->type);
 	free(m->file_row);
 	free(m->a);
+	free(m->a32);
+	free(m->a_big_rn);
+	free(m->a_big);
 	free(m->b);
 	free(m->b_rn);
 	free(m->b_val);

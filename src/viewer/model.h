@@ -22,7 +22,14 @@ struct model {
 	uint64_t *ts;
 	uint16_t *type;
 	uint32_t *file_row;
-	uint64_t *a;		/* see trace/scan.h */
+	uint64_t *a;		/* only while building */
+	/* a (see trace/scan.h) as 32 signed bits a row; a value that does not fit (an mmap
+	 * address, an io_uring submit time) is A32_BIG there and (row, value) on the side,
+	 * in row order.  See model__a. */
+	int32_t *a32;
+	uint64_t na_big;
+	uint32_t *a_big_rn;
+	uint64_t *a_big;
 	uint64_t *b;		/* only while building */
 	/* b is set on few rows (io_uring completions, forks): kept for those only, as
 	 * (row, value) in row order.  See model__b. */
@@ -86,6 +93,20 @@ void model__type_window(const struct model *m, unsigned int c, uint32_t p, uint6
 /* b of row rn, which has ROW_B set.  *cursor (start at 0) makes a walk over rows in
  * ascending order cost O(1) a row; NULL means a binary search. */
 uint64_t model__b(const struct model *m, uint64_t rn, uint64_t *cursor);
+
+#define A32_BIG INT32_MIN
+
+/* The value on the side for row rn; *cursor (start at 0), when not NULL, makes calls for
+ * ascending rows O(1) each. */
+uint64_t model__a_big(const struct model *m, uint64_t rn, uint64_t *cursor);
+
+/* a of row rn (0 when it has no ROW_A). */
+static inline uint64_t model__a(const struct model *m, uint64_t rn, uint64_t *cursor)
+{
+	int32_t v = m->a32[rn];
+
+	return v != A32_BIG ? (uint64_t)(int64_t)v : model__a_big(m, rn, cursor);
+}
 
 /* latency_ns of row rn (which has ROW_LAT set). */
 static inline uint64_t model__latency(const struct model *m, uint64_t rn)

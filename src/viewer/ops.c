@@ -57,7 +57,7 @@ struct builder {
 	const struct model *m;
 	struct ops *o;
 	uint64_t cap[OP_MAX];
-	uint64_t b_cursor;		/* model__b's: rows are visited in ascending order */
+	uint64_t b_cursor, a_cursor;	/* model__b, model__a: io_uring completions come in row order */
 	struct vec lost[OP_MAX], poison[OP_MAX], mem, mmap_e, munmap_e;
 };
 
@@ -134,8 +134,10 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 			continue;
 		if (role == ROLE_COMPLETE) {
 			/* io_uring_complete: submit_ts present and non-zero, not after completion. */
-			if ((m->flags[r] & ROW_A) && m->a[r] && m->ts[r] >= m->a[r]) {
-				rec = (struct op_rec){ .lat = m->ts[r] - m->a[r], .start = m->ts[r],
+			uint64_t submit = model__a(m, r, &b->a_cursor);
+
+			if ((m->flags[r] & ROW_A) && submit && m->ts[r] >= submit) {
+				rec = (struct op_rec){ .lat = m->ts[r] - submit, .start = m->ts[r],
 						       .end = m->ts[r], .pid = pid, .rn = (uint32_t)r,
 						       .srn = (uint32_t)r };
 				rec.bytes = (m->flags[r] & ROW_B) ? clamp0(model__b(m, r, &b->b_cursor)) : 0;
@@ -157,7 +159,7 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 
 				if (!t)
 					return -ENOMEM;
-				*t = (struct enter_tuple){ m->ts[r], m->a[r], pid, (uint32_t)r,
+				*t = (struct enter_tuple){ m->ts[r], model__a(m, r, NULL), pid, (uint32_t)r,
 							   (m->flags[r] & ROW_A) != 0 };
 			}
 			last_role[op] = ROLE_ENTER;
@@ -174,13 +176,13 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 		rec = (struct op_rec){ .lat = m->ts[r] - m->ts[e], .start = m->ts[e], .end = m->ts[r],
 				       .pid = pid, .rn = (uint32_t)r, .srn = (uint32_t)e };
 		bool has_ret = m->flags[r] & ROW_A;
-		int64_t ret = (int64_t)m->a[r];
+		int64_t ret = (int64_t)model__a(m, r, NULL);
 
 		switch (op) {
 		case OP_READ:
 		case OP_WRITE:
 			/* The latency row ignores ret; the IO table needs it. */
-			rec.bytes = has_ret ? clamp0(m->a[r]) : 0;
+			rec.bytes = has_ret ? clamp0(model__a(m, r, NULL)) : 0;
 			if (!has_ret && add_poison(b, op, pid, rec.start, rec.end, (uint32_t)r))
 				return -ENOMEM;
 			break;
@@ -188,7 +190,7 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 		case OP_FDATASYNC:
 			break;
 		default:	/* another syscall: bytes are what its ret says, if it says any */
-			rec.bytes = o->extra_bytes[op] && has_ret ? clamp0(m->a[r]) : 0;
+			rec.bytes = o->extra_bytes[op] && has_ret ? clamp0(model__a(m, r, NULL)) : 0;
 			break;
 		case OP_MMAP:
 		case OP_MUNMAP:
@@ -199,7 +201,7 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 			}
 			if (op == OP_MMAP ? ret < 0 : ret != 0)
 				continue;	/* failed call: paired, not counted */
-			rec.bytes = (m->flags[e] & ROW_A) ? m->a[e] : 0;
+			rec.bytes = (m->flags[e] & ROW_A) ? model__a(m, e, NULL) : 0;
 			rec.delta = op == OP_MMAP ? (int64_t)rec.bytes : -(int64_t)rec.bytes;
 			break;
 		case OP_BRK:

@@ -104,7 +104,7 @@ static int replay_pid(struct op_sel *sel, const struct model *m, const struct op
 		rec = (struct op_rec){ .lat = m->ts[r] - m->ts[e], .start = m->ts[e], .end = m->ts[r],
 				       .pid = pid, .rn = (uint32_t)r, .srn = (uint32_t)e };
 		has_ret = m->flags[r] & ROW_A;
-		ret = (int64_t)m->a[r];
+		ret = (int64_t)model__a(m, r, NULL);
 		switch (sel->op) {
 		case OP_READ:
 		case OP_WRITE:
@@ -120,7 +120,7 @@ static int replay_pid(struct op_sel *sel, const struct model *m, const struct op
 			}
 			if (sel->op == OP_MMAP ? ret < 0 : ret != 0)
 				continue;
-			rec.bytes = (m->flags[e] & ROW_A) ? m->a[e] : 0;
+			rec.bytes = (m->flags[e] & ROW_A) ? model__a(m, e, NULL) : 0;
 			rec.delta = sel->op == OP_MMAP ? (int64_t)rec.bytes : -(int64_t)rec.bytes;
 			break;
 		case OP_BRK:
