@@ -197,6 +197,9 @@ static void *loader_main(void *arg)
 		state__set_failed(st, "the trace could not be loaded");
 		pthread_kill(ld->notify, SIGUSR1);
 	}
+	/* Requests' working arrays are reused from the arenas again, as before loading
+	 * (32 MB is the most malloc's own adaptive threshold reaches). */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
 	duckdb_disconnect(&ld->con);
 	free(ld);
 	return NULL;

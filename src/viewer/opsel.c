@@ -203,6 +203,7 @@ static bool narrow(struct op_sel *sel, const struct model *m, const struct windo
 	uint64_t words = (ix->n + 63) / 64, cand = 0, d, n = 0;
 	uint32_t p0 = 0, p1 = m->npids;
 	uint64_t *lat_bits, *size_bits;
+	bool n_lat = ix->n > 0;
 
 	*err = 0;
 	if (w->has_pid) {
@@ -236,11 +237,18 @@ static bool narrow(struct op_sel *sel, const struct model *m, const struct windo
 			hi = ix->g_off[p + 1];
 		if (sel->ndirty_pids && op_sel__is_dirty(sel, m->pids[p]))
 			continue;
+		/* Past end w->start + the longest latency every record starts in the window
+		 * (brk's may start far earlier: all checked); before it, the check reads the
+		 * latency order at random. */
+		uint64_t safe = hi;
+
+		if (!ix->start && n_lat && w->start <= UINT64_MAX - ix->lat[ix->n - 1])
+			safe = end_bound(ix, lo, hi, w->start + ix->lat[ix->n - 1]);
 		for (uint64_t g = lo; g < hi; g++) {
 			uint32_t k;
 
 			k = ix->g_idx[g];
-			if (op_index__start(ix, k) < w->start)
+			if (g < safe && op_index__start(ix, k) < w->start)
 				continue;
 			lat_bits[k >> 6] |= 1ull << (k & 63);
 			if (sel->size_order)
