@@ -190,7 +190,7 @@ static int fold(const struct model *m, const struct pick *picks, uint64_t npicks
 		if (blocked)
 			count[s] += (m->flags[rn] & ROW_LAT) ? model__latency(m, rn) : 0;
 		else
-			count[s] += m->has_stack_weight && m->weight ? m->weight[rn] : 1;
+			count[s] += m->has_stack_weight && m->w16 ? model__weight(m, rn) : 1;
 	}
 	in->stacks = calloc(nstacks + 1, sizeof(*in->stacks));
 	in->frames = malloc((nlabels + 1) * sizeof(*in->frames));

@@ -187,6 +187,38 @@ uint64_t model__a_big(const struct model *m, uint64_t rn, uint64_t *cursor)
 	return lo < m->na_big && m->a_big_rn[lo] == rn ? m->a_big[lo] : 0;
 }
 
+/* stack_weight in 16 bits a row, the values that do not fit on the side; the full
+ * column goes. */
+static int compact_weight(struct model *m)
+{
+	uint64_t k = 0;
+
+	if (!m->weight)
+		return 0;
+	m->w16 = bigmem__alloc((m->n ? m->n : 1) * sizeof(*m->w16));
+	if (!m->w16)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < m->n; i++) {
+		bool big = m->weight[i] >= UINT16_MAX;
+
+		m->w16[i] = big ? UINT16_MAX : (uint16_t)m->weight[i];
+		m->nw_big += big;
+	}
+	m->w_big_rn = malloc((m->nw_big + 1) * sizeof(*m->w_big_rn));
+	m->w_big = malloc((m->nw_big + 1) * sizeof(*m->w_big));
+	if (!m->w_big_rn || !m->w_big)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < m->n; i++) {
+		if (m->w16[i] != UINT16_MAX)
+			continue;
+		m->w_big_rn[k] = (uint32_t)i;
+		m->w_big[k++] = m->weight[i];
+	}
+	free(m->weight);
+	m->weight = NULL;
+	return 0;
+}
+
 uint64_t model__b(const struct model *m, uint64_t rn, uint64_t *cursor)
 {
 	uint64_t lo = 0, hi = m->nb;
@@ -335,7 +367,8 @@ int model__build(struct model *m, const struct trace_file *tf, struct trace_rows
 	for (uint32_t p = 0; p < m->npids; p++)
 		if ((err = sort_segment(m, m->pid_off[p], m->pid_off[p + 1], keys, perm, tmp)))
 			goto cleanup;
-	if ((err = compact_a(m)) || (err = compact_b(m)) || (err = compact_latency(m)))
+	if ((err = compact_a(m)) || (err = compact_b(m)) || (err = compact_latency(m)) ||
+	    (err = compact_weight(m)))
 		goto cleanup;
 
 	m->ntypes = r->ntypes;
@@ -487,6 +520,9 @@ void model__free(struct model *m)
 	free(m->lat_big_rn);
 	free(m->lat_big);
 	free(m->weight);
+	free(m->w16);
+	free(m->w_big_rn);
+	free(m->w_big);
 	free(m->stack);
 	free(m->pids);
 	free(m->pid_off);

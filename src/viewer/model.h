@@ -44,7 +44,13 @@ struct model {
 	uint64_t nlat_big;
 	uint32_t *lat_big_rn;
 	uint64_t *lat_big;
-	uint32_t *weight;	/* NULL unless the file has stack_weight */
+	uint32_t *weight;	/* only while building */
+	/* stack_weight (NULL unless the file has it) in 16 bits a row; UINT16_MAX there
+	 * means the value is on the side, (row, value) in row order.  See model__weight. */
+	uint16_t *w16;
+	uint64_t nw_big;
+	uint32_t *w_big_rn;
+	uint32_t *w_big;
 	uint32_t *stack;	/* NULL until the stack pass is done */
 	uint64_t min_ts, max_ts;
 
@@ -106,6 +112,24 @@ static inline uint64_t model__a(const struct model *m, uint64_t rn, uint64_t *cu
 	int32_t v = m->a32[rn];
 
 	return v != A32_BIG ? (uint64_t)(int64_t)v : model__a_big(m, rn, cursor);
+}
+
+/* stack_weight of row rn (the file has the column). */
+static inline uint32_t model__weight(const struct model *m, uint64_t rn)
+{
+	uint64_t lo = 0, hi = m->nw_big;
+
+	if (m->w16[rn] != UINT16_MAX)
+		return m->w16[rn];
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (m->w_big_rn[mid] < rn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return m->w_big[lo];
 }
 
 /* latency_ns of row rn (which has ROW_LAT set). */
