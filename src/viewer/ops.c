@@ -299,14 +299,10 @@ static int finish_index(struct op_index *ix, const struct model *m, struct vec *
 		goto cleanup;
 	free(key);
 	key = NULL;
-	if (!ALLOC(ix->s_bytes, n) || !ALLOC(ix->s_pos, n))
+	if (!ALLOC(ix->s_pos, n))
 		goto cleanup;
-	for (uint64_t i = 0; i < n; i++) {
-		uint32_t k = perm[i];
-
-		ix->s_bytes[i] = ix->bytes[k];
-		ix->s_pos[k] = (uint32_t)i;
-	}
+	for (uint64_t i = 0; i < n; i++)
+		ix->s_pos[perm[i]] = (uint32_t)i;
 	ix->s_lat = perm;	/* size position → latency position */
 	perm = NULL;
 	ix->nlost = lost->n;
@@ -546,7 +542,7 @@ void ops__free(struct ops *o)
 	for (int i = 0; i < OP_MAX; i++) {
 		struct op_index *x = &o->op[i];
 		void *ptrs[] = { x->lat, x->bytes, x->start, x->end, x->delta, x->pid, x->rn, x->srn,
-				 x->s_bytes, x->s_lat, x->s_pos, x->g_idx, x->g_off, x->lost_pid,
+				 x->s_lat, x->s_pos, x->g_idx, x->g_off, x->lost_pid,
 				 x->lost_t1, x->lost_t2, x->poison_pid, x->poison_rn,
 				 x->poison_start, x->poison_end };
 

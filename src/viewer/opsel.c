@@ -174,7 +174,7 @@ static void merge_size(struct op_sel *sel, uint32_t k, uint64_t *d, uint64_t *n)
 {
 	const struct op_index *ix = sel->ix;
 
-	while (*d < sel->ndirty && sel->dirty_by_size[*d]->bytes < ix->s_bytes[k])
+	while (*d < sel->ndirty && sel->dirty_by_size[*d]->bytes < ix->bytes[ix->s_lat[k]])
 		sel->size_order[(*n)++] = (uint32_t)(ix->n + (*d)++);
 	sel->size_order[(*n)++] = k;
 }
