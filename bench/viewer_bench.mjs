@@ -155,7 +155,7 @@ async function main() {
   lines.push(`machine: ${cpu.length} x ${cpu[0].model}, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   if (genMs !== null) lines.push(`synth: ${(genMs / 1000).toFixed(1)} s`);
   lines.push(`startup: first /api/summary ${(tSummary / 1000).toFixed(2)} s; all endpoints ready ${(tReady / 1000).toFixed(2)} s`);
-  lines.push(`peak RSS: ${(rss / 2 ** 20).toFixed(0)} MiB`);
+  lines.push(`peak RSS: ${(rss / 2 ** 20).toFixed(0)} MiB (${(rss / s.total_events).toFixed(0)} B/event; target 60)`);
   lines.push(`iterations: ${iterations} per endpoint (after 2 warm-ups); busiest pid ${busiest}`);
   lines.push('');
   lines.push('| scope | endpoint | median ms | p95 ms | response |');

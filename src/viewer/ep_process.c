@@ -54,7 +54,7 @@ int api__lifetimes_json(const struct model *m, char **json, size_t *len, char **
 
 		if (m->type[r] != fork_code || (m->flags[r] & (ROW_A | ROW_B)) != (ROW_A | ROW_B))
 			continue;
-		if (hmap__get(&by_child, m->a[r], &idx)) {
+		if (hmap__get(&by_child, model__a(m, r, NULL), &idx)) {
 			f = &forks[idx];
 			if (f->ts < m->ts[r] || (f->ts == m->ts[r] && f->file_row < m->file_row[r]))
 				continue;
@@ -66,11 +66,11 @@ int api__lifetimes_json(const struct model *m, char **json, size_t *len, char **
 					goto cleanup;
 				forks = p;
 			}
-			if (hmap__put(&by_child, m->a[r], nforks))
+			if (hmap__put(&by_child, model__a(m, r, NULL), nforks))
 				goto cleanup;
 			f = &forks[nforks++];
 		}
-		f->parent = (uint32_t)m->b[r];
+		f->parent = (uint32_t)model__b(m, r, NULL);
 		f->ts = m->ts[r];
 		f->file_row = m->file_row[r];
 	}
@@ -100,7 +100,7 @@ int api__lifetimes_json(const struct model *m, char **json, size_t *len, char **
 			}
 			if (!l->exited) {	/* rows are in time order: the first exit wins */
 				l->exited = true;
-				l->exit = (int32_t)m->a[r];
+				l->exit = (int32_t)model__a(m, r, NULL);
 				l->end = m->ts[r];
 			}
 		}

@@ -188,9 +188,9 @@ static int fold(const struct model *m, const struct pick *picks, uint64_t npicks
 		}
 		/* With a stack_weight column each sampled row stands for that many events. */
 		if (blocked)
-			count[s] += (m->flags[rn] & ROW_LAT) ? m->latency[rn] : 0;
+			count[s] += (m->flags[rn] & ROW_LAT) ? model__latency(m, rn) : 0;
 		else
-			count[s] += m->has_stack_weight && m->weight ? m->weight[rn] : 1;
+			count[s] += m->has_stack_weight && m->w16 ? model__weight(m, rn) : 1;
 	}
 	in->stacks = calloc(nstacks + 1, sizeof(*in->stacks));
 	in->frames = malloc((nlabels + 1) * sizeof(*in->frames));
@@ -269,7 +269,7 @@ int ep_event_flamegraph(struct request *rq)
 		struct pick *picks = NULL;
 		uint64_t npicks = 0;
 		/* off_cpu rows weigh what they lasted: a flame graph of blocked time. */
-		bool blocked = code == m->code_of[EV_OFF_CPU] && m->latency;
+		bool blocked = code == m->code_of[EV_OFF_CPU] && m->lat32;
 
 		status = flame_pick(m, code, &w, seed, max_stacks, &picks, &npicks, &in_range);
 		if (!status)
@@ -398,8 +398,8 @@ int ep_event_list(struct request *rq)
 		json__u64(&rq->out, m->ts[r]);
 		/* The reference has no latency here; probex's own files carry it. */
 		json__key(&rq->out, "latency_ns");
-		if (m->latency && (m->flags[r] & ROW_LAT))
-			json__u64(&rq->out, m->latency[r]);
+		if (m->lat32 && (m->flags[r] & ROW_LAT))
+			json__u64(&rq->out, model__latency(m, r));
 		else
 			json__null(&rq->out);
 		json__key(&rq->out, "event_type");

@@ -1,10 +1,12 @@
 #include <errno.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/log.h"
 #include "trace/duck.h"
@@ -17,6 +19,20 @@ struct loader {
 	pthread_t notify;
 	duckdb_connection con;
 };
+
+/* Resident MiB, for the debug log of each loading step (what each one costs). */
+static unsigned long rss_mib(void)
+{
+	unsigned long size = 0, rss = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f) {
+		if (fscanf(f, "%lu %lu", &size, &rss) != 2)
+			rss = 0;
+		fclose(f);
+	}
+	return rss * (unsigned long)sysconf(_SC_PAGESIZE) >> 20;
+}
 
 static double now(void)
 {
@@ -95,10 +111,10 @@ static int load_rows(struct loader *ld, struct trace_rows *rows)
 
 	if ((err = trace_rows__scan(ld->con, &st->tf, &st->stopping, rows)))
 		return err;
-	log__debug("load: rows read in %.2f s", now() - t);
+	log__debug("load: rows read in %.2f s (RSS %lu MiB)", now() - t, rss_mib());
 	if ((err = model__build(&st->m, &st->tf, rows)))
 		return err;
-	log__debug("load: rows sorted in %.2f s", now() - t);
+	log__debug("load: rows sorted in %.2f s (RSS %lu MiB)", now() - t, rss_mib());
 	st->summary_json = api__summary_json(&st->m, &st->summary_len);
 	if (!st->summary_json ||
 	    api__lifetimes_json(&st->m, &st->lifetimes_json, &st->lifetimes_len, &st->lifetimes_error))
@@ -119,7 +135,15 @@ static void *ops_main(void *arg)
 			log__error("%s: out of memory while pairing enter and exit rows", st->tf.path);
 		return (void *)(intptr_t)err;
 	}
-	log__debug("load: operations paired in %.2f s", now() - t);
+	uint64_t recs = 0;
+
+	/* Pairing's temporary arrays went back to malloc's arenas, which keep them: hand
+	 * them to the kernel, as they are not needed again. */
+	malloc_trim(0);
+	for (int i = 0; i < st->ops.nops; i++)
+		recs += st->ops.op[i].n;
+	log__debug("load: %llu operations paired in %.2f s (RSS %lu MiB)", (unsigned long long)recs,
+		   now() - t, rss_mib());
 	state__set_ready(st, READY_OPS);
 	return NULL;
 }
@@ -150,16 +174,19 @@ static void *loader_main(void *arg)
 		t = now();
 		err = st->stopping ? -ECANCELED : trace_rows__scan_stacks(ld->con, &st->tf, &st->stopping,
 									 &rows);
-		log__debug("load: stacks read in %.2f s", now() - t);
+		log__debug("load: stacks read in %.2f s (RSS %lu MiB)", now() - t, rss_mib());
 	}
+	t = now();
 	if (!err)
 		err = model__attach_stacks(&st->m, &rows);
 	trace_rows__free(&rows);
+	log__debug("load: stacks attached in %.2f s", now() - t);
 	if (ops_started)
 		pthread_join(ops, &ops_err);
 	if (!err && ops_err)
 		err = (int)(intptr_t)ops_err;
 	if (!err) {
+		log__debug("load: all parts in (RSS %lu MiB)", rss_mib());
 		state__set_ready(st, READY_STACKS);
 		log__info("ready in %.1f s (%u distinct stacks)", now() - t0,
 			  st->m.nstacks > 2 ? st->m.nstacks - 2 : 0);
@@ -170,6 +197,9 @@ static void *loader_main(void *arg)
 		state__set_failed(st, "the trace could not be loaded");
 		pthread_kill(ld->notify, SIGUSR1);
 	}
+	/* Requests' working arrays are reused from the arenas again, as before loading
+	 * (32 MB is the most malloc's own adaptive threshold reaches). */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
 	duckdb_disconnect(&ld->con);
 	free(ld);
 	return NULL;
@@ -182,6 +212,12 @@ int loader__start(struct viewer_state *st, pthread_t notify, pthread_t *thread)
 
 	if (!ld)
 		return -ENOMEM;
+	/* Loading makes and drops many column-sized arrays on several threads.  Served from
+	 * mmap they go back to the kernel when freed; from malloc's arenas (whose threshold
+	 * otherwise rises to 32 MB) they would stay resident after use.  4 MB, not lower:
+	 * DuckDB's own buffers (a few hundred kB to a few MB) stay in the arenas, where the
+	 * stack pass reuses them (at 1 MB it ran 2-3 s slower at 10M events). */
+	mallopt(M_MMAP_THRESHOLD, 4 << 20);
 	ld->st = st;
 	ld->notify = notify;
 	if (duckdb_connect(st->db, &ld->con) == DuckDBError) {

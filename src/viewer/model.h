@@ -22,10 +22,35 @@ struct model {
 	uint64_t *ts;
 	uint16_t *type;
 	uint32_t *file_row;
-	uint64_t *a, *b;	/* see trace/scan.h */
+	uint64_t *a;		/* only while building */
+	/* a (see trace/scan.h) as 32 signed bits a row; a value that does not fit (an mmap
+	 * address, an io_uring submit time) is A32_BIG there and (row, value) on the side,
+	 * in row order.  See model__a. */
+	int32_t *a32;
+	uint64_t na_big;
+	uint32_t *a_big_rn;
+	uint64_t *a_big;
+	uint64_t *b;		/* only while building */
+	/* b is set on few rows (io_uring completions, forks): kept for those only, as
+	 * (row, value) in row order.  See model__b. */
+	uint64_t nb;
+	uint32_t *b_rn;
+	uint64_t *b_val;
 	uint8_t *flags;
-	uint64_t *latency;	/* NULL unless the file has latency_ns */
-	uint32_t *weight;	/* NULL unless the file has stack_weight */
+	uint64_t *latency;	/* only while building */
+	/* latency_ns (NULL unless the file has it): 32 bits a row, and the few values of
+	 * 2^32 - 1 ns (4.3 s) or more as (row, value) in row order.  See model__latency. */
+	uint32_t *lat32;
+	uint64_t nlat_big;
+	uint32_t *lat_big_rn;
+	uint64_t *lat_big;
+	uint32_t *weight;	/* only while building */
+	/* stack_weight (NULL unless the file has it) in 16 bits a row; UINT16_MAX there
+	 * means the value is on the side, (row, value) in row order.  See model__weight. */
+	uint16_t *w16;
+	uint64_t nw_big;
+	uint32_t *w_big_rn;
+	uint32_t *w_big;
 	uint32_t *stack;	/* NULL until the stack pass is done */
 	uint64_t min_ts, max_ts;
 
@@ -70,6 +95,60 @@ void model__free(struct model *m);
 /* Rows of type code c and pid index p with ts in [start, end]: by_type[*lo .. *hi). */
 void model__type_window(const struct model *m, unsigned int c, uint32_t p, uint64_t start,
 			uint64_t end, uint64_t *lo, uint64_t *hi);
+
+/* b of row rn, which has ROW_B set.  *cursor (start at 0) makes a walk over rows in
+ * ascending order cost O(1) a row; NULL means a binary search. */
+uint64_t model__b(const struct model *m, uint64_t rn, uint64_t *cursor);
+
+#define A32_BIG INT32_MIN
+
+/* The value on the side for row rn; *cursor (start at 0), when not NULL, makes calls for
+ * ascending rows O(1) each. */
+uint64_t model__a_big(const struct model *m, uint64_t rn, uint64_t *cursor);
+
+/* a of row rn (0 when it has no ROW_A). */
+static inline uint64_t model__a(const struct model *m, uint64_t rn, uint64_t *cursor)
+{
+	int32_t v = m->a32[rn];
+
+	return v != A32_BIG ? (uint64_t)(int64_t)v : model__a_big(m, rn, cursor);
+}
+
+/* stack_weight of row rn (the file has the column). */
+static inline uint32_t model__weight(const struct model *m, uint64_t rn)
+{
+	uint64_t lo = 0, hi = m->nw_big;
+
+	if (m->w16[rn] != UINT16_MAX)
+		return m->w16[rn];
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (m->w_big_rn[mid] < rn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return m->w_big[lo];
+}
+
+/* latency_ns of row rn (which has ROW_LAT set). */
+static inline uint64_t model__latency(const struct model *m, uint64_t rn)
+{
+	uint64_t lo = 0, hi = m->nlat_big;
+
+	if (m->lat32[rn] != UINT32_MAX)
+		return m->lat32[rn];
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (m->lat_big_rn[mid] < rn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return m->lat_big[lo];
+}
 
 /* Index of pid in pids, or -1. */
 int64_t model__pid_index(const struct model *m, uint32_t pid);

@@ -49,22 +49,46 @@ static void *vec__push(struct vec *v)
 struct lost { uint32_t pid; uint64_t t1, t2; };
 struct poison { uint32_t pid, rn; uint64_t start, end; };
 
+/* Records go straight into their op's index columns, in row order, with room for one per
+ * exit row (an upper bound: untouched pages of the columns are never resident); the
+ * columns are then permuted into latency order one at a time (finish_index).  No record
+ * is copied through an intermediate array, so pairing costs little more than the index. */
 struct builder {
 	const struct model *m;
-	struct vec recs[OP_MAX], lost[OP_MAX], poison[OP_MAX], mem, mmap_e, munmap_e;
+	struct ops *o;
+	uint64_t cap[OP_MAX];
+	uint64_t b_cursor, a_cursor;	/* model__b, model__a: io_uring completions come in row order */
+	struct vec lost[OP_MAX], poison[OP_MAX], mem, mmap_e, munmap_e;
 };
+
+static bool is_mem(int op)
+{
+	return op == OP_MMAP || op == OP_MUNMAP || op == OP_BRK;
+}
 
 struct enter_tuple { uint64_t ts, count; uint32_t pid, rn; bool has; };
 struct mem_tuple { uint64_t start, end; int64_t delta; uint32_t pid, rn; uint8_t op; };
 
 static int add_rec(struct builder *b, enum op op, const struct op_rec *r)
 {
-	struct op_rec *dst = vec__push(&b->recs[op]);
+	struct op_index *ix = &b->o->op[op];
+	uint64_t i = ix->n++;
 
-	if (!dst)
-		return -ENOMEM;
-	*dst = *r;
-	if (op == OP_MMAP || op == OP_MUNMAP || op == OP_BRK) {
+	if (i >= b->cap[op])
+		return -EFAULT;	/* more records than exit rows: cannot happen */
+	ix->lat[i] = r->lat;
+	ix->bytes[i] = r->bytes;
+	if (ix->start)
+		ix->start[i] = r->start;
+	else if (r->start != (ix->start_at_end ? r->end : r->end - r->lat))
+		return -EFAULT;	/* op_index__start would not give it back */
+	ix->end[i] = r->end;
+	if (ix->delta)
+		ix->delta[i] = r->delta;
+	ix->pid[i] = r->pid;
+	ix->rn[i] = r->rn;
+	ix->srn[i] = r->srn;
+	if (is_mem(op)) {
 		struct mem_tuple *t = vec__push(&b->mem);
 
 		if (!t)
@@ -110,11 +134,13 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 			continue;
 		if (role == ROLE_COMPLETE) {
 			/* io_uring_complete: submit_ts present and non-zero, not after completion. */
-			if ((m->flags[r] & ROW_A) && m->a[r] && m->ts[r] >= m->a[r]) {
-				rec = (struct op_rec){ .lat = m->ts[r] - m->a[r], .start = m->ts[r],
+			uint64_t submit = model__a(m, r, &b->a_cursor);
+
+			if ((m->flags[r] & ROW_A) && submit && m->ts[r] >= submit) {
+				rec = (struct op_rec){ .lat = m->ts[r] - submit, .start = m->ts[r],
 						       .end = m->ts[r], .pid = pid, .rn = (uint32_t)r,
 						       .srn = (uint32_t)r };
-				rec.bytes = (m->flags[r] & ROW_B) ? clamp0(m->b[r]) : 0;
+				rec.bytes = (m->flags[r] & ROW_B) ? clamp0(model__b(m, r, &b->b_cursor)) : 0;
 				if (add_rec(b, OP_IO_URING, &rec))
 					return -ENOMEM;
 			}
@@ -133,7 +159,7 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 
 				if (!t)
 					return -ENOMEM;
-				*t = (struct enter_tuple){ m->ts[r], m->a[r], pid, (uint32_t)r,
+				*t = (struct enter_tuple){ m->ts[r], model__a(m, r, NULL), pid, (uint32_t)r,
 							   (m->flags[r] & ROW_A) != 0 };
 			}
 			last_role[op] = ROLE_ENTER;
@@ -150,13 +176,13 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 		rec = (struct op_rec){ .lat = m->ts[r] - m->ts[e], .start = m->ts[e], .end = m->ts[r],
 				       .pid = pid, .rn = (uint32_t)r, .srn = (uint32_t)e };
 		bool has_ret = m->flags[r] & ROW_A;
-		int64_t ret = (int64_t)m->a[r];
+		int64_t ret = (int64_t)model__a(m, r, NULL);
 
 		switch (op) {
 		case OP_READ:
 		case OP_WRITE:
 			/* The latency row ignores ret; the IO table needs it. */
-			rec.bytes = has_ret ? clamp0(m->a[r]) : 0;
+			rec.bytes = has_ret ? clamp0(model__a(m, r, NULL)) : 0;
 			if (!has_ret && add_poison(b, op, pid, rec.start, rec.end, (uint32_t)r))
 				return -ENOMEM;
 			break;
@@ -164,7 +190,7 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 		case OP_FDATASYNC:
 			break;
 		default:	/* another syscall: bytes are what its ret says, if it says any */
-			rec.bytes = o->extra_bytes[op] && has_ret ? clamp0(m->a[r]) : 0;
+			rec.bytes = o->extra_bytes[op] && has_ret ? clamp0(model__a(m, r, NULL)) : 0;
 			break;
 		case OP_MMAP:
 		case OP_MUNMAP:
@@ -175,7 +201,7 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 			}
 			if (op == OP_MMAP ? ret < 0 : ret != 0)
 				continue;	/* failed call: paired, not counted */
-			rec.bytes = (m->flags[e] & ROW_A) ? m->a[e] : 0;
+			rec.bytes = (m->flags[e] & ROW_A) ? model__a(m, e, NULL) : 0;
 			rec.delta = op == OP_MMAP ? (int64_t)rec.bytes : -(int64_t)rec.bytes;
 			break;
 		case OP_BRK:
@@ -210,69 +236,75 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 
 #define ALLOC(p, n) ((p) = bigmem__alloc(((n) ? (n) : 1) * sizeof(*(p))))
 
-static int finish_index(struct op_index *ix, const struct model *m, struct vec *recs,
-			struct vec *lost, struct vec *poison)
+/* col[i] = col[perm[i]], through a fresh array: one column's worth of extra memory. */
+#define GATHER(col, perm, n)                                                           \
+	do {                                                                           \
+		__typeof__(col) g_;                                                    \
+		if (!ALLOC(g_, n))                                                     \
+			goto cleanup;                                                  \
+		for (uint64_t i_ = 0; i_ < (n); i_++)                                  \
+			g_[i_] = (col)[(perm)[i_]];                                    \
+		free(col);                                                             \
+		(col) = g_;                                                            \
+	} while (0)
+
+/* The records, in row order in ix's columns, become the latency order; the size and row
+ * orders are permutations of it. */
+static int finish_index(struct op_index *ix, const struct model *m, struct vec *lost,
+			struct vec *poison)
 {
-	const struct op_rec *r = recs->p;
-	uint64_t n = recs->n, maxlat = 0, maxb = 0, *key = NULL;
+	uint64_t n = ix->n, maxlat = 0, maxb = 0, *key = NULL;
 	uint32_t *perm = NULL;
 	int err = -ENOMEM;
 
-	ix->n = n;
 	for (uint64_t i = 0; i < n; i++) {
-		maxlat = r[i].lat > maxlat ? r[i].lat : maxlat;
-		maxb = r[i].bytes > maxb ? r[i].bytes : maxb;
+		maxlat = ix->lat[i] > maxlat ? ix->lat[i] : maxlat;
+		maxb = ix->bytes[i] > maxb ? ix->bytes[i] : maxb;
 	}
-	if (!ALLOC(key, n) || !ALLOC(perm, n) || !ALLOC(ix->lat, n) || !ALLOC(ix->bytes, n) ||
-	    !ALLOC(ix->start, n) || !ALLOC(ix->end, n) || !ALLOC(ix->delta, n) || !ALLOC(ix->pid, n) ||
-	    !ALLOC(ix->rn, n) || !ALLOC(ix->srn, n) || !ALLOC(ix->s_bytes, n) ||
-	    !ALLOC(ix->s_start, n) || !ALLOC(ix->s_end, n) || !ALLOC(ix->s_pid, n) ||
-	    !ALLOC(ix->s_pos, n) || !ALLOC(ix->g_idx, n) || !ALLOC(ix->g_start, n) ||
-	    !ALLOC(ix->g_end, n) || !(ix->g_off = calloc(m->npids + 1, sizeof(*ix->g_off))))
+	if (!ALLOC(key, n) || !ALLOC(perm, n) || !ALLOC(ix->g_idx, n) ||
+	    !(ix->g_off = calloc(m->npids + 1, sizeof(*ix->g_off))))
 		goto cleanup;
 	/* Row order: records were made pid by pid (pids ascending), each pid's in time order. */
 	for (uint64_t i = 0, p = 0; i < n; i++) {
-		while (m->pids[p] != r[i].pid)
+		while (m->pids[p] != ix->pid[i])
 			p++;
 		ix->g_off[p + 1]++;
-		ix->g_start[i] = r[i].start;
-		ix->g_end[i] = r[i].end;
 	}
 	for (uint32_t p = 0; p < m->npids; p++)
 		ix->g_off[p + 1] += ix->g_off[p];
 	/* Records come in row order, so a stable sort by latency gives (lat, rn). */
 	for (uint64_t i = 0; i < n; i++) {
-		key[i] = r[i].lat;
+		key[i] = ix->lat[i];
 		perm[i] = (uint32_t)i;
 	}
 	if (sort__radix_perm(key, perm, n, sort__bits(maxlat)))
 		goto cleanup;
-	for (uint64_t i = 0; i < n; i++) {
-		const struct op_rec *x = &r[perm[i]];
-
-		ix->lat[i] = x->lat;
-		ix->bytes[i] = x->bytes;
-		ix->start[i] = x->start;
-		ix->end[i] = x->end;
-		ix->delta[i] = x->delta;
-		ix->pid[i] = x->pid;
-		ix->rn[i] = x->rn;
-		ix->srn[i] = x->srn;
+	for (uint64_t i = 0; i < n; i++)
 		ix->g_idx[perm[i]] = (uint32_t)i;
-		key[i] = x->bytes;
+	GATHER(ix->lat, perm, n);
+	GATHER(ix->bytes, perm, n);
+	if (ix->start)
+		GATHER(ix->start, perm, n);
+	GATHER(ix->end, perm, n);
+	if (ix->delta)
+		GATHER(ix->delta, perm, n);
+	GATHER(ix->pid, perm, n);
+	GATHER(ix->rn, perm, n);
+	GATHER(ix->srn, perm, n);
+	for (uint64_t i = 0; i < n; i++) {
+		key[i] = ix->bytes[i];
 		perm[i] = (uint32_t)i;
 	}
 	if (sort__radix_perm(key, perm, n, sort__bits(maxb)))
 		goto cleanup;
-	for (uint64_t i = 0; i < n; i++) {
-		uint32_t k = perm[i];
-
-		ix->s_bytes[i] = ix->bytes[k];
-		ix->s_start[i] = ix->start[k];
-		ix->s_end[i] = ix->end[k];
-		ix->s_pid[i] = ix->pid[k];
-		ix->s_pos[k] = (uint32_t)i;
-	}
+	free(key);
+	key = NULL;
+	if (!ALLOC(ix->s_pos, n))
+		goto cleanup;
+	for (uint64_t i = 0; i < n; i++)
+		ix->s_pos[perm[i]] = (uint32_t)i;
+	ix->s_lat = perm;	/* size position → latency position */
+	perm = NULL;
 	ix->nlost = lost->n;
 	if (!ALLOC(ix->lost_pid, lost->n) || !ALLOC(ix->lost_t1, lost->n) || !ALLOC(ix->lost_t2, lost->n))
 		goto cleanup;
@@ -420,14 +452,42 @@ static int add_extra_ops(struct ops *o, const struct model *m)
 	return 0;
 }
 
+/* Room for one record per exit (or completion) row of each op, and for the memory ops'
+ * timeline. */
+static int alloc_columns(struct builder *b, const struct model *m)
+{
+	struct ops *o = b->o;
+	uint64_t stride = m->npids + 1, nmem = 0;
+
+	for (unsigned int c = 0; c < m->ntypes; c++)
+		if (o->code_op[c] >= 0 && (o->code_role[c] == ROLE_EXIT || o->code_role[c] == ROLE_COMPLETE))
+			b->cap[o->code_op[c]] += m->type_pid_off[c * stride + m->npids] -
+						 m->type_pid_off[c * stride];
+	for (int i = 0; i < o->nops; i++) {
+		struct op_index *ix = &o->op[i];
+		uint64_t n = b->cap[i];
+
+		ix->start_at_end = i == OP_IO_URING;
+		if (!ALLOC(ix->lat, n) || !ALLOC(ix->bytes, n) || (i == OP_BRK && !ALLOC(ix->start, n)) ||
+		    !ALLOC(ix->end, n) || (is_mem(i) && !ALLOC(ix->delta, n)) || !ALLOC(ix->pid, n) ||
+		    !ALLOC(ix->rn, n) || !ALLOC(ix->srn, n))
+			return -ENOMEM;
+		if (is_mem(i))
+			nmem += n;
+	}
+	/* The timeline's tuples: one per memory record at most, so it never grows. */
+	b->mem.p = bigmem__alloc((nmem ? nmem : 1) * b->mem.elem);
+	b->mem.cap = nmem ? nmem : 1;
+	return b->mem.p ? 0 : -ENOMEM;
+}
+
 int ops__build(struct ops *o, const struct model *m, const volatile bool *cancel)
 {
-	struct builder b = { .m = m };
+	struct builder b = { .m = m, .o = o };
 	int err = 0;
 
 	memset(o, 0, sizeof(*o));
 	for (int i = 0; i < OP_MAX; i++) {
-		b.recs[i].elem = sizeof(struct op_rec);
 		b.lost[i].elem = sizeof(struct lost);
 		b.poison[i].elem = sizeof(struct poison);
 	}
@@ -452,11 +512,13 @@ int ops__build(struct ops *o, const struct model *m, const volatile bool *cancel
 		o->code_role[m->code_of[EV_IO_URING_COMPLETE]] = ROLE_COMPLETE;
 	}
 	err = add_extra_ops(o, m);
+	if (!err)
+		err = alloc_columns(&b, m);
 	for (uint32_t p = 0; !err && p < m->npids; p++)
 		err = cancel && *cancel ? -ECANCELED :
 		      build_pid(&b, o, m->pids[p], m->pid_off[p], m->pid_off[p + 1]);
 	for (int i = 0; !err && i < o->nops; i++)
-		err = finish_index(&o->op[i], m, &b.recs[i], &b.lost[i], &b.poison[i]);
+		err = finish_index(&o->op[i], m, &b.lost[i], &b.poison[i]);
 	if (!err)
 		err = finish_timeline(&o->mem, &b.mem, m->min_ts);
 	if (!err)
@@ -464,7 +526,6 @@ int ops__build(struct ops *o, const struct model *m, const volatile bool *cancel
 	if (!err)
 		err = finish_enters(&o->munmap_enters, &b.munmap_e);
 	for (int i = 0; i < OP_MAX; i++) {
-		free(b.recs[i].p);
 		free(b.lost[i].p);
 		free(b.poison[i].p);
 	}
@@ -481,8 +542,7 @@ void ops__free(struct ops *o)
 	for (int i = 0; i < OP_MAX; i++) {
 		struct op_index *x = &o->op[i];
 		void *ptrs[] = { x->lat, x->bytes, x->start, x->end, x->delta, x->pid, x->rn, x->srn,
-				 x->s_bytes, x->s_start, x->s_end, x->s_pid, x->s_pos, x->g_idx,
-				 x->g_start, x->g_end, x->g_off, x->lost_pid,
+				 x->s_lat, x->s_pos, x->g_idx, x->g_off, x->lost_pid,
 				 x->lost_t1, x->lost_t2, x->poison_pid, x->poison_rn,
 				 x->poison_start, x->poison_end };
 

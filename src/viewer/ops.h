@@ -35,18 +35,25 @@ struct op_rec {
 	uint32_t srn;	/* the row whose stack is shown (the enter row; io_uring: completion) */
 };
 
-/* Records of one op in (lat, rn) order as columns ("latency positions"), a copy in size
- * order, and the records in row order (pid-major, by end time) for narrow queries. */
+/* Records of one op in (lat, rn) order as columns ("latency positions"), the size order
+ * and the row order (pid-major, by end time) as permutations of them.  Times are stored
+ * once, in latency order: the two other orders reach them through s_lat and g_idx (a
+ * size-order scan filters through a bitmap of latency positions, see opsel.c), which
+ * halves the index against copying start, end and pid into every order.  Sizes are
+ * read through s_lat too: a size distribution walks n values at random, a few ms at
+ * 10M events, against 8 B a record for a sorted copy. */
 struct op_index {
 	uint64_t n;
-	uint64_t *lat, *bytes, *start, *end;
-	int64_t *delta;
+	uint64_t *lat, *bytes, *end;
+	/* Only brk's records start before their enter; io_uring's start at completion and
+	 * every other op's at its enter, end - lat.  See op_index__start. */
+	uint64_t *start;			/* NULL unless brk */
+	bool start_at_end;			/* io_uring */
+	int64_t *delta;				/* NULL unless a memory op (then all 0) */
 	uint32_t *pid, *rn, *srn;
-	uint64_t *s_bytes, *s_start, *s_end;	/* by size */
-	uint32_t *s_pid;
+	uint32_t *s_lat;			/* size position → latency position */
 	uint32_t *s_pos;			/* latency position → size position */
 	uint32_t *g_idx;			/* row order → latency position */
-	uint64_t *g_start, *g_end;		/* row order */
 	uint64_t *g_off;			/* per model pid index: first record in row order */
 	/* Two enters of one pid in a row (a lost exit): windows holding both are dirty. */
 	uint64_t nlost;
@@ -57,6 +64,14 @@ struct op_index {
 	uint32_t *poison_pid, *poison_rn;
 	uint64_t *poison_start, *poison_end;
 };
+
+/* Start of the record at latency position k. */
+static inline uint64_t op_index__start(const struct op_index *ix, uint64_t k)
+{
+	if (ix->start)
+		return ix->start[k];
+	return ix->start_at_end ? ix->end[k] : ix->end[k] - ix->lat[k];
+}
 
 /* mmap/munmap/brk records in (end, rn) order: the cumulative-usage timeline. */
 struct mem_timeline {

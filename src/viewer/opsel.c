@@ -104,7 +104,7 @@ static int replay_pid(struct op_sel *sel, const struct model *m, const struct op
 		rec = (struct op_rec){ .lat = m->ts[r] - m->ts[e], .start = m->ts[e], .end = m->ts[r],
 				       .pid = pid, .rn = (uint32_t)r, .srn = (uint32_t)e };
 		has_ret = m->flags[r] & ROW_A;
-		ret = (int64_t)m->a[r];
+		ret = (int64_t)model__a(m, r, NULL);
 		switch (sel->op) {
 		case OP_READ:
 		case OP_WRITE:
@@ -120,7 +120,7 @@ static int replay_pid(struct op_sel *sel, const struct model *m, const struct op
 			}
 			if (sel->op == OP_MMAP ? ret < 0 : ret != 0)
 				continue;
-			rec.bytes = (m->flags[e] & ROW_A) ? m->a[e] : 0;
+			rec.bytes = (m->flags[e] & ROW_A) ? model__a(m, e, NULL) : 0;
 			rec.delta = sel->op == OP_MMAP ? (int64_t)rec.bytes : -(int64_t)rec.bytes;
 			break;
 		case OP_BRK:
@@ -174,7 +174,7 @@ static void merge_size(struct op_sel *sel, uint32_t k, uint64_t *d, uint64_t *n)
 {
 	const struct op_index *ix = sel->ix;
 
-	while (*d < sel->ndirty && sel->dirty_by_size[*d]->bytes < ix->s_bytes[k])
+	while (*d < sel->ndirty && sel->dirty_by_size[*d]->bytes < ix->bytes[ix->s_lat[k]])
 		sel->size_order[(*n)++] = (uint32_t)(ix->n + (*d)++);
 	sel->size_order[(*n)++] = k;
 }
@@ -185,7 +185,7 @@ static uint64_t end_bound(const struct op_index *ix, uint64_t lo, uint64_t hi, u
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
-		if (ix->g_end[mid] < t)
+		if (ix->end[ix->g_idx[mid]] < t)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -203,6 +203,7 @@ static bool narrow(struct op_sel *sel, const struct model *m, const struct windo
 	uint64_t words = (ix->n + 63) / 64, cand = 0, d, n = 0;
 	uint32_t p0 = 0, p1 = m->npids;
 	uint64_t *lat_bits, *size_bits;
+	bool n_lat = ix->n > 0;
 
 	*err = 0;
 	if (w->has_pid) {
@@ -236,12 +237,19 @@ static bool narrow(struct op_sel *sel, const struct model *m, const struct windo
 			hi = ix->g_off[p + 1];
 		if (sel->ndirty_pids && op_sel__is_dirty(sel, m->pids[p]))
 			continue;
+		/* Past end w->start + the longest latency every record starts in the window
+		 * (brk's may start far earlier: all checked); before it, the check reads the
+		 * latency order at random. */
+		uint64_t safe = hi;
+
+		if (!ix->start && n_lat && w->start <= UINT64_MAX - ix->lat[ix->n - 1])
+			safe = end_bound(ix, lo, hi, w->start + ix->lat[ix->n - 1]);
 		for (uint64_t g = lo; g < hi; g++) {
 			uint32_t k;
 
-			if (ix->g_start[g] < w->start)
-				continue;
 			k = ix->g_idx[g];
+			if (g < safe && op_index__start(ix, k) < w->start)
+				continue;
 			lat_bits[k >> 6] |= 1ull << (k & 63);
 			if (sel->size_order)
 				size_bits[ix->s_pos[k] >> 6] |= 1ull << (ix->s_pos[k] & 63);
@@ -270,7 +278,7 @@ int op_sel__build(struct op_sel *sel, const struct model *m, const struct ops *o
 		  const struct window *w, unsigned int flags)
 {
 	const struct op_index *ix = &o->op[op];
-	uint64_t cap = 0, k, d;
+	uint64_t cap = 0, k, d, *kept = NULL;
 	int err;
 
 	memset(sel, 0, sizeof(*sel));
@@ -332,11 +340,19 @@ int op_sel__build(struct op_sel *sel, const struct model *m, const struct ops *o
 	if (narrow(sel, m, w, &err))
 		return err;
 	/* Wide: keep the records of the latency order that fall in the window, merged with
-	 * the recomputed ones in (lat, rn) order; the same for the size order. */
+	 * the recomputed ones in (lat, rn) order; the same for the size order, whose records
+	 * are the kept latency positions (a bitmap, small enough to stay in cache). */
+	if (flags & SEL_SIZES) {
+		kept = calloc(ix->n / 64 + 1, sizeof(*kept));
+		if (!kept)
+			return -ENOMEM;
+	}
 	for (k = 0, d = 0; k < ix->n; k++) {
-		if (!keep(sel, w, ix->start[k], ix->end[k], ix->pid[k]))
+		if (!keep(sel, w, op_index__start(ix, k), ix->end[k], ix->pid[k]))
 			continue;
 		merge_lat(sel, (uint32_t)k, &d);
+		if (kept)
+			kept[k >> 6] |= 1ull << (k & 63);
 	}
 	while (d < sel->ndirty)
 		sel->lat_order[sel->n++] = (uint32_t)(ix->n + d++);
@@ -344,12 +360,14 @@ int op_sel__build(struct op_sel *sel, const struct model *m, const struct ops *o
 		return 0;
 	uint64_t n = 0;
 	for (k = 0, d = 0; k < ix->n; k++) {
-		if (!keep(sel, w, ix->s_start[k], ix->s_end[k], ix->s_pid[k]))
-			continue;
-		merge_size(sel, (uint32_t)k, &d, &n);
+		uint32_t v = ix->s_lat[k];
+
+		if (kept[v >> 6] >> (v & 63) & 1)
+			merge_size(sel, (uint32_t)k, &d, &n);
 	}
 	while (d < sel->ndirty)
 		sel->size_order[n++] = (uint32_t)(ix->n + d++);
+	free(kept);
 	return 0;
 }
 
@@ -362,8 +380,8 @@ void op_sel__get(const struct op_sel *sel, uint64_t k, struct op_rec *out)
 		*out = sel->dirty[v - ix->n];
 		return;
 	}
-	*out = (struct op_rec){ .lat = ix->lat[v], .bytes = ix->bytes[v], .start = ix->start[v],
-				.end = ix->end[v], .delta = ix->delta[v], .pid = ix->pid[v],
+	*out = (struct op_rec){ .lat = ix->lat[v], .bytes = ix->bytes[v], .start = op_index__start(ix, v),
+				.end = ix->end[v], .delta = ix->delta ? ix->delta[v] : 0, .pid = ix->pid[v],
 				.rn = ix->rn[v], .srn = ix->srn[v] };
 }
 

@@ -52,7 +52,7 @@ static inline uint64_t op_sel__size(const struct op_sel *sel, uint64_t k)
 {
 	uint32_t v = sel->all ? (uint32_t)k : sel->size_order[k];
 
-	return v < sel->ix->n ? sel->ix->s_bytes[v] : sel->dirty_by_size[v - sel->ix->n]->bytes;
+	return v < sel->ix->n ? sel->ix->bytes[sel->ix->s_lat[v]] : sel->dirty_by_size[v - sel->ix->n]->bytes;
 }
 bool op_sel__is_dirty(const struct op_sel *sel, uint32_t pid);
 

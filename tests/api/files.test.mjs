@@ -42,6 +42,32 @@ test("probex's own files: extra columns, unknown types, stack_weight scaling, la
   }
 });
 
+// Latencies are held in 32 bits a row and stack weights in 16, the larger values on the
+// side: values on both sides of the limits must come back exact, in event_list and as
+// flame graph weights.
+test('latency_ns at and past 2^32 - 1 ns, stack_weight past 2^16 - 1', async () => {
+  const S = ['[user]', 'main', 'wait'];
+  const lats = [4294967294, 4294967295, 4294967296, 1099511627776, 7];
+  const weights = [65534, 65535, 65536, 4000000000, 3];
+  const file = write(dir, 'biglat', lats.map((latency_ns, i) => (
+    { event_type: 'off_cpu', ts_ns: 10 * (i + 1), pid: 1, tgid: 1, stack_trace: S, latency_ns })).concat(
+    weights.map((stack_weight, i) => (
+      { event_type: 'cpu_sample', ts_ns: 10 * (i + 1) + 5, pid: 1, tgid: 1, stack_trace: S, stack_weight }))),
+  { columns: { latency_ns: 'UBIGINT', stack_weight: 'UINTEGER' }, meta: { 'probex.sample_freq_hz': '1999',
+    'probex.stack_trace_format': 'symbolized_v1', 'probex.version': '0.2.0' } });
+  const v = await startViewer(file);
+  try {
+    const l = await getJson(v, `/api/event_list?${qs({ start_ns: 0, end_ns: 100, pid: 1, limit: 10, offset: 0 })}`);
+    assert.deepEqual(l.events.filter((e) => e.event_type === 'off_cpu').map((e) => e.latency_ns), lats);
+    const f = await getJson(v, `/api/event_flamegraph?${qs({ start_ns: 0, end_ns: 100, pid: 1, event_type: 'off_cpu', max_stacks: 100 })}`);
+    assert.equal(f.total_samples, lats.reduce((a, b) => a + b, 0));
+    const c = await getJson(v, `/api/event_flamegraph?${qs({ start_ns: 0, end_ns: 100, pid: 1, event_type: 'cpu_sample', max_stacks: 100 })}`);
+    assert.equal(c.total_samples, weights.reduce((a, b) => a + b, 0));
+  } finally {
+    assert.equal(await stopViewer(v), 0);
+  }
+});
+
 function refused(file, pattern) {
   const r = runProbex(['--view', file, '-p', '0']);
   assert.equal(r.signal, null, `crashed: ${r.stderr}`);
