@@ -239,8 +239,6 @@ uint64_t model__b(const struct model *m, uint64_t rn, uint64_t *cursor)
 	return lo < m->nb && m->b_rn[lo] == rn ? m->b_val[lo] : 0;
 }
 
-/* Rows of one pid arrive in file order, which is time order but for races between CPUs
- * (spec 4.5): a segment that is not already sorted gets a stable sort by time. */
 /* Rows of one pid arrive in file order, the order events were reserved in the ring buffer
  * across CPUs: time order but for races between CPUs. A segment that is not already sorted
  * gets a stable sort by time. */
