@@ -66,11 +66,10 @@ static void test_real_kallsyms(void **state)
 	k = ksyms__load(NULL);
 	ms = now_ms() - t0;
 	assert_non_null(k);
+	/* The time is printed, not asserted (~40 ms here, 30 of them the kernel formatting the
+	 * file): a wall-clock bound fails on a loaded machine; make bench measures speed. */
 	printf("loaded %lu kernel text symbols in %.1f ms\n", ksyms__count(k), ms);
 	assert_true(ksyms__count(k) > 1000);
-	/* ~40 ms here, 30 of them the kernel formatting the file; the bound only catches
-	 * pathologies on a loaded machine or under sanitizers. */
-	assert_true(ms < 1000);
 
 	addr = kallsyms_addr("ksys_read");
 	assert_true(addr != 0);
