@@ -1,6 +1,6 @@
 /* The trace file's vocabulary: event types and metadata keys shared by writer and viewer.
  *
- * Files keep the reference (probex 0.1.19) schema and row model — separate *_enter and
+ * Files keep the reference's schema and row model — separate *_enter and
  * *_exit rows, the same event_type strings and columns — so its queries mean the same
  * thing on our files.  Added facts live in added columns and metadata keys. */
 #ifndef PROBEX_TRACE_SCHEMA_H
