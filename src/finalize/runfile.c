@@ -3,27 +3,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/fdio.h"
 #include "finalize/runfile.h"
 
 #define STAGE_BYTES	(1u << 20)
-
-static int io_all(int fd, void *p, size_t n, uint64_t off, int wr)
-{
-	char *c = p;
-
-	while (n) {
-		ssize_t k = wr ? pwrite(fd, c, n, (off_t)off) : pread(fd, c, n, (off_t)off);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k < 0 ? -errno : -EIO;
-		c += k;
-		n -= (size_t)k;
-		off += (uint64_t)k;
-	}
-	return 0;
-}
 
 static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
 {
@@ -71,7 +54,7 @@ static void close_block(struct run_writer *w)
 
 static int flush(struct run_writer *w)
 {
-	int err = io_all(w->fd, w->buf, w->len, w->off, 1);
+	int err = fdio__pwrite_all(w->fd, w->buf, w->len, w->off);
 
 	w->off += w->len;
 	w->len = 0;
@@ -172,13 +155,13 @@ int run_reader__fill(struct run_reader *rd)
 	rd->i = rd->n = 0;
 	if (rd->next == rd->end)
 		return 0;
-	err = io_all(rd->fd, hdr, sizeof(hdr), rd->next, 0);
+	err = fdio__pread_all(rd->fd, hdr, sizeof(hdr), rd->next);
 	if (err)
 		return err;
 	if (hdr[0] > RUNBLOCK_MAX_BYTES - 8 || !hdr[1] || hdr[1] > RUNBLOCK_ROWS ||
 	    rd->end - rd->next < 8 + (uint64_t)hdr[0])
 		return -EIO;
-	err = io_all(rd->fd, rd->raw, hdr[0], rd->next + 8, 0);
+	err = fdio__pread_all(rd->fd, rd->raw, hdr[0], rd->next + 8);
 	if (!err)
 		err = decode(rd, rd->raw, rd->raw + hdr[0], hdr[1]);
 	if (err)

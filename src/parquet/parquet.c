@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/fdio.h"
 #include "parquet/parquet.h"
 #include "parquet/parquet_int.h"
 
@@ -63,25 +64,12 @@ void pq_buf__free(struct pq_buf *b)
 
 static int write_all(struct pq_writer *w, const void *p, size_t n)
 {
-	const char *c = p;
+	int err = fdio__write_all(w->fd, p, n);
 
-	while (n) {
-		ssize_t r = write(w->fd, c, n);
-
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (r == 0)
-			return -EIO;
-		c += r;
-		n -= (size_t)r;
-		w->pos += r;
-	}
-	return 0;
+	if (!err)
+		w->pos += n;
+	return err;
 }
-
 static int fail(struct pq_writer *w, int err)
 {
 	if (!w->err)

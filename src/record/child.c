@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/fdio.h"
 #include "common/log.h"
 #include "record/child.h"
 
@@ -87,15 +88,10 @@ int child__spawn(struct child *c, char *const argv[], const struct priv_target *
 
 	c->pid = -1;
 	c->report_fd = -1;
-	if (pipe2(fds, O_CLOEXEC))
-		return -errno;
 	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return -errno;
-	}
+	pid = fdio__pipe_fork(fds);
+	if (pid < 0)
+		return pid;
 	if (pid == 0) {
 		close(fds[0]);
 		child_run(fds[1], argv, priv, child_mask);

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/fdio.h"
 #include "record/guardian.h"
 
 static void guardian_run(int rfd, int map_fd)
@@ -51,14 +52,9 @@ int guardian__start(int map_fd)
 	int fds[2], st;
 	pid_t pid;
 
-	if (pipe2(fds, O_CLOEXEC))
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return -errno;
-	}
+	pid = fdio__pipe_fork(fds);
+	if (pid < 0)
+		return pid;
 	if (pid == 0) {
 		/* Double fork: the guardian is re-parented to init, so it is neither waited
 		 * for as part of the traced tree nor killed with it. */

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fdio.h"
 #include "spool/spool.h"
 
 #define SPOOL_BUF	(4u << 20)
@@ -36,24 +37,6 @@ struct spool_reader {
 	size_t cap;
 };
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-
-	while (n) {
-		ssize_t k = write(fd, c, n);
-
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		c += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 int spool_writer__open(struct spool_writer **wp, const char *path)
 {
 	struct spool_writer *w;
@@ -76,7 +59,7 @@ int spool_writer__open(struct spool_writer **wp, const char *path)
 	memcpy(head, SPOOL_MAGIC, 8);
 	memset(head + 8, 0, 8);
 	head[8] = SPOOL_VERSION;
-	err = write_all(w->fd, head, sizeof(head));
+	err = fdio__write_all(w->fd, head, sizeof(head));
 	if (err) {
 		close(w->fd);
 		unlink(path);
@@ -96,7 +79,7 @@ int spool_writer__flush(struct spool_writer *w)
 	if (w->err)
 		return w->err;
 	if (w->used) {
-		w->err = write_all(w->fd, w->buf, w->used);
+		w->err = fdio__write_all(w->fd, w->buf, w->used);
 		w->used = 0;
 	}
 	return w->err;
@@ -113,11 +96,11 @@ static int append_raw(struct spool_writer *w, uint16_t tag, const void *data, ui
 		return w->err;
 	if (need > SPOOL_BUF) {
 		/* Larger than the buffer (never for kernel records): write through. */
-		if ((w->err = write_all(w->fd, &h, sizeof(h))) ||
-		    (w->err = write_all(w->fd, data, len)))
+		if ((w->err = fdio__write_all(w->fd, &h, sizeof(h))) ||
+		    (w->err = fdio__write_all(w->fd, data, len)))
 			return w->err;
 		static const char zeros[8];
-		w->err = write_all(w->fd, zeros, padded - len);
+		w->err = fdio__write_all(w->fd, zeros, padded - len);
 		w->bytes += need;
 		return w->err;
 	}
@@ -463,24 +446,6 @@ int spool_blocks__open(struct spool_blocks **bp, const char *path)
 	return 0;
 }
 
-static int pread_all(int fd, void *p, size_t n, uint64_t off)
-{
-	unsigned char *c = p;
-
-	while (n) {
-		ssize_t k = pread(fd, c, n, (off_t)off);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k < 0 ? -errno : -EIO;
-		c += k;
-		n -= (size_t)k;
-		off += (uint64_t)k;
-	}
-	return 0;
-}
-
 /* The cached block holding file offset off (loaded if needed), or NULL with *err set. */
 static const unsigned char *block(struct spool_blocks *b, uint64_t off, int *err)
 {
@@ -492,7 +457,7 @@ static const unsigned char *block(struct spool_blocks *b, uint64_t off, int *err
 	if (b->tag[slot] == no + 1)
 		return p;
 	n = b->size - start < SPOOL_BLOCK_SIZE ? b->size - start : SPOOL_BLOCK_SIZE;
-	*err = pread_all(b->fd, p, n, start);
+	*err = fdio__pread_all(b->fd, p, n, start);
 	if (*err) {
 		b->tag[slot] = 0;
 		return NULL;

@@ -14,6 +14,7 @@
 
 #include <elfutils/libdwelf.h>
 
+#include "common/fdio.h"
 #include "common/log.h"
 #include "symbolize/elfsyms.h"
 #include "symbolize/symcache.h"
@@ -237,21 +238,6 @@ done:
 	return t;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	for (const char *p = buf; len;) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
 struct entry {
 	char name[96];
 	off_t size;
@@ -330,11 +316,11 @@ static void store(const struct elfsyms *t, const char *path, const char *prov)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		goto cleanup;
-	err = write_all(fd, &h, sizeof(h));
+	err = fdio__write_all(fd, &h, sizeof(h));
 	if (!err)
-		err = write_all(fd, prov, h.prov_len);
+		err = fdio__write_all(fd, prov, h.prov_len);
 	if (!err)
-		err = write_all(fd, payload, len);
+		err = fdio__write_all(fd, payload, len);
 	close(fd);
 	if (!err)
 		give(tmp);
