@@ -141,13 +141,9 @@ static __always_inline void waker_stack(void *ctx, struct task_struct *p, struct
 	w = stack_take(wt, SC_WAKER, now);
 	if (!w)
 		return;
-	r = rec_begin(sizeof(*r), true, &stacked);
-	if (!r) {
-		rec_drop(REC_WAKER);
+	r = rec_open(sizeof(*r), REC_WAKER, w, now, pid_tgid, &stacked);
+	if (!r)
 		return;
-	}
-	hdr_fill(&r->h, REC_WAKER, now, pid_tgid);
-	r->h.weight = w;
 	r->wakee_tid = BPF_CORE_READ(p, pid);
 	r->_pad = 0;
 	r->wakee_off_ts = t->off_ts;

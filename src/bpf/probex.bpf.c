@@ -73,13 +73,9 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	/* Stacks only describe prev: this program runs in prev's context. */
 	if (prev_traced)
 		w = stack_take(t, SC_SCHED_SWITCH, now);
-	r = rec_begin(sizeof(*r), w > 0, &stacked);
-	if (!r) {
-		rec_drop(REC_SCHED_SWITCH);
+	r = rec_open(sizeof(*r), REC_SCHED_SWITCH, w, now, bpf_get_current_pid_tgid(), &stacked);
+	if (!r)
 		return 0;
-	}
-	hdr_fill(&r->h, REC_SCHED_SWITCH, now, bpf_get_current_pid_tgid());
-	r->h.weight = w ? w : 1;
 	r->prev_pid = BPF_CORE_READ(prev, pid);
 	r->prev_tgid = prev_tgid;
 	r->next_pid = BPF_CORE_READ(next, pid);
@@ -106,7 +102,7 @@ int BPF_PROG(task_newtask, struct task_struct *task, u64 clone_flags)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct tstate *t = cur_state();
 	struct rec_fork *r;
-	__u32 child_tgid, w;
+	__u32 child_tgid;
 	__u8 one = 1;
 	bool stacked;
 
@@ -125,14 +121,9 @@ int BPF_PROG(task_newtask, struct task_struct *task, u64 clone_flags)
 		cnt_add(CNT_TRACED_FULL, 1);
 	/* A fork's kernel stack (copy_process, ~30 frames) costs ~20 us to unwind here:
 	 * sampled like the other classes unless --stacks=all. */
-	w = stack_take(t, SC_FORK, bpf_ktime_get_ns());
-	r = rec_begin(sizeof(*r), w > 0, &stacked);
-	if (!r) {
-		rec_drop(REC_FORK);
+	r = rec_open_sampled(sizeof(*r), REC_FORK, t, SC_FORK, bpf_ktime_get_ns(), pid_tgid, &stacked);
+	if (!r)
 		return 0;
-	}
-	hdr_fill(&r->h, REC_FORK, bpf_ktime_get_ns(), pid_tgid);
-	r->h.weight = w ? w : 1;
 	r->child_pid = BPF_CORE_READ(task, pid);
 	r->child_tgid = child_tgid;
 	r->clone_flags = clone_flags;
@@ -223,21 +214,14 @@ int BPF_PROG(page_fault_user, unsigned long address, struct pt_regs *regs, unsig
 	struct rec_page_fault *r;
 	struct tstate *t;
 	bool stacked;
-	__u64 now;
-	__u32 w;
 
 	t = cur_state();
 	if (!t)
 		return 0;
-	now = bpf_ktime_get_ns();
-	w = stack_take(t, SC_PAGE_FAULT, now);
-	r = rec_begin(sizeof(*r), w > 0, &stacked);
-	if (!r) {
-		rec_drop(REC_PAGE_FAULT);
+	r = rec_open_sampled(sizeof(*r), REC_PAGE_FAULT, t, SC_PAGE_FAULT, bpf_ktime_get_ns(),
+			     pid_tgid, &stacked);
+	if (!r)
 		return 0;
-	}
-	hdr_fill(&r->h, REC_PAGE_FAULT, now, pid_tgid);
-	r->h.weight = w ? w : 1;
 	r->address = address;
 	r->ip = regs->ip;
 	r->error_code = error_code;
@@ -294,15 +278,11 @@ int BPF_PROG(io_uring_complete, void *ctx_, void *req, struct io_uring_cqe *cqe)
 		t = cur_state();
 		w = stack_take(t, SC_IO_URING_COMPLETE, now);
 	}
-	r = rec_begin(sizeof(*r), w > 0, &stacked);
-	if (!r) {
-		rec_drop(REC_IO_URING_COMPLETE);
+	r = rec_open(sizeof(*r), REC_IO_URING_COMPLETE, w, now, pid_tgid, &stacked);
+	if (!r)
 		goto out;
-	}
-	hdr_fill(&r->h, REC_IO_URING_COMPLETE, now, pid_tgid);
 	r->h.tid = v->tid;
 	r->h.tgid = v->tgid;
-	r->h.weight = w ? w : 1;
 	__builtin_memcpy(r->h.comm, v->comm, sizeof(r->h.comm));
 	r->submit_ts = v->submit_ts;
 	r->user_data = v->user_data;

@@ -211,6 +211,30 @@ static __always_inline void rec_drop(__u8 kind)
 		cnt_add(CNT_RB_DROP0 + kind, 1);
 }
 
+/* rec_begin() for a record that carries a stack when stack_take() gave it a weight w:
+ * the header filled (kind, now, the current task) and weighted, or NULL with the drop
+ * counted. */
+static __always_inline void *rec_open(__u32 size, __u8 kind, __u32 w, __u64 now,
+				      __u64 pid_tgid, bool *stacked)
+{
+	struct rec_hdr *h = rec_begin(size, w > 0, stacked);
+
+	if (!h) {
+		rec_drop(kind);
+		return NULL;
+	}
+	hdr_fill(h, kind, now, pid_tgid);
+	h->weight = w ? w : 1;
+	return h;
+}
+
+/* rec_open() for an event whose stack is sampled per thread and class (stack_take()). */
+static __always_inline void *rec_open_sampled(__u32 size, __u8 kind, struct tstate *t, __u32 cls,
+					      __u64 now, __u64 pid_tgid, bool *stacked)
+{
+	return rec_open(size, kind, stack_take(t, cls, now), now, pid_tgid, stacked);
+}
+
 /* Walk the user stack through frame pointers, leaf first, into buf.  Unlike the
  * kernel's perf walker (bpf_get_stack), stop as soon as a frame pointer does not move
  * up the stack: code built without frame pointers (libc, ld.so) otherwise sends the
