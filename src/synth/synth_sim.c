@@ -71,6 +71,19 @@ static void add_thread(struct sim *s, uint32_t tid, uint32_t tgid, uint32_t pare
 			       .exits = exits };
 }
 
+/* Multi-threaded server processes started by the root, in start order. */
+static const struct server_group {
+	unsigned int threads;
+	int name, prog, profile;
+	double start, end, weight;
+	bool exits;
+} servers[] = {
+	{ 4, 2, 1, PR_DB, 0.05, 1, 2, false },
+	{ 2, 3, 3, PR_CACHE, 0.08, 1, 1.5, false },
+	{ 3, 4, 2, PR_INTERP, 0.15, 0.75, 2, true },
+	{ 6, 5, 4, PR_COMPILER, 0.2, 0.6, 2.5, true },
+};
+
 static void build_threads(struct sim *s)
 {
 	uint32_t root = 2000 + (uint32_t)(s->p->seed % 97) * 10, tid;
@@ -85,18 +98,14 @@ static void build_threads(struct sim *s)
 		s->th[s->nth - 1].preexisting = i <= 2;
 	}
 	tid = root + 100;
-	for (i = 0; i < 4; i++)
-		add_thread(s, tid + i, tid, i ? tid : root, 2, 1, PR_DB, 0.05 + 0.0001 * i, 1, 2, false);
-	tid += 10;
-	for (i = 0; i < 2; i++)
-		add_thread(s, tid + i, tid, i ? tid : root, 3, 3, PR_CACHE, 0.08 + 0.0001 * i, 1, 1.5, false);
-	tid += 10;
-	for (i = 0; i < 3; i++)
-		add_thread(s, tid + i, tid, i ? tid : root, 4, 2, PR_INTERP, 0.15 + 0.0001 * i, 0.75, 2, true);
-	tid += 10;
-	for (i = 0; i < 6; i++)
-		add_thread(s, tid + i, tid, i ? tid : root, 5, 4, PR_COMPILER, 0.2 + 0.0001 * i, 0.6, 2.5, true);
-	tid += 10;
+	for (size_t g = 0; g < sizeof(servers) / sizeof(servers[0]); g++, tid += 10) {
+		const struct server_group *sg = &servers[g];
+
+		/* The first thread of a group is its process, forked by the root. */
+		for (i = 0; i < sg->threads; i++)
+			add_thread(s, tid + i, tid, i ? tid : root, sg->name, sg->prog, sg->profile,
+				   sg->start + 0.0001 * i, sg->end, sg->weight, sg->exits);
+	}
 	add_thread(s, tid, tid, root, 6, 5, PR_COMPILER, 0.4, 0.55, 3, true);
 	tid += 10;
 	for (i = 0; i < 30; i++) {

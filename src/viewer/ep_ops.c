@@ -26,19 +26,26 @@ static int sel_status(struct request *rq, struct op_sel *sel, int err)
 	return api__fail(rq, 500, "out of memory");
 }
 
+/* Mean latency of the selection (0 when empty), summed without overflow. */
+static uint64_t lat_avg(const struct op_sel *sel)
+{
+	unsigned __int128 sum = 0;
+
+	for (uint64_t k = 0; k < sel->n; k++)
+		sum += op_sel__lat(sel, k);
+	return sel->n ? (uint64_t)(sum / sel->n) : 0;
+}
+
 /* count, avg, p50 and p95 at index (n-1)*p/100 (the latency row's rule), max. */
 static void latency_summary(struct json *j, const struct op_sel *sel)
 {
-	unsigned __int128 sum = 0;
 	uint64_t n = sel->n;
 
-	for (uint64_t k = 0; k < n; k++)
-		sum += op_sel__lat(sel, k);
 	json__obj_begin(j);
 	json__key(j, "count");
 	json__u64(j, n);
 	json__key(j, "avg_ns");
-	json__u64(j, n ? (uint64_t)(sum / n) : 0);
+	json__u64(j, lat_avg(sel));
 	json__key(j, "p50_ns");
 	json__u64(j, n ? op_sel__lat(sel, (n - 1) * 50 / 100) : 0);
 	json__key(j, "p95_ns");
@@ -143,11 +150,8 @@ static void type_stats(struct request *rq, const struct op_sel *sel, uint64_t by
 	static const unsigned int pct[] = { 50, 95, 99 };
 	static const char *const keys[] = { "p50_event", "p95_event", "p99_event" };
 	struct json *j = &rq->out;
-	unsigned __int128 sum = 0;
 	uint64_t n = sel->n;
 
-	for (uint64_t k = 0; k < n; k++)
-		sum += op_sel__lat(sel, k);
 	json__obj_begin(j);
 	json__key(j, "operation");
 	json__str(j, sel->name);
@@ -156,7 +160,7 @@ static void type_stats(struct request *rq, const struct op_sel *sel, uint64_t by
 	json__key(j, "total_bytes");
 	json__u64(j, bytes);
 	json__key(j, "avg_latency_ns");
-	json__u64(j, (uint64_t)(sum / n));
+	json__u64(j, lat_avg(sel));
 	for (int i = 0; i < 3; i++) {
 		json__key(j, keys[i]);
 		event_detail(rq, sel, pct__index(n, pct[i]));
