@@ -77,15 +77,24 @@ test('hidden cpu samples do not starve the lane markers: the per-process budget 
     );
   const enabled = await page.evaluate(() => [...window.__probex.state.enabled]);
   assert.ok(!enabled.includes('cpu_sample'), 'cpu_sample hidden by default');
-  // The first request may precede the overview histogram; the one after a range change
-  // knows the hidden share.
-  await page.keyboard.press('-');
-  await page.keyboard.press('ArrowRight');
-  await page.keyboard.press('ArrowLeft');
+  // The first request may precede the overview histogram (on a slow machine it can
+  // answer after the lanes); the request after a range change that follows it knows the
+  // hidden share.
+  await page.waitForFunction(() => window.__probex.res.overview.data !== null, null, { timeout: 30000 });
   await page.keyboard.press('+');
-  await waitIdle();
+  await page
+    .waitForFunction(
+      () =>
+        window.__probex.requests.some(
+          (u) => u.includes('/api/process_events') && Number(new URL(u, location.href).searchParams.get('max_events_per_pid')) > 500,
+        ),
+      null,
+      { timeout: 30000 },
+    )
+    .catch(() => {});
   const b = await budgets();
   assert.ok(b.some((x) => x > 500), `a request widened the budget: ${b}`);
+  await waitIdle();
   await page.keyboard.press('0');
   await waitIdle();
 });

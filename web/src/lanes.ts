@@ -265,6 +265,28 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
 
   // ---- lane mouse gestures --------------------------------------------------------------
   let suppressClick = false;
+  /** The lane under the first click of a possible double-click.  That click toggles the
+   *  selection, which changes the chips above the lanes and can move them under the
+   *  pointer before the second click: the double-click zooms to this lane, wherever the
+   *  second click landed. */
+  let firstClick: { p: ProcessLifetime; at: number } | null = null;
+  const DBLCLICK_MS = 800;
+  document.addEventListener(
+    'mousedown',
+    (ev) => {
+      if (ev.detail <= 1 && !(ev.target instanceof Element && ev.target.closest('.lane'))) firstClick = null;
+    },
+    true,
+  );
+  document.addEventListener('dblclick', (ev) => {
+    const f = firstClick;
+    firstClick = null;
+    if (!f || ev.timeStamp - f.at > DBLCLICK_MS) return;
+    const t = traceRange()!;
+    selectPid(f.p.pid);
+    const end = f.p.end_ns > f.p.start_ns ? f.p.end_ns : Math.min(t.end, f.p.start_ns + 1);
+    setRange(f.p.start_ns, end);
+  });
   function attachLaneEvents(lane: HTMLElement, selBox: HTMLElement, p: ProcessLifetime): void {
     lane.addEventListener('mousedown', (ev) => {
       if (ev.button !== 0) return;
@@ -309,14 +331,11 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
       window.addEventListener('mousemove', move);
       window.addEventListener('mouseup', up);
     });
-    lane.addEventListener('click', () => {
-      if (!suppressClick) togglePid(p.pid);
-    });
-    lane.addEventListener('dblclick', () => {
-      const t = traceRange()!;
-      selectPid(p.pid);
-      const end = p.end_ns > p.start_ns ? p.end_ns : Math.min(t.end, p.start_ns + 1);
-      setRange(p.start_ns, end);
+    lane.addEventListener('click', (ev) => {
+      // The second click of a double-click belongs to the double-click.
+      if (suppressClick || ev.detail > 1) return;
+      firstClick = { p, at: ev.timeStamp };
+      togglePid(p.pid);
     });
     lane.addEventListener('mousemove', (ev) => {
       const v = view();
