@@ -89,6 +89,7 @@ enum stack_class {
 #define SYSF_PATH1	0x04	/* argument 1 is a path */
 #define SYSF_IOV	0x08	/* arguments 1, 2 are an iovec array and its length: sum them */
 #define SYSF_MSG	0x10	/* argument 1 is a struct user_msghdr: sum its iovecs */
+#define SYSF_FORK	0x20	/* the new task returns from it too, without having entered it */
 
 #define SYS_BYTES_UNKNOWN	(~0ull)	/* rec_syscall.bytes when not decoded */
 

@@ -157,7 +157,10 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	if (!t)
 		return 0;
 	if (!t->in_syscall || t->nr != id) {
-		cnt_add(CNT_UNPAIRED_EXIT, 1);
+		/* A new thread or process starts by returning 0 from the clone/fork its
+		 * parent entered: nothing was lost (strace counts the parent's call only). */
+		if (!((f & SYSF_FORK) && ret == 0 && !t->in_syscall))
+			cnt_add(CNT_UNPAIRED_EXIT, 1);
 		return 0;
 	}
 	t->in_syscall = 0;

@@ -24,7 +24,7 @@ int syscall__nr(const char *name)
 struct decode {
 	const char *name;
 	int8_t fd, count, offset, futex_op;
-	uint8_t flags;	/* SYSF_PATH0/1, SYSF_IOV, SYSF_MSG */
+	uint8_t flags;	/* SYSF_PATH0/1, SYSF_IOV, SYSF_MSG, SYSF_FORK */
 };
 
 #define FD_COUNT(n) { n, 0, 2, -1, -1, 0 }
@@ -63,6 +63,8 @@ static const struct decode decodes[] = {
 	AT_PATH1("fchownat"), AT_PATH1("utimensat"), AT_PATH1("linkat"), AT_PATH1("mknodat"),
 	AT_PATH1("futimesat"),
 	{ "futex", -1, -1, -1, 1, 0 },
+	{ "clone", -1, -1, -1, -1, SYSF_FORK }, { "clone3", -1, -1, -1, -1, SYSF_FORK },
+	{ "fork", -1, -1, -1, -1, SYSF_FORK }, { "vfork", -1, -1, -1, -1, SYSF_FORK },
 };
 
 void syscall__args(unsigned int nr, struct syscall_args *a, uint8_t *flags)

@@ -65,3 +65,11 @@ assert_eq "unknown syscall: exit status" "2" "$rc"
 grep -q "nosuchcall" "$TMP/err" && grep -q "valid names:" "$TMP/err" && grep -qw "newfstatat" "$TMP/err" && grep -q "%file" "$TMP/err" ||
 	fail "usage error does not name the bad item and the valid names: $(cat "$TMP/err")"
 echo "ok: unknown syscall rejected"
+
+# A new task's return from the clone/fork its parent entered is no lost enter: 20 forks
+# leave only the command's own execve exit (entered before tracing began) unpaired.
+"$PROBEX" -q -o "$TMP/f.parquet" --no-viewer -- sh -c 'for i in $(seq 20); do /bin/true; done' >/dev/null ||
+	fail "probex (fork loop) exited $?"
+assert_eq "forks in the trace" "20" "$(q "$TMP/f.parquet" "SELECT count(*) FROM events WHERE event_type='process_exec' AND filename='/bin/true'")"
+assert_eq "unpaired syscall exits with 20 forks" "1" \
+	"$(q "$TMP/f.parquet" "SELECT json_extract(decode(value), '\$.syscall_exit_unpaired') FROM parquet_kv_metadata('$TMP/f.parquet') WHERE key='probex.drops'")"
