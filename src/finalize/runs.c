@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/bigmem.h"
 #include "finalize/runfile.h"
 #include "finalize/runs.h"
 
@@ -66,7 +67,7 @@ int runs__new(struct runs **rp, const char *spill_path, uint64_t run_rows)
 		r->run_rows = RUNS_MIN_ROWS;
 	r->path = strdup(spill_path);
 	/* Allocated, not touched: a small trace faults in only what it uses. */
-	r->cur = malloc(r->run_rows * sizeof(*r->cur));
+	r->cur = bigmem__alloc(r->run_rows * sizeof(*r->cur));
 	if (!r->path || !r->cur) {
 		runs__free(r);
 		return -ENOMEM;
@@ -119,7 +120,7 @@ static int sort_refs(struct rowref **a, struct rowref **tmp, uint64_t n, uint64_
 	}
 	if (sorted)
 		return 0;
-	if (!*tmp && !(*tmp = malloc(cap * sizeof(**tmp))))
+	if (!*tmp && !(*tmp = bigmem__alloc(cap * sizeof(**tmp))))
 		return -ENOMEM;
 	count = malloc((65536 + 1) * sizeof(*count));
 	if (!count)
@@ -260,7 +261,7 @@ static int spill(struct runs *r)
 	err = open_spill(r);
 	if (!err && !sp->tried) {
 		sp->tried = true;
-		sp->buf = malloc(r->run_rows * sizeof(*sp->buf));
+		sp->buf = bigmem__alloc(r->run_rows * sizeof(*sp->buf));
 		pthread_mutex_init(&sp->mu, NULL);
 		pthread_cond_init(&sp->cv, NULL);
 		sp->started = sp->buf && !pthread_create(&sp->thread, NULL, spiller__run, r);

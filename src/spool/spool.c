@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/bigmem.h"
 #include "common/fdio.h"
 #include "spool/spool.h"
 
@@ -435,7 +436,7 @@ int spool_blocks__open(struct spool_blocks **bp, const char *path)
 		free(b);
 		return err;
 	}
-	b->mem = malloc(SPOOL_BLOCKS_BYTES);
+	b->mem = bigmem__alloc(SPOOL_BLOCKS_BYTES);
 	if (!b->mem || fstat(b->fd, &st)) {
 		err = b->mem ? -errno : -ENOMEM;
 		spool_blocks__close(b);
