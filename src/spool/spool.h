@@ -74,10 +74,14 @@ int spool_writer__close(struct spool_writer *w);
 struct spool_map {
 	const unsigned char *base;
 	size_t size, off, trimmed;
+	size_t populated;	/* pages mapped ahead up to here (MADV_POPULATE_READ) */
 	uint32_t seg;		/* ring mode: segment size; 0 = a plain spool */
 };
 
 #define SPOOL_MAP_TRIM	(32u << 20)
+/* Pages are mapped this far ahead of the cursor in one call: a fault per page costs
+ * several microseconds in a VM, and records with stack copies are 8 KiB apart. */
+#define SPOOL_MAP_AHEAD	(4u << 20)
 
 int spool_map__open(struct spool_map *m, const char *path);
 /* As spool_reader__next; item data stays valid until spool_map__close. */
