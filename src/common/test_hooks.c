@@ -10,3 +10,8 @@ bool test_hooks__keep_spool(void)
 {
 	return false;
 }
+
+bool test_hooks__no_cfi_rules(void)
+{
+	return false;
+}

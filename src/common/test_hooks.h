@@ -14,4 +14,8 @@ int test_hooks__consumer_delay_ms(void);
 /* Keep the spool after a successful finalization (fuzz seeds).  PROBEX_TEST_KEEP_SPOOL. */
 bool test_hooks__keep_spool(void);
 
+/* Unwind every copied stack with libdwfl, not the cached CFI rules (to check that both
+ * give the same frames).  PROBEX_TEST_NO_CFI_RULES. */
+bool test_hooks__no_cfi_rules(void);
+
 #endif

@@ -307,11 +307,12 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	unwinder__stats(f.unw, &f.us);
 	if (f.us.records)
 		log__debug("finalize: %llu copied user stacks: whole %llu; ended at the copy's end %llu, "
-			   "outside objects %llu, without CFI %llu, at the depth limit %llu; no copy %llu",
+			   "outside objects %llu, without CFI %llu, at the depth limit %llu; no copy %llu; "
+			   "%llu by cached CFI rules",
 			   (unsigned long long)f.us.records, (unsigned long long)f.us.whole,
 			   (unsigned long long)f.us.copy_end, (unsigned long long)f.us.no_module,
 			   (unsigned long long)f.us.failed, (unsigned long long)f.us.depth,
-			   (unsigned long long)f.us.no_copy);
+			   (unsigned long long)f.us.no_copy, (unsigned long long)f.us.fast);
 	if (!err)
 		err = rows__sort(f.rows);
 	if (err) {

@@ -10,6 +10,8 @@
 
 #include "bpf/records.h"
 #include "common/log.h"
+#include "common/test_hooks.h"
+#include "finalize/cfirules.h"
 #include "finalize/unwind.h"
 #include "symbolize/addrspace.h"
 
@@ -35,43 +37,14 @@ struct sample {
 
 struct unwinder {
 	const struct addrspace *as;
+	struct cfirules *rules;		/* the fast path; libdwfl for what it cannot do */
+	bool no_rules;			/* test build: libdwfl for everything */
 	struct space *spaces;
 	uint32_t nspaces, live;
 	uint64_t clock;
 	struct sample cur;
 	struct unwind_stats st;
 };
-
-#define FEW_FDES 16	/* the C runtime's own: an object built without unwind tables */
-
-/* The FDE count in .eh_frame_hdr (the usual encodings only), 0 without one, or
- * FEW_FDES when it cannot be told. */
-static uint32_t eh_fdes(Elf *elf)
-{
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return FEW_FDES;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-		Elf_Data *d;
-		uint32_t n;
-
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
-		    strcmp(name, ".eh_frame_hdr"))
-			continue;
-		d = elf_getdata(scn, NULL);
-		/* version 1, eh_frame_ptr pcrel|sdata4, fde_count udata4 */
-		if (!d || !d->d_buf || d->d_size < 12 || ((uint8_t *)d->d_buf)[0] != 1 ||
-		    ((uint8_t *)d->d_buf)[1] != 0x1b || ((uint8_t *)d->d_buf)[2] != 0x03)
-			return FEW_FDES;
-		memcpy(&n, (uint8_t *)d->d_buf + 8, 4);
-		return n;
-	}
-	return 0;
-}
 
 /* Separate debug files (.gnu_debuglink, /usr/lib/debug/.build-id) hold .debug_frame
  * for objects built without unwind tables.  libdwfl reads them whenever .eh_frame has no
@@ -85,7 +58,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	GElf_Addr bias;
 	Elf *elf = dwfl_module_getelf(mod, &bias);
 
-	if (!elf || eh_fdes(elf) >= FEW_FDES)
+	if (!elf || cfi__eh_fde_count(elf) >= CFI_FEW_FDES)
 		return -1;
 	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
 					    debuglink_file, debuglink_crc, debuginfo_file_name);
@@ -109,16 +82,28 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 	return true;
 }
 
+/* The 8 bytes at addr from the sample's stack copy; a miss is remembered (the walk then
+ * ended for want of stack, not of rules). */
+static bool read_word(struct sample *c, uint64_t addr, uint64_t *out)
+{
+	uint64_t sp = c->regs->regs[UREG_SP];
+
+	if (addr < sp || addr - sp > c->regs->len || c->regs->len - (addr - sp) < 8) {
+		c->read_miss = true;
+		return false;
+	}
+	memcpy(out, c->stack + (addr - sp), 8);
+	return true;
+}
+
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
 	struct unwinder *u = arg;
-	uint64_t sp = u->cur.regs->regs[UREG_SP];
+	uint64_t v;
 
-	if (addr < sp || addr - sp > u->cur.regs->len || u->cur.regs->len - (addr - sp) < 8) {
-		u->cur.read_miss = true;
+	if (!read_word(&u->cur, addr, &v))
 		return false;
-	}
-	memcpy(result, u->cur.stack + (addr - sp), 8);
+	*result = v;
 	return true;
 }
 
@@ -140,29 +125,18 @@ static const Dwfl_Thread_Callbacks thread_cbs = {
 	.set_initial_registers = set_initial_registers,
 };
 
-/* Load bias of the object mapped at m: its runtime address minus its link-time one,
- * from the loadable segment holding m's file offset. */
+/* Load bias of the object mapped at m (cfi__load_bias on the file at path). */
 static int load_bias(const char *path, const struct mapping *m, Dwarf_Addr *bias)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), err = -ENOEXEC;
-	size_t phnum;
+	uint64_t b;
 	Elf *elf;
 
 	if (fd < 0)
 		return -errno;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF && !elf_getphdrnum(elf, &phnum)) {
-		for (size_t i = 0; i < phnum; i++) {
-			GElf_Phdr ph;
-
-			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
-			    m->pgoff < (ph.p_offset & ~0xfffull) || m->pgoff >= ph.p_offset + ph.p_filesz)
-				continue;
-			*bias = m->start - m->pgoff + ph.p_offset - ph.p_vaddr;
-			err = 0;
-			break;
-		}
-	}
+	if (elf && !(err = cfi__load_bias(elf, m, &b)))
+		*bias = b;
 	elf_end(elf);
 	close(fd);
 	return err;
@@ -246,8 +220,10 @@ struct unwinder *unwinder__new(const struct addrspace *as)
 	u->as = as;
 	u->nspaces = addrspace__space_count(as);
 	u->spaces = calloc(u->nspaces ? u->nspaces : 1, sizeof(*u->spaces));
-	if (!u->spaces) {
-		free(u);
+	u->rules = cfirules__new();
+	u->no_rules = test_hooks__no_cfi_rules();
+	if (!u->spaces || !u->rules) {
+		unwinder__free(u);
 		return NULL;
 	}
 	return u;
@@ -257,9 +233,10 @@ void unwinder__free(struct unwinder *u)
 {
 	if (!u)
 		return;
-	for (uint32_t i = 0; i < u->nspaces; i++)
+	for (uint32_t i = 0; u->spaces && i < u->nspaces; i++)
 		if (u->spaces[i].dwfl)
 			dwfl_end(u->spaces[i].dwfl);
+	cfirules__free(u->rules);
 	free(u->spaces);
 	free(u);
 }
@@ -321,12 +298,114 @@ static bool count_end(struct unwinder *u, Dwfl *dwfl, int rc)
 	return false;
 }
 
+enum walk_end {
+	WALK_BAIL,	/* something the rules do not cover: libdwfl unwinds the sample */
+	WALK_END,	/* no caller: the return address is undefined, 0 or unreadable */
+	WALK_DEPTH,	/* frames[] is full */
+};
+
+/* The mapping of space holding addr at ts, trying the last one found first. */
+static const struct mapping *mapping_at(struct unwinder *u, uint32_t space, uint64_t ts,
+					uint64_t addr, const struct mapping *last)
+{
+	if (last && addr >= last->start && addr < last->end)
+		return last;
+	return addrspace__find(u->as, space, addr, ts);
+}
+
+/* The caller's registers by rule r; what libdwfl's CFI step computes for the same rule
+ * (a register it cannot recover is left unset, a failed read is remembered). */
+static bool apply_rule(struct sample *c, const struct cfi_rule *r, uint64_t regs[UREG__COUNT],
+		       uint32_t *valid)
+{
+	uint64_t next[UREG__COUNT], cfa;
+	uint32_t nvalid = 0;
+
+	if (!(*valid >> r->cfa_reg & 1))
+		return false;
+	cfa = regs[r->cfa_reg] + (int64_t)r->cfa_off;
+	for (int i = 0; i < UREG__COUNT; i++) {
+		bool ok = false;
+
+		switch (r->how[i]) {
+		case CFI_SAME:
+			next[i] = regs[i];
+			ok = *valid >> i & 1;
+			break;
+		case CFI_VAL:
+			next[i] = cfa + (int64_t)r->off[i];
+			ok = true;
+			break;
+		case CFI_AT:
+			ok = read_word(c, cfa + (int64_t)r->off[i], &next[i]);
+			break;
+		default:
+			break;
+		}
+		nvalid |= (uint32_t)ok << i;
+	}
+	memcpy(regs, next, sizeof(next));
+	*valid = nvalid;
+	return true;
+}
+
+/* Unwind the current sample with cached rules, as libdwfl would (same frames, same end);
+ * WALK_BAIL as soon as a frame needs more than the rules give. */
+static enum walk_end fast_walk(struct unwinder *u, uint32_t space, uint64_t ts)
+{
+	struct sample *c = &u->cur;
+	uint64_t regs[UREG__COUNT];
+	uint32_t valid = (1u << UREG__COUNT) - 1;
+	const struct mapping *m = NULL;
+
+	memcpy(regs, c->regs->regs, sizeof(regs));
+	for (bool leaf = true;; leaf = false) {
+		/* A return address is looked up inside its call (the sampled pc as it is). */
+		uint64_t look = leaf ? regs[UREG_IP] : regs[UREG_IP] - 1;
+		const struct cfi_rule *r;
+
+		if (c->n == c->max) {
+			c->depth = true;
+			return WALK_DEPTH;
+		}
+		c->frames[c->n++] = regs[UREG_IP];
+		m = mapping_at(u, space, ts, look, m);
+		if (!m || !(r = cfirules__at(u->rules, m, look)) || !apply_rule(c, r, regs, &valid))
+			return WALK_BAIL;
+		if (!(valid >> UREG_IP & 1) || !regs[UREG_IP])
+			return WALK_END;
+	}
+}
+
+/* count_end for a walk of the rules: the entry-point test through the rule cache's
+ * objects instead of a libdwfl session. */
+static bool fast_count_end(struct unwinder *u, uint32_t space, uint64_t ts, enum walk_end end)
+{
+	struct sample *c = &u->cur;
+	uint64_t look = c->frames[c->n - 1] - (c->n > 1);
+	const struct mapping *m = addrspace__find(u->as, space, look, ts);
+	struct cfi_object_info oi;
+
+	if ((end == WALK_END && !c->read_miss) ||
+	    (!c->depth && m && cfirules__object(u->rules, m, &oi) && oi.entry && look >= oi.entry &&
+	     look - oi.entry < 64)) {
+		u->st.whole++;
+		return true;
+	}
+	if (c->depth)
+		u->st.depth++;
+	else
+		u->st.copy_end++;
+	return false;
+}
+
 uint32_t unwinder__record(struct unwinder *u, uint32_t space, const void *rec, uint32_t len,
 			  uint32_t fixed, uint64_t *frames, uint32_t max, uint16_t *flags)
 {
 	const struct rec_ustack *c;
 	const struct rec_hdr *h = rec;
 	uint32_t off = rec_spool_ustack_off(fixed, h->kstack_n);
+	enum walk_end end;
 	Dwfl *dwfl;
 	int rc;
 
@@ -346,6 +425,15 @@ uint32_t unwinder__record(struct unwinder *u, uint32_t space, const void *rec, u
 		frames[0] = c->regs[UREG_IP];
 		*flags |= REC_F_USTACK_TRUNC;
 		return 1;
+	}
+	u->cur = (struct sample){ .regs = c, .stack = (const uint8_t *)(c + 1), .frames = frames,
+				  .max = max };
+	end = u->no_rules ? WALK_BAIL : fast_walk(u, space, h->ts);
+	if (end != WALK_BAIL) {
+		u->st.fast++;
+		if (!fast_count_end(u, space, h->ts, end))
+			*flags |= REC_F_USTACK_TRUNC;
+		return u->cur.n;
 	}
 	u->cur = (struct sample){ .regs = c, .stack = (const uint8_t *)(c + 1), .frames = frames,
 				  .max = max };

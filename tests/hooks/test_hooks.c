@@ -14,3 +14,8 @@ bool test_hooks__keep_spool(void)
 {
 	return getenv("PROBEX_TEST_KEEP_SPOOL") != NULL;
 }
+
+bool test_hooks__no_cfi_rules(void)
+{
+	return getenv("PROBEX_TEST_NO_CFI_RULES") != NULL;
+}
