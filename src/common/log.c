@@ -37,42 +37,20 @@ static void log__vprint(const char *prefix, const char *fmt, va_list ap)
 	fprintf(stderr, "probex: %s%s\n", prefix, line);
 }
 
-void log__info(const char *fmt, ...)
-{
-	va_list ap;
+/* The four levels: one printf-like function each, printed at verbosity >= min. */
+#define LOG_LEVEL(name, min, prefix)                                                       \
+	void name(const char *fmt, ...)                                                    \
+	{                                                                                  \
+		va_list ap;                                                                \
+                                                                                           \
+		if (log_verbosity < (min))                                                 \
+			return;                                                            \
+		va_start(ap, fmt);                                                         \
+		log__vprint(prefix, fmt, ap);                                              \
+		va_end(ap);                                                                \
+	}
 
-	if (log_verbosity < 1)
-		return;
-	va_start(ap, fmt);
-	log__vprint("", fmt, ap);
-	va_end(ap);
-}
-
-void log__warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	log__vprint("warning: ", fmt, ap);
-	va_end(ap);
-}
-
-void log__error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	log__vprint("error: ", fmt, ap);
-	va_end(ap);
-}
-
-void log__debug(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (log_verbosity < 2)
-		return;
-	va_start(ap, fmt);
-	log__vprint("debug: ", fmt, ap);
-	va_end(ap);
-}
+LOG_LEVEL(log__info, 1, "")
+LOG_LEVEL(log__warn, 0, "warning: ")
+LOG_LEVEL(log__error, 0, "error: ")
+LOG_LEVEL(log__debug, 2, "debug: ")

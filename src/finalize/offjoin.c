@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "common/hmap.h"
@@ -52,26 +53,26 @@ static struct pending *pending_of(struct offjoin *j, uint32_t tid)
 	return &j->p[j->n++];
 }
 
-int offjoin__block(struct offjoin *j, uint32_t tid, uint64_t ts, struct offjoin_stacks s)
+/* Remember, for tid, a stack seen at ts: its own blocking switch's or its waker's. */
+static int note(struct offjoin *j, uint32_t tid, uint64_t ts, struct offjoin_stacks s, bool waker)
 {
 	struct pending *p = pending_of(j, tid);
 
 	if (!p)
 		return -ENOMEM;
-	p->block_ts = ts;
-	p->own = s;
+	*(waker ? &p->wake_ts : &p->block_ts) = ts;
+	*(waker ? &p->waker : &p->own) = s;
 	return 0;
+}
+
+int offjoin__block(struct offjoin *j, uint32_t tid, uint64_t ts, struct offjoin_stacks s)
+{
+	return note(j, tid, ts, s, false);
 }
 
 int offjoin__wake(struct offjoin *j, uint32_t wakee, uint64_t off_ts, struct offjoin_stacks s)
 {
-	struct pending *p = pending_of(j, wakee);
-
-	if (!p)
-		return -ENOMEM;
-	p->wake_ts = off_ts;
-	p->waker = s;
-	return 0;
+	return note(j, wakee, off_ts, s, true);
 }
 
 void offjoin__offcpu(const struct offjoin *j, uint32_t tid, uint64_t ts, struct offjoin_stacks *own,
