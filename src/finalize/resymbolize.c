@@ -102,73 +102,60 @@ static int set_stats(struct kv_list *kv, const struct labeler_stats *ls)
 	return 0;
 }
 
-static int load_labels(duckdb_connection con, struct labeler *l, struct stackset *us)
+static void relabel_free(struct trace_copy_relabel *rl)
 {
-	duckdb_appender app;
+	for (uint32_t i = 0; i < rl->n; i++) {
+		free(rl->labels[i]);
+		free(rl->modules[i]);
+	}
+	free(rl->labels);
+	free(rl->modules);
+}
+
+/* New user labels and objects of every user stack, joined by TRACE_COPY_SEP. */
+static int load_labels(struct labeler *l, struct stackset *us, struct trace_copy_relabel *rl)
+{
 	struct strbuf s = { 0 }, m = { 0 };
 	struct stack_entry e;
-	int err;
+	int err = 0;
 
-	err = duck__exec(con, "CREATE TABLE newu (id INTEGER, labels VARCHAR, modules VARCHAR)");
-	if (err)
-		return err;
-	if (duckdb_appender_create(con, NULL, "newu", &app) == DuckDBError)
-		return -EIO;
-	for (uint32_t id = 0; id < stackset__count(us) && !err; id++) {
+	rl->n = stackset__count(us);
+	rl->labels = calloc(rl->n + 1, sizeof(char *));
+	rl->modules = calloc(rl->n + 1, sizeof(char *));
+	if (!rl->labels || !rl->modules)
+		return -ENOMEM;
+	for (uint32_t id = 0; id < rl->n && !err; id++) {
 		stackset__get(us, id, &e);
 		s.len = 0;
 		m.len = 0;
-		err = labeler__user(l, &e, &s, &m);
+		err = labeler__user(l, &e, &s, &m) ?: s.err ?: m.err;
 		if (err)
 			break;
-		duckdb_append_int32(app, (int32_t)id);
-		duckdb_append_varchar(app, s.s + 1);	/* skip the leading separator */
-		duckdb_append_varchar(app, m.s + 1);
-		if (duckdb_appender_end_row(app) == DuckDBError)
-			err = -EIO;
+		/* Skip the leading separator. */
+		rl->labels[id] = strdup(s.s + 1);
+		rl->modules[id] = strdup(m.s + 1);
+		if (!rl->labels[id] || !rl->modules[id])
+			err = -ENOMEM;
 	}
-	if (duckdb_appender_destroy(&app) == DuckDBError && !err)
-		err = -EIO;
 	strbuf__free(&s);
 	strbuf__free(&m);
 	return err;
 }
 
-/* Files written before stack_modules existed keep their columns. */
-static bool has_modules(duckdb_connection con)
+/* The input's rows in file order with new user labels, the kernel part of each old list
+ * kept as it was. */
+static int write_out(duckdb_connection con, const char *in_lit, const char *tmp, struct kv_list *kv,
+		     const struct trace_copy_relabel *rl)
 {
-	duckdb_result res;
-	bool ok = duckdb_query(con, "SELECT stack_modules FROM events LIMIT 0", &res) != DuckDBError;
-
-	duckdb_destroy_result(&res);
-	return ok;
-}
-
-/* New user labels, with the kernel part of the old list kept as it was. */
-static int write_out(duckdb_connection con, const char *in_lit, const char *tmp, struct kv_list *kv)
-{
-	const char *exprs[TC__COUNT] = {
-		[TC_STACK_TRACE] =
-			"CASE WHEN e.stack_id IS NULL OR n.labels IS NULL THEN e.stack_trace ELSE "
-			"list_concat(string_split(n.labels, chr(31)), CASE WHEN list_position(e.stack_trace, '[kernel]') > 0 "
-			"THEN e.stack_trace[list_position(e.stack_trace, '[kernel]'):] ELSE []::VARCHAR[] END) END",
-	};
 	struct pq_kv *pkv = calloc((size_t)kv->n + 1, sizeof(*pkv));
 	struct strbuf from = { 0 };
 	int err, n = 0;
 
-	/* The modules of the new user labels, the kernel part's as they were. */
-	if (has_modules(con))
-		exprs[TC_STACK_MODULES] =
-			"CASE WHEN e.stack_id IS NULL OR n.labels IS NULL THEN e.stack_modules ELSE "
-			"list_concat(string_split(n.modules, chr(31)), CASE WHEN list_position(e.stack_trace, '[kernel]') > 0 "
-			"THEN e.stack_modules[list_position(e.stack_trace, '[kernel]'):] ELSE []::VARCHAR[] END) END";
 	/* The input's ARROW:schema too: the writer replaces it with its own. */
 	for (int i = 0; pkv && i < kv->n; i++)
 		pkv[n++] = (struct pq_kv){ kv->key[i], kv->val[i] };
-	strbuf__addf(&from, "FROM read_parquet(%s, file_row_number = true) e LEFT JOIN newu n "
-			    "ON n.id = e.stack_id ORDER BY e.file_row_number", in_lit);
-	err = !pkv ? -ENOMEM : from.err ? from.err : trace_copy__write(con, from.s, exprs, tmp, pkv, n);
+	strbuf__addf(&from, "FROM read_parquet(%s) e", in_lit);
+	err = !pkv ? -ENOMEM : from.err ? from.err : trace_copy__write(con, from.s, rl, tmp, pkv, n);
 	strbuf__free(&from);
 	free(pkv);
 	return err;
@@ -178,6 +165,7 @@ int resymbolize__run(const char *in, const char *out, bool force)
 {
 	const char *data = NULL;
 	struct kv_list kv = { 0 };
+	struct trace_copy_relabel rl = { 0 };
 	struct labeler_stats ls;
 	struct labeler *l = NULL;
 	struct addrspace *as = addrspace__new();
@@ -216,7 +204,7 @@ int resymbolize__run(const char *in, const char *out, bool force)
 	l = labeler__new(as, NULL);
 	if (l)
 		labeler__set_jitmaps(l, jit);
-	err = l ? load_labels(con, l, us) : -ENOMEM;
+	err = l ? load_labels(l, us, &rl) : -ENOMEM;
 	log__debug("resymbolize: %u stacks labelled %.3f s", stackset__count(us), now_s() - t0);
 	if (err)
 		goto cleanup;
@@ -231,7 +219,7 @@ int resymbolize__run(const char *in, const char *out, bool force)
 		log__error("cannot create %s: %s", tmp, strerror(-err));
 		goto cleanup;
 	}
-	err = write_out(con, lit, tmp, &kv);
+	err = write_out(con, lit, tmp, &kv, &rl);
 	log__debug("resymbolize: written %.3f s", now_s() - t0);
 	if (err) {
 		unlink(tmp);
@@ -247,6 +235,7 @@ int resymbolize__run(const char *in, const char *out, bool force)
 	log__info("re-symbolized %u stacks: %llu of %llu user frames named; wrote %s", stackset__count(us),
 		  (unsigned long long)ls.user_symbolized, (unsigned long long)ls.user_frames, out);
 cleanup:
+	relabel_free(&rl);
 	labeler__free(l);
 	jitmaps__free(jit);
 	kv_free(&kv);

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/hmap.h"
 #include "common/log.h"
 #include "common/strbuf.h"
 #include "finalize/tracecopy.h"
@@ -32,7 +33,14 @@ struct copier {
 	struct strtab strs[TC__COUNT];
 	struct pq_dict dicts[TC__COUNT];
 	struct copier_lists lists[TC__COUNT];
+	const struct trace_copy_relabel *rl;
+	/* This group's stack_trace / stack_modules list ids by (stack_id, kernel_stack_id):
+	 * rows with the same pair carry the same lists, so each is built once a group. */
+	struct hmap by_stacks[2];
 };
+
+/* Which by_stacks a column uses (-1: none). */
+#define KEYED(col) ((col) == TC_STACK_TRACE ? 0 : (col) == TC_STACK_MODULES ? 1 : -1)
 
 /* *p holds at least need entries. */
 static int grow_u32(uint32_t **p, uint32_t *cap, uint32_t need)
@@ -51,9 +59,31 @@ static int grow_u32(uint32_t **p, uint32_t *cap, uint32_t need)
 	return 0;
 }
 
-/* A new list of column col from the child's [off, off + len) items; returns its id or
- * negative errno. */
-static int64_t copier__list(struct copier *k, int col, duckdb_vector child, idx_t off, idx_t len)
+/* Append the TRACE_COPY_SEP-separated items of s to list l of column col. */
+static int add_split(struct copier *k, int col, struct copier_lists *l, const char *s)
+{
+	for (const char *p = s;;) {
+		const char *e = strchr(p, TRACE_COPY_SEP);
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		int64_t id;
+		int err;
+
+		if ((err = grow_u32(&l->items, &l->cap_items, l->nitems + 1)))
+			return err;
+		id = strtab__intern(&k->strs[col], p, n);
+		if (id < 0)
+			return (int)id;
+		l->items[l->nitems++] = (uint32_t)id;
+		if (!e)
+			return 0;
+		p = e + 1;
+	}
+}
+
+/* A new list of column col: prefix's items (NULL: none), then the child's [off, off + len)
+ * items; returns its id or negative errno. */
+static int64_t copier__list(struct copier *k, int col, const char *prefix, duckdb_vector child,
+			    idx_t off, idx_t len)
 {
 	duckdb_string_t *s = duckdb_vector_get_data(child);
 	uint64_t *mask = duckdb_vector_get_validity(child);
@@ -61,10 +91,13 @@ static int64_t copier__list(struct copier *k, int col, duckdb_vector child, idx_
 	int64_t id;
 	int err;
 
-	if ((err = grow_u32(&l->offsets, &l->cap_lists, l->lists.n + 2)) ||
-	    (err = grow_u32(&l->items, &l->cap_items, l->nitems + (uint32_t)len)))
+	if ((err = grow_u32(&l->offsets, &l->cap_lists, l->lists.n + 2)))
 		return err;
 	l->offsets[l->lists.n] = l->nitems;
+	if (prefix && (err = add_split(k, col, l, prefix)))
+		return err;
+	if ((err = grow_u32(&l->items, &l->cap_items, l->nitems + (uint32_t)len)))
+		return err;
 	for (idx_t j = off; j < off + len; j++) {
 		id = PQ_NULL_ITEM;
 		if (duckdb_validity_row_is_valid(mask, j)) {
@@ -98,7 +131,7 @@ static int copier__cell(struct copier *k, int col, duckdb_vector v, idx_t r)
 		break;
 	case PQ_STRING_LIST:
 		e = ((duckdb_list_entry *)d)[r];
-		id = copier__list(k, col, duckdb_list_vector_get_child(v), e.offset, e.length);
+		id = copier__list(k, col, NULL, duckdb_list_vector_get_child(v), e.offset, e.length);
 		break;
 	default:
 		return -EINVAL;
@@ -127,7 +160,54 @@ static int copier__flush(struct copier *k, struct pq_writer *w)
 		k->lists[i].lists.n = 0;
 		k->lists[i].nitems = 0;
 	}
+	for (int i = 0; i < 2; i++)
+		hmap__free(&k->by_stacks[i]);
 	return err;
+}
+
+/* Position of "[kernel]" in row r's stack_trace (the list's length when absent). */
+static idx_t kernel_pos(duckdb_vector trace, idx_t r)
+{
+	duckdb_list_entry e = ((duckdb_list_entry *)duckdb_vector_get_data(trace))[r];
+	duckdb_vector child = duckdb_list_vector_get_child(trace);
+	duckdb_string_t *s = duckdb_vector_get_data(child);
+	uint64_t *mask = duckdb_vector_get_validity(child);
+
+	for (idx_t j = 0; j < e.length; j++)
+		if (duckdb_validity_row_is_valid(mask, e.offset + j) &&
+		    duckdb_string_t_length(s[e.offset + j]) == 8 &&
+		    !memcmp(duckdb_string_t_data(&s[e.offset + j]), "[kernel]", 8))
+			return j;
+	return e.length;
+}
+
+/* stack_trace or stack_modules of a row with stack ids: built once per group and pair,
+ * with the user part from k->rl when it has new labels for sid. */
+static int copier__stack_list(struct copier *k, int col, duckdb_vector vecs[TC__COUNT], idx_t r,
+			      uint64_t key, uint32_t sid)
+{
+	struct hmap *seen = &k->by_stacks[KEYED(col)];
+	duckdb_vector v = vecs[col];
+	duckdb_list_entry e = ((duckdb_list_entry *)duckdb_vector_get_data(v))[r];
+	char *user = NULL;
+	uint32_t id32;
+	int64_t id;
+	idx_t kp;
+
+	if (hmap__get(seen, key, &id32)) {
+		colbuf__set(&k->c, col, id32);
+		return 0;
+	}
+	if (k->rl && sid < k->rl->n && k->rl->labels[sid])
+		user = col == TC_STACK_TRACE ? k->rl->labels[sid] : k->rl->modules[sid];
+	kp = user ? kernel_pos(vecs[TC_STACK_TRACE], r) : 0;
+	if (kp > e.length)
+		kp = e.length;
+	id = copier__list(k, col, user, duckdb_list_vector_get_child(v), e.offset + kp, e.length - kp);
+	if (id < 0)
+		return (int)id;
+	colbuf__set(&k->c, col, (uint64_t)id);
+	return hmap__put(seen, key, (uint32_t)id);
 }
 
 static int copier__chunk(struct copier *k, duckdb_data_chunk chunk, struct pq_writer *w)
@@ -142,9 +222,21 @@ static int copier__chunk(struct copier *k, duckdb_data_chunk chunk, struct pq_wr
 		masks[i] = duckdb_vector_get_validity(vecs[i]);
 	}
 	for (idx_t r = 0; r < n && !err; r++) {
-		for (int i = 0; i < TC__COUNT && !err; i++)
-			if (duckdb_validity_row_is_valid(masks[i], r))
+		/* The row's stack ids, each + 1 (0: none), as a key into by_stacks. */
+		uint32_t sid1 = duckdb_validity_row_is_valid(masks[TC_STACK_ID], r) ?
+			((uint32_t *)duckdb_vector_get_data(vecs[TC_STACK_ID]))[r] + 1 : 0;
+		uint32_t kid1 = duckdb_validity_row_is_valid(masks[TC_KSTACK_ID], r) ?
+			((uint32_t *)duckdb_vector_get_data(vecs[TC_KSTACK_ID]))[r] + 1 : 0;
+		uint64_t key = (uint64_t)sid1 << 32 | kid1;
+
+		for (int i = 0; i < TC__COUNT && !err; i++) {
+			if (!duckdb_validity_row_is_valid(masks[i], r))
+				continue;
+			if (key && KEYED(i) >= 0)
+				err = copier__stack_list(k, i, vecs, r, key, sid1 - 1);
+			else
 				err = copier__cell(k, i, vecs[i], r);
+		}
 		if (!err && colbuf__next(&k->c))
 			err = copier__flush(k, w);
 	}
@@ -152,8 +244,7 @@ static int copier__chunk(struct copier *k, duckdb_data_chunk chunk, struct pq_wr
 }
 
 /* "SELECT" and one expression per trace_schema column, cast to its writer type. */
-static int build_select(duckdb_connection con, const char *from, const char *const exprs[TC__COUNT],
-			struct strbuf *sql)
+static int build_select(duckdb_connection con, const char *from, struct strbuf *sql)
 {
 	bool have[TC__COUNT] = { false };
 	struct strbuf probe = { 0 };
@@ -175,10 +266,9 @@ static int build_select(duckdb_connection con, const char *from, const char *con
 	strbuf__free(&probe);
 	strbuf__add(sql, "SELECT ", 7);
 	for (int i = 0; i < TC__COUNT; i++)
-		strbuf__addf(sql, "%sCAST(%s%s%s AS %s)", i ? ", " : "",
-			     exprs[i] ? exprs[i] : have[i] ? "e.\"" : "NULL",
-			     exprs[i] || !have[i] ? "" : trace_schema[i].name,
-			     exprs[i] || !have[i] ? "" : "\"", duck_types[trace_schema[i].type]);
+		strbuf__addf(sql, "%sCAST(%s%s%s AS %s)", i ? ", " : "", have[i] ? "e.\"" : "NULL",
+			     have[i] ? trace_schema[i].name : "", have[i] ? "\"" : "",
+			     duck_types[trace_schema[i].type]);
 	strbuf__addf(sql, " %s", from);
 	return err ? err : sql->err;
 }
@@ -206,17 +296,18 @@ static int stream_query(duckdb_connection con, const char *sql, duckdb_result *r
 	return err;
 }
 
-int trace_copy__write(duckdb_connection con, const char *from, const char *const exprs[TC__COUNT],
-		      const char *path, const struct pq_kv *kv, int nkv)
+int trace_copy__write(duckdb_connection con, const char *from,
+		      const struct trace_copy_relabel *relabel, const char *path,
+		      const struct pq_kv *kv, int nkv)
 {
-	struct copier k = { 0 };
+	struct copier k = { .rl = relabel };
 	struct strbuf sql = { 0 };
 	struct pq_writer *w = NULL;
 	duckdb_data_chunk chunk;
 	duckdb_result res;
 	int err;
 
-	err = build_select(con, from, exprs, &sql);
+	err = build_select(con, from, &sql);
 	if (!err)
 		err = colbuf__init(&k.c, trace_schema__pq_columns(), TC__COUNT, GROUP_ROWS);
 	if (!err)
@@ -251,6 +342,8 @@ out:
 		free(k.lists[i].offsets);
 		free(k.lists[i].items);
 	}
+	for (int i = 0; i < 2; i++)
+		hmap__free(&k.by_stacks[i]);
 	colbuf__free(&k.c);
 	return err;
 }

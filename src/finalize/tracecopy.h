@@ -12,10 +12,21 @@
 #include "parquet/parquet.h"
 #include "trace/schema.h"
 
-/* Write path from "SELECT <trace_schema columns> <from>": from names the input as "e"
- * (and anything joined), and orders the rows.  exprs[col] replaces a column's value
- * (NULL: e's own column, or NULL when e has none).  kv as for pq_writer__close. */
-int trace_copy__write(duckdb_connection con, const char *from, const char *const exprs[TC__COUNT],
-		      const char *path, const struct pq_kv *kv, int nkv);
+/* New user labels by stack_id (probex resymbolize): for stack_id i < n, labels[i] and
+ * modules[i] are the user part of stack_trace and stack_modules, items separated by
+ * TRACE_COPY_SEP ("[user]" and its "" first); the kernel part ("[kernel]" on) is kept
+ * as the input has it.  labels[i] NULL: the row keeps its lists. */
+struct trace_copy_relabel {
+	uint32_t n;
+	char **labels, **modules;
+};
+#define TRACE_COPY_SEP '\x1f'
+
+/* Write path from the rows of "SELECT <trace_schema columns> <from>" in their order:
+ * from names the input as "e"; a column e lacks is NULL.  relabel: NULL, or new user
+ * stacks.  kv as for pq_writer__close. */
+int trace_copy__write(duckdb_connection con, const char *from,
+		      const struct trace_copy_relabel *relabel, const char *path,
+		      const struct pq_kv *kv, int nkv);
 
 #endif

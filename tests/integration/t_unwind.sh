@@ -139,6 +139,29 @@ done
 assert_eq "resymbolized rows whose labels or modules changed" 0 \
 	"$(q "$TMP/jit-auto.parquet" "SELECT count(*) FROM read_parquet('$TMP/jit-auto.parquet', file_row_number=true) a JOIN read_parquet('$TMP/jit-r.parquet', file_row_number=true) b USING (file_row_number) WHERE a.stack_trace IS DISTINCT FROM b.stack_trace OR a.stack_modules IS DISTINCT FROM b.stack_modules")"
 
+# Debug information installed after the recording: probex resymbolize names the frames
+# from it, and every row keeps its kernel part and its place.  The binary carries a
+# .gnu_debuglink whose file is missing while it runs.
+cc -O2 -g -fomit-frame-pointer "$ROOT/tests/fixtures/nofp.c" -o "$TMP/late.full" || fail "cc failed"
+objcopy --only-keep-debug "$TMP/late.full" "$TMP/late.debug"
+strip --strip-all -o "$TMP/late.tmp" "$TMP/late.full"
+objcopy --add-gnu-debuglink="$TMP/late.debug" "$TMP/late.tmp" "$TMP/late"
+mv "$TMP/late.debug" "$TMP/late.debug.away"
+out="$TMP/late.parquet"
+"$PROBEX" -q -o "$out" --no-viewer -- "$TMP/late" chain 0.3 || fail "probex exited $?"
+named="SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND contains(array_to_string(stack_trace, '|'), '|main|nofp_a|nofp_b|nofp_c')"
+total=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample'")
+assert_eq "debug file missing: samples with the named chain" 0 "$(q "$out" "$named")"
+mv "$TMP/late.debug.away" "$TMP/late.debug"
+"$PROBEX" resymbolize "$out" -o "$TMP/late-r.parquet" || fail "resymbolize failed"
+assert_ge "debug file installed, resymbolized: samples with the named chain (of $total)" "$((total * 90 / 100))" \
+	"$(q "$TMP/late-r.parquet" "$named")"
+kpart() { echo "list_slice($1.stack_trace, coalesce(nullif(list_position($1.stack_trace, '[kernel]'), 0), len($1.stack_trace) + 1), len($1.stack_trace))"; }
+assert_eq "resymbolized rows whose time, type or kernel part changed (of $(q "$out" "SELECT count(*) FROM events"))" 0 \
+	"$(q "$out" "SELECT count(*) FROM read_parquet('$out', file_row_number=true) a FULL JOIN read_parquet('$TMP/late-r.parquet', file_row_number=true) b USING (file_row_number)
+		WHERE a.ts_ns IS DISTINCT FROM b.ts_ns OR a.event_type IS DISTINCT FROM b.event_type
+		OR $(kpart a) IS DISTINCT FROM $(kpart b)")"
+
 # Stripped binaries: names from .dynsym when exported, else path+0xOFFSET; whole either way.
 out="$TMP/dyn.parquet"
 "$PROBEX" -q -o "$out" --no-viewer -- "$FIXTURES/nofp_dynsym" chain 0.3 || fail "probex exited $?"
