@@ -6,7 +6,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/bigmem.h"
 #include "common/fdio.h"
 #include "spool/spool.h"
 
@@ -437,9 +436,10 @@ void spool_map__close(struct spool_map *m)
 struct spool_blocks {
 	int fd;
 	uint64_t size;
-	uint64_t tag[SPOOL_BLOCKS];	/* block number + 1 held in each slot, 0 = empty */
-	unsigned char *mem;		/* SPOOL_BLOCKS slots of SPOOL_BLOCK_SIZE */
-	unsigned char scratch[2 * SPOOL_BLOCK_SIZE];	/* reads that straddle two blocks */
+	const unsigned char *base;	/* the whole file, read-only */
+	uint64_t win[SPOOL_WINDOWS];	/* window number + 1 resident in each slot, 0 = none */
+	uint64_t used[SPOOL_WINDOWS];	/* clock of the last read in it */
+	uint64_t clock;
 };
 
 int spool_blocks__open(struct spool_blocks **bp, const char *path)
@@ -456,57 +456,67 @@ int spool_blocks__open(struct spool_blocks **bp, const char *path)
 		free(b);
 		return err;
 	}
-	b->mem = bigmem__alloc(SPOOL_BLOCKS_BYTES);
-	if (!b->mem || fstat(b->fd, &st)) {
-		err = b->mem ? -errno : -ENOMEM;
+	if (fstat(b->fd, &st)) {
+		err = -errno;
 		spool_blocks__close(b);
 		return err;
 	}
 	b->size = st.st_size;
+	if (b->size) {
+		void *p = mmap(NULL, b->size, PROT_READ, MAP_PRIVATE, b->fd, 0);
+
+		if (p == MAP_FAILED) {
+			err = -errno;
+			spool_blocks__close(b);
+			return err;
+		}
+		b->base = p;
+	}
 	*bp = b;
 	return 0;
 }
 
-/* The cached block holding file offset off (loaded if needed), or NULL with *err set. */
-static const unsigned char *block(struct spool_blocks *b, uint64_t off, int *err)
+/* Make window w resident, dropping the least recently used one if all are taken. */
+static void window(struct spool_blocks *b, uint64_t w)
 {
-	uint64_t no = off / SPOOL_BLOCK_SIZE, start = no * SPOOL_BLOCK_SIZE;
-	uint32_t slot = (uint32_t)(no % SPOOL_BLOCKS);
-	unsigned char *p = b->mem + (size_t)slot * SPOOL_BLOCK_SIZE;
-	size_t n;
+	uint32_t slot = 0;
+	uint64_t start = w * SPOOL_WINDOW, len;
 
-	if (b->tag[slot] == no + 1)
-		return p;
-	n = b->size - start < SPOOL_BLOCK_SIZE ? b->size - start : SPOOL_BLOCK_SIZE;
-	*err = fdio__pread_all(b->fd, p, n, start);
-	if (*err) {
-		b->tag[slot] = 0;
-		return NULL;
+	b->clock++;
+	for (uint32_t i = 0; i < SPOOL_WINDOWS; i++) {
+		if (b->win[i] == w + 1) {
+			b->used[i] = b->clock;
+			return;
+		}
+		if (b->used[i] < b->used[slot])
+			slot = i;
 	}
-	b->tag[slot] = no + 1;
-	return p;
+	if (b->win[slot]) {
+		uint64_t old = (b->win[slot] - 1) * SPOOL_WINDOW;
+
+		len = b->size - old < SPOOL_WINDOW ? b->size - old : SPOOL_WINDOW;
+		/* Read-only file pages: dropping them costs only a re-read of the page cache. */
+		madvise((void *)(b->base + old), len, MADV_DONTNEED);
+	}
+	len = b->size - start < SPOOL_WINDOW ? b->size - start : SPOOL_WINDOW;
+	madvise((void *)(b->base + start), len, MADV_POPULATE_READ);	/* a hint, as above */
+	b->win[slot] = w + 1;
+	b->used[slot] = b->clock;
 }
 
-/* n <= SPOOL_BLOCK_SIZE bytes at off, valid until the next read. */
+/* n <= SPOOL_ITEM_MAX bytes at off, valid while the file is open. */
 static const void *read_at(struct spool_blocks *b, uint64_t off, uint32_t n, int *err)
 {
-	uint32_t in = (uint32_t)(off % SPOOL_BLOCK_SIZE), first;
-	const unsigned char *p;
-
 	if (off > b->size || b->size - off < n) {
 		*err = -EIO;
 		return NULL;
 	}
-	p = block(b, off, err);
-	if (!p || in + n <= SPOOL_BLOCK_SIZE)
-		return p ? p + in : NULL;
-	first = SPOOL_BLOCK_SIZE - in;
-	memcpy(b->scratch, p + in, first);
-	p = block(b, off + first, err);
-	if (!p)
-		return NULL;
-	memcpy(b->scratch + first, p, n - first);
-	return b->scratch;
+	if (!n)
+		return b->base + off;
+	window(b, off / SPOOL_WINDOW);
+	if ((off + n - 1) / SPOOL_WINDOW != off / SPOOL_WINDOW)
+		window(b, (off + n - 1) / SPOOL_WINDOW);
+	return b->base + off;
 }
 
 int spool_blocks__item(struct spool_blocks *b, uint64_t off, uint32_t max, const void **data,
@@ -529,8 +539,9 @@ void spool_blocks__close(struct spool_blocks *b)
 {
 	if (!b)
 		return;
+	if (b->base)
+		munmap((void *)b->base, b->size);
 	if (b->fd >= 0)
 		close(b->fd);
-	free(b->mem);
 	free(b);
 }

@@ -89,16 +89,19 @@ int spool_map__next(struct spool_map *m, struct spool_item *item);
 void spool_map__rewind(struct spool_map *m);
 void spool_map__close(struct spool_map *m);
 
-/* Random reads of items by offset (spool_item.off) through a small direct-mapped cache of
- * file blocks: SPOOL_BLOCKS_BYTES of memory however far apart the reads are. */
-#define SPOOL_BLOCK_SIZE	(64u << 10)
-#define SPOOL_BLOCKS		512u
-#define SPOOL_BLOCKS_BYTES	((size_t)SPOOL_BLOCK_SIZE * SPOOL_BLOCKS)
+/* Random reads of items by offset (spool_item.off) from a read-only mapping of the file,
+ * of which at most SPOOL_WINDOWS windows of SPOOL_WINDOW bytes are resident (mapped in
+ * one call each, the least recently used dropped): SPOOL_WINDOWS_BYTES of memory however
+ * far apart the reads are, no copy, and no fault per page. */
+#define SPOOL_WINDOW		(4u << 20)
+#define SPOOL_WINDOWS		8u
+#define SPOOL_WINDOWS_BYTES	((size_t)SPOOL_WINDOW * SPOOL_WINDOWS)
+#define SPOOL_ITEM_MAX		(64u << 10)	/* the most of an item one read returns */
 
 struct spool_blocks;
 
 int spool_blocks__open(struct spool_blocks **b, const char *path);
-/* The payload of the item at off, at most max bytes of it (max <= SPOOL_BLOCK_SIZE):
+/* The payload of the item at off, at most max bytes of it (max <= SPOOL_ITEM_MAX):
  * *data valid until the next call, *len the item's full payload length.  -EIO when the
  * file no longer holds a whole item there. */
 int spool_blocks__item(struct spool_blocks *b, uint64_t off, uint32_t max, const void **data,
