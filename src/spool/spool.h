@@ -64,7 +64,8 @@ int spool_writer__set_ring(struct spool_writer *w, uint64_t keep);
  * written again under keep_tag at close (what finalize needs of the past: mappings, forks). */
 int spool_writer__append_side(struct spool_writer *w, uint16_t tag, const void *data, uint32_t len,
 			      uint16_t keep_tag);
-/* Flush, fsync and close; returns the first error seen. */
+/* Flush and close (not fsync: the spool is read back at once); returns the first error
+ * seen. */
 int spool_writer__close(struct spool_writer *w);
 
 /* Whole-file read access without copies: items point into a read-only mapping.  The pages
