@@ -341,6 +341,7 @@ void trace_rows__free(struct trace_rows *r)
 	free(r->pid);
 	free(r->type);
 	free(r->stack);
+	hmap__free(&r->stack_wide);
 	free(r->a);
 	free(r->b);
 	free(r->flags);

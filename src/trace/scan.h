@@ -9,11 +9,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/hmap.h"
+
 #include "trace/tracefile.h"
 
 /* Stack ids: 0 = NULL stack_trace, 1 = a list with no (non-empty) labels, 2.. = labels. */
 #define STACK_NULL 0
 #define STACK_EMPTY 1
+#define STACK_WIDE 0xffff
 
 /* flags: which of a/b/latency are non-NULL. */
 #define ROW_A 1u
@@ -34,7 +37,10 @@ struct trace_rows {
 	uint64_t *ts;
 	uint32_t *pid;
 	uint16_t *type;		/* code < TRACE_MAX_TYPES */
-	uint32_t *stack;	/* pass 2 */
+	/* Pass 2: the stack id of each row in 16 bits; STACK_WIDE there means an id of
+	 * 0xffff or more, kept in stack_wide (row -> id; a trace has rarely so many). */
+	uint16_t *stack;
+	struct hmap stack_wide;
 	uint64_t *a, *b;
 	uint8_t *flags;
 	uint64_t *latency;	/* NULL unless the file has latency_ns */

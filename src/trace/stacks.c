@@ -188,13 +188,15 @@ static void stacks_sink(duckdb_function_info info, duckdb_data_chunk chunk, duck
 			res[i] = r->stack[row] = STACK_NULL;
 			continue;
 		}
-		if (m->used[slot] && m->key[slot] == h) {
-			res[i] = r->stack[row] = m->val[slot];
+		if (m->used[slot] && m->key[slot] == h && m->val[slot] < STACK_WIDE) {
+			res[i] = r->stack[row] = (uint16_t)m->val[slot];
 			continue;
 		}
 		pthread_mutex_lock(&sc->lock);
 		if (!hmap__get(&sc->stack_map, h, &id))
 			err = intern_stack(sc, lists, i, row, h, &id);
+		if (!err && id >= STACK_WIDE)
+			err = hmap__put(&r->stack_wide, row, id);
 		pthread_mutex_unlock(&sc->lock);
 		if (err) {
 			char msg[96];
@@ -207,7 +209,8 @@ static void stacks_sink(duckdb_function_info info, duckdb_data_chunk chunk, duck
 		m->used[slot] = true;
 		m->key[slot] = h;
 		m->val[slot] = id;
-		res[i] = r->stack[row] = id;
+		res[i] = id;
+		r->stack[row] = id < STACK_WIDE ? (uint16_t)id : STACK_WIDE;
 	}
 	__atomic_add_fetch(&sc->done, n, __ATOMIC_RELAXED);
 }

@@ -77,7 +77,7 @@ int api__max_points(struct request *rq, uint64_t *max_points)
 void api__stack(struct request *rq, uint64_t rn)
 {
 	const struct model *m = &rq->st->m;
-	uint32_t id = m->stack ? m->stack[rn] : STACK_NULL;
+	uint32_t id = __atomic_load_n(&m->stack, __ATOMIC_ACQUIRE) ? model__stack(m, rn) : STACK_NULL;
 
 	if (id == STACK_NULL || id >= m->nstacks)
 		json__null(&rq->out);

@@ -97,7 +97,7 @@ static bool flame_rows__next(struct flame_rows *it, uint32_t *rn)
 		while (it->k < it->hi) {
 			uint32_t r = it->m->by_type[it->k++];
 
-			if (it->m->stack[r] > STACK_EMPTY) {
+			if (model__stack(it->m, r) > STACK_EMPTY) {
 				*rn = r;
 				return true;
 			}
@@ -176,7 +176,7 @@ static int fold(const struct model *m, const struct pick *picks, uint64_t npicks
 	if (!count || !rows)
 		goto cleanup;
 	for (uint64_t i = 0; i < npicks; i++) {
-		uint32_t rn = picks[i].rn, s = m->stack[rn];
+		uint32_t rn = picks[i].rn, s = model__stack(m, rn);
 
 		if (s >= m->nstacks)
 			continue;

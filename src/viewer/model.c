@@ -451,35 +451,33 @@ static char *render_stack(const struct trace_rows *r, uint32_t id, uint32_t *len
  * widened back into a's own memory, so the step costs 2 B per event, not 4.  (Walking
  * the permutation's cycles in place would cost nothing but is 20 times slower: every
  * step a cache miss.) */
-static int gather_u32(uint32_t **a, const uint32_t *perm, uint64_t n, uint32_t max)
+/* The stack pass's ids (file order, 16 bits with the wide ones aside) in row order: 16
+ * bits a row when every id fits, else 32.  Returns the array or NULL. */
+static void *stacks_in_row_order(const struct trace_rows *r, const uint32_t *perm, uint64_t n,
+				 bool *narrow)
 {
-	uint32_t *src = *a, *dst;
-	uint16_t *narrow;
+	*narrow = r->stack_wide.n == 0;
+	if (*narrow) {
+		uint16_t *dst = bigmem__alloc((n ? n : 1) * sizeof(*dst));
 
-	if (max <= UINT16_MAX) {
-		narrow = bigmem__alloc((n ? n : 1) * sizeof(*narrow));
-		if (!narrow)
-			return -ENOMEM;
-		for (uint64_t i = 0; i < n; i++)
-			narrow[i] = (uint16_t)src[perm[i]];
-		for (uint64_t i = 0; i < n; i++)
-			src[i] = narrow[i];
-		free(narrow);
-		return 0;
+		for (uint64_t i = 0; dst && i < n; i++)
+			dst[i] = r->stack[perm[i]];
+		return dst;
 	}
-	dst = bigmem__alloc((n ? n : 1) * sizeof(*dst));
-	if (!dst)
-		return -ENOMEM;
-	for (uint64_t i = 0; i < n; i++)
-		dst[i] = src[perm[i]];
-	free(src);
-	*a = dst;
-	return 0;
+	uint32_t *dst = bigmem__alloc((n ? n : 1) * sizeof(*dst)), id;
+
+	for (uint64_t i = 0; dst && i < n; i++) {
+		dst[i] = r->stack[perm[i]];
+		if (dst[i] == STACK_WIDE && hmap__get(&r->stack_wide, perm[i], &id))
+			dst[i] = id;
+	}
+	return dst;
 }
 
 int model__attach_stacks(struct model *m, struct trace_rows *r)
 {
-	uint32_t *stack;
+	bool narrow;
+	void *stack;
 
 	m->stack_json = calloc(r->nstacks + 1, sizeof(*m->stack_json));
 	m->stack_json_len = calloc(r->nstacks + 1, sizeof(*m->stack_json_len));
@@ -492,13 +490,16 @@ int model__attach_stacks(struct model *m, struct trace_rows *r)
 	}
 	m->nstacks = r->nstacks;
 	/* File order to row order. */
-	if (gather_u32(&r->stack, m->file_row, m->n, r->nstacks))
+	stack = stacks_in_row_order(r, m->file_row, m->n, &narrow);
+	if (!stack)
 		return -ENOMEM;
-	stack = r->stack;
+	free(r->stack);
 	r->stack = NULL;
+	hmap__free(&r->stack_wide);
 	/* Keep the label pool for folding flame graphs. */
 	m->labels = *r;
 	memset(r, 0, sizeof(*r));
+	m->stack_narrow = narrow;
 	__atomic_store_n(&m->stack, stack, __ATOMIC_RELEASE);
 	return 0;
 }

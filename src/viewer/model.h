@@ -51,7 +51,10 @@ struct model {
 	uint64_t nw_big;
 	uint32_t *w_big_rn;
 	uint32_t *w_big;
-	uint32_t *stack;	/* NULL until the stack pass is done */
+	/* Stack id per row, NULL until the stack pass is done: uint16_t when every id fits
+	 * (stack_narrow), else uint32_t.  Read it through model__stack(). */
+	void *stack;
+	bool stack_narrow;
 	uint64_t min_ts, max_ts;
 
 	/* pids ascending; rows of pids[i] are [pid_off[i], pid_off[i+1]). */
@@ -112,6 +115,12 @@ static inline uint64_t model__a(const struct model *m, uint64_t rn, uint64_t *cu
 	int32_t v = m->a32[rn];
 
 	return v != A32_BIG ? (uint64_t)(int64_t)v : model__a_big(m, rn, cursor);
+}
+
+/* Stack id of row rn (m->stack is set). */
+static inline uint32_t model__stack(const struct model *m, uint64_t rn)
+{
+	return m->stack_narrow ? ((const uint16_t *)m->stack)[rn] : ((const uint32_t *)m->stack)[rn];
 }
 
 /* stack_weight of row rn (the file has the column). */
