@@ -1,0 +1,171 @@
+#include <errno.h>
+#include <stdlib.h>
+
+#include "common/bigmem.h"
+#include "viewer/columns.h"
+
+/* The rows with a b value, in row order, and their values; the full column goes. */
+static int compact_b(struct model *m)
+{
+	uint64_t k = 0;
+
+	for (uint64_t i = 0; i < m->n; i++)
+		m->nb += (m->flags[i] & ROW_B) != 0;
+	m->b_rn = bigmem__alloc((m->nb ? m->nb : 1) * sizeof(*m->b_rn));
+	m->b_val = bigmem__alloc((m->nb ? m->nb : 1) * sizeof(*m->b_val));
+	if (!m->b_rn || !m->b_val)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < m->n; i++) {
+		if (!(m->flags[i] & ROW_B))
+			continue;
+		m->b_rn[k] = (uint32_t)i;
+		m->b_val[k++] = m->b[i];
+	}
+	free(m->b);
+	m->b = NULL;
+	return 0;
+}
+
+/* latency_ns in 32 bits a row, the values that do not fit on the side; the full column
+ * goes. */
+static int compact_latency(struct model *m)
+{
+	uint64_t k = 0;
+
+	if (!m->latency)
+		return 0;
+	m->lat32 = bigmem__alloc((m->n ? m->n : 1) * sizeof(*m->lat32));
+	if (!m->lat32)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < m->n; i++) {
+		bool big = (m->flags[i] & ROW_LAT) && m->latency[i] >= UINT32_MAX;
+
+		/* A NULL latency's slot was never written: 0, never read. */
+		m->lat32[i] = big ? UINT32_MAX : (m->flags[i] & ROW_LAT) ? (uint32_t)m->latency[i] : 0;
+		m->nlat_big += big;
+	}
+	m->lat_big_rn = malloc((m->nlat_big + 1) * sizeof(*m->lat_big_rn));
+	m->lat_big = malloc((m->nlat_big + 1) * sizeof(*m->lat_big));
+	if (!m->lat_big_rn || !m->lat_big)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < m->n; i++) {
+		if (m->lat32[i] != UINT32_MAX)
+			continue;
+		m->lat_big_rn[k] = (uint32_t)i;
+		m->lat_big[k++] = m->latency[i];
+	}
+	free(m->latency);
+	m->latency = NULL;
+	return 0;
+}
+
+/* a in 32 bits a row, the values that do not fit on the side; the full column goes. */
+static int compact_a(struct model *m)
+{
+	uint64_t k = 0;
+
+	m->a32 = bigmem__alloc((m->n ? m->n : 1) * sizeof(*m->a32));
+	if (!m->a32)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < m->n; i++) {
+		int64_t v = (m->flags[i] & ROW_A) ? (int64_t)m->a[i] : 0;
+		bool big = v <= A32_BIG || v > INT32_MAX;
+
+		m->a32[i] = big ? A32_BIG : (int32_t)v;
+		m->na_big += big;
+	}
+	m->a_big_rn = bigmem__alloc((m->na_big + 1) * sizeof(*m->a_big_rn));
+	m->a_big = bigmem__alloc((m->na_big + 1) * sizeof(*m->a_big));
+	if (!m->a_big_rn || !m->a_big)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < m->n; i++) {
+		if (m->a32[i] != A32_BIG)
+			continue;
+		m->a_big_rn[k] = (uint32_t)i;
+		m->a_big[k++] = m->a[i];
+	}
+	free(m->a);
+	m->a = NULL;
+	return 0;
+}
+
+uint64_t model__a_big(const struct model *m, uint64_t rn, uint64_t *cursor)
+{
+	uint64_t lo = 0, hi = m->na_big;
+
+	if (cursor) {
+		while (*cursor < m->na_big && m->a_big_rn[*cursor] < rn)
+			(*cursor)++;
+		return *cursor < m->na_big && m->a_big_rn[*cursor] == rn ? m->a_big[*cursor] : 0;
+	}
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (m->a_big_rn[mid] < rn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->na_big && m->a_big_rn[lo] == rn ? m->a_big[lo] : 0;
+}
+
+/* stack_weight in 16 bits a row, the values that do not fit on the side; the full
+ * column goes. */
+static int compact_weight(struct model *m)
+{
+	uint64_t k = 0;
+
+	if (!m->weight)
+		return 0;
+	m->w16 = bigmem__alloc((m->n ? m->n : 1) * sizeof(*m->w16));
+	if (!m->w16)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < m->n; i++) {
+		bool big = m->weight[i] >= UINT16_MAX;
+
+		m->w16[i] = big ? UINT16_MAX : (uint16_t)m->weight[i];
+		m->nw_big += big;
+	}
+	m->w_big_rn = malloc((m->nw_big + 1) * sizeof(*m->w_big_rn));
+	m->w_big = malloc((m->nw_big + 1) * sizeof(*m->w_big));
+	if (!m->w_big_rn || !m->w_big)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < m->n; i++) {
+		if (m->w16[i] != UINT16_MAX)
+			continue;
+		m->w_big_rn[k] = (uint32_t)i;
+		m->w_big[k++] = m->weight[i];
+	}
+	free(m->weight);
+	m->weight = NULL;
+	return 0;
+}
+
+uint64_t model__b(const struct model *m, uint64_t rn, uint64_t *cursor)
+{
+	uint64_t lo = 0, hi = m->nb;
+
+	if (cursor) {
+		while (*cursor < m->nb && m->b_rn[*cursor] < rn)
+			(*cursor)++;
+		return *cursor < m->nb && m->b_rn[*cursor] == rn ? m->b_val[*cursor] : 0;
+	}
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (m->b_rn[mid] < rn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->nb && m->b_rn[lo] == rn ? m->b_val[lo] : 0;
+}
+
+int model__compact(struct model *m)
+{
+	int err;
+
+	if ((err = compact_a(m)) || (err = compact_b(m)) || (err = compact_latency(m)))
+		return err;
+	return compact_weight(m);
+}

@@ -1,0 +1,13 @@
+/* The model's wide columns narrowed once the rows are in their final order: each kept
+ * in 32 or 16 bits a row, the values that do not fit (and b, which few rows have) as
+ * (row, value) pairs on the side; model.h's readers (model__a, model__b, model__latency,
+ * model__weight) put them back together. */
+#ifndef PROBEX_VIEWER_COLUMNS_H
+#define PROBEX_VIEWER_COLUMNS_H
+
+#include "viewer/model.h"
+
+/* Narrow a, b, latency and weight; the full columns are freed.  0 or -ENOMEM. */
+int model__compact(struct model *m);
+
+#endif
