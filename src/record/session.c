@@ -337,14 +337,15 @@ static int session__arm(struct session *s, const sigset_t *mask)
 		return -ENOMEM;
 	if (o->all_cpus)
 		sbfilter__trace_all(s->sbf);
+	/* Kernel symbols load beside the BPF load, which is mostly the kernel's work. */
+	err = session_info__load_ksyms(&s->info);
+	if (err)
+		return err;
 	t0 = now_ns(CLOCK_MONOTONIC);
 	err = probes__open(&s->probes, &po);
 	if (err)
 		return err;
 	log__debug("probes attached in %.3f s", (now_ns(CLOCK_MONOTONIC) - t0) / 1e9);
-	err = session_info__load_ksyms(&s->info);
-	if (err)
-		return err;
 	s->sfd = signalfd(-1, mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	s->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (s->sfd < 0 || s->wake_fd < 0)

@@ -52,8 +52,8 @@ static void *ksyms_main(void *arg)
 	return NULL;
 }
 
-/* Reading /proc/kallsyms is 50-100 ms of kernel formatting: it runs beside the command
- * instead of before it.  The files are opened here, while root: the kernel decides at
+/* Reading /proc/kallsyms is 30-50 ms of kernel formatting and parsing: it runs beside the
+ * BPF load and the command instead of before them.  The files are opened here, while root: the kernel decides at
  * open whether their reader sees addresses. */
 int session_info__load_ksyms(struct session_info *si)
 {

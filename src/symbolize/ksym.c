@@ -304,6 +304,38 @@ static unsigned long long ksyms__group_end(const struct ksyms *k, const struct k
 	return s->addr + KSYMS_TAIL_MAX;
 }
 
+/* kallsyms is sorted but for what was added late (BPF programs, some module symbols):
+ * sort only the part after the sorted prefix and merge it in, from the back, through a
+ * copy of that part (a full qsort of 120K symbols was half of the load's CPU time). */
+static void ksyms__sort(struct ksym *syms, size_t n)
+{
+	size_t pre = 1, tail, i, j, out;
+	struct ksym *t;
+
+	while (pre < n && ksym__cmp(&syms[pre - 1], &syms[pre]) <= 0)
+		pre++;
+	if (pre >= n)
+		return;
+	tail = n - pre;
+	t = malloc(tail * sizeof(*t));
+	if (!t) {
+		qsort(syms, n, sizeof(*syms), ksym__cmp);
+		return;
+	}
+	memcpy(t, syms + pre, tail * sizeof(*t));
+	qsort(t, tail, sizeof(*t), ksym__cmp);
+	i = pre;
+	j = tail;
+	out = n;
+	while (j) {
+		if (i && ksym__cmp(&syms[i - 1], &t[j - 1]) > 0)
+			syms[--out] = syms[--i];
+		else
+			syms[--out] = t[--j];
+	}
+	free(t);
+}
+
 /* Sort, keep one symbol per address, and give each its extent: up to the next symbol of the
  * same group (kernel or one module); a group's last symbol up to its module's end. */
 static void ksyms__finish(struct ksyms *k, bool unsorted, const struct kmod *mods, size_t nmods)
@@ -311,7 +343,7 @@ static void ksyms__finish(struct ksyms *k, bool unsorted, const struct kmod *mod
 	size_t out = 0;
 
 	if (unsorted)
-		qsort(k->syms, k->n, sizeof(*k->syms), ksym__cmp);
+		ksyms__sort(k->syms, k->n);
 	for (size_t i = 0; i < k->n; i++) {
 		if (out && k->syms[out - 1].addr == k->syms[i].addr) {
 			if (ksym__better(&k->syms[i], &k->syms[out - 1]))

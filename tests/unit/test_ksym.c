@@ -147,6 +147,60 @@ static void test_small_table(void **state)
 	ksyms__free(k);
 }
 
+/* kallsyms read while BPF programs are loaded lists them last, below the modules; lines
+ * out of order anywhere must give the same table as the sorted file. */
+static const char late_lines_table[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000000 T _text\n"
+	"ffffffff81000000 T startup_64\n"
+	"ffffffff81000100 t __pfx_do_thing\n"
+	"ffffffff81000110 T do_thing\n"
+	"ffffffff81000200 W weak_fn\n"
+	"ffffffff81000200 T strong_fn\n"
+	"ffffffff81000300 D some_data\n"
+	"ffffffff81001000 T _etext\n"
+	"ffffffff81800000 R some_rodata\n"
+	"ffffffff82000000 T _sinittext\n"
+	"ffffffff82000100 T _einittext\n"
+	"ffffffffc0001100 t nvme_poll\t[nvme]\n"
+	"ffffffffc0100000 t bpf_prog_6deef7357e7b4530_handler\t[bpf]\n"
+	"ffffffff82000010 t init_fn\n"
+	"ffffffffc0001000 t nvme_irq\t[nvme]\n"
+	"ffffffff81000400 T last_fn\n";
+
+static void test_late_lines(void **state)
+{
+	const char *sorted_path = write_tmp(small_table);
+	struct ksyms *a = ksyms__load(sorted_path);
+	const char *late_path;
+	struct ksyms *b;
+
+	unlink(sorted_path);
+	late_path = write_tmp(late_lines_table);
+	b = ksyms__load(late_path);
+	unlink(late_path);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(ksyms__count(a), ksyms__count(b));
+	for (unsigned long long addr = 0xffffffff80fffff0ULL; addr < 0xffffffff82000200ULL;
+	     addr += addr < 0xffffffff81002000ULL ? 0x8 : 0x1000) {
+		unsigned long long oa = 0, ob = 0;
+		const char *la = ksyms__label(a, addr, &oa), *lb = ksyms__label(b, addr, &ob);
+
+		if (!la || !lb) {
+			assert_ptr_equal(la, lb);
+			continue;
+		}
+		assert_string_equal(la, lb);
+		assert_int_equal(oa, ob);
+	}
+	assert_string_equal(ksyms__label(b, 0xffffffff81000404ULL, NULL), "last_fn");
+	assert_string_equal(ksyms__label(b, 0xffffffffc0001004ULL, NULL), "nvme_irq [nvme]");
+	assert_string_equal(ksyms__label(b, 0xffffffffc0001200ULL, NULL), "nvme_poll [nvme]");
+	ksyms__free(a);
+	ksyms__free(b);
+}
+
 /* What an unprivileged reader gets with kptr_restrict: refuse rather than mislabel. */
 static void test_zero_table(void **state)
 {
@@ -188,6 +242,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_real_kallsyms),
 		cmocka_unit_test(test_small_table),
+		cmocka_unit_test(test_late_lines),
 		cmocka_unit_test(test_zero_table),
 		cmocka_unit_test(test_bad_files),
 	};
