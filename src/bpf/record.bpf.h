@@ -44,8 +44,11 @@ struct {
 	__type(value, struct tstate);
 } tstates SEC(".maps");
 
+/* Allocated per entry: preallocating 65536 entries took 10 ms of every start, for
+ * io_uring requests most traced programs never make. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 65536);
 	__type(key, __u64);
 	__type(value, struct iou_inflight);
