@@ -131,7 +131,10 @@ void cfirules__free(struct cfirules *c)
 	free(c);
 }
 
-/* Open path's object once: its .eh_frame CFI when the object has one worth the name. */
+/* Open path's object once, with its .eh_frame CFI.  However few FDEs it has: a pc
+ * without one sends the sample to libdwfl, which looks further (.debug_frame of objects
+ * built without unwind tables); a small program's two FDEs (python3's launcher: main and
+ * _start) may well be all its code. */
 static void object_open(struct object *o, const char *path)
 {
 	GElf_Ehdr eh;
@@ -141,7 +144,7 @@ static void object_open(struct object *o, const char *path)
 		return;
 	o->elf = elf_begin(o->fd, ELF_C_READ_MMAP, NULL);
 	if (!o->elf || elf_kind(o->elf) != ELF_K_ELF || !gelf_getehdr(o->elf, &eh) ||
-	    eh.e_machine != EM_X86_64 || cfi__eh_fde_count(o->elf) < CFI_FEW_FDES)
+	    eh.e_machine != EM_X86_64)
 		return;
 	o->entry = eh.e_entry;
 	o->cfi = dwarf_getcfi_elf(o->elf);
