@@ -255,6 +255,66 @@ static int sync_path(const char *path)
 	return err;
 }
 
+static void log_unwind(const struct unwind_stats *us)
+{
+	if (us->records)
+		log__debug("finalize: %llu copied user stacks: whole %llu; ended at the copy's end %llu, "
+			   "outside objects %llu, without CFI %llu, at the depth limit %llu; no copy %llu; "
+			   "%llu by cached CFI rules",
+			   (unsigned long long)us->records, (unsigned long long)us->whole,
+			   (unsigned long long)us->copy_end, (unsigned long long)us->no_module,
+			   (unsigned long long)us->failed, (unsigned long long)us->depth,
+			   (unsigned long long)us->no_copy, (unsigned long long)us->fast);
+}
+
+/* Index and sort the rows (unwinding copied stacks) while a thread labels the stacks
+ * the indexer finds: they share only the stack sets, and on a C build labelling took
+ * as long as indexing.  Without the thread, labelling follows indexing. */
+static int index_and_label(struct finalizer *f, struct stacklists *sl, struct labeler *l,
+			   const char *spill, double t0)
+{
+	struct stackfeed *feed = stackfeed__new();
+	struct rows_stats rs;
+	int err, lerr;
+
+	if (feed) {
+		stackset__share(f->ustacks, feed);
+		stackset__share(f->kstacks, feed);
+		if (stacklists__label_start(sl, l, f->ustacks, f->kstacks, feed, f->o->progress)) {
+			stackset__share(f->ustacks, NULL);
+			stackset__share(f->kstacks, NULL);
+			stackfeed__free(feed);
+			feed = NULL;
+		}
+	}
+	f->unw = unwinder__new(f->as);
+	err = f->unw ? 0 : -ENOMEM;
+	if (!err) {
+		rows__set_unwinder(f->rows, f->unw);
+		err = pass2(f);
+		unwinder__stats(f->unw, &f->us);
+		log_unwind(&f->us);
+	}
+	if (!err)
+		err = rows__sort(f->rows);
+	if (err && err != -ENOMEM)
+		/* Nothing written yet; the runs file (if any) went with its descriptor. */
+		log__error("cannot sort the rows (sorted runs go to %s): %s", spill, strerror(-err));
+	if (!err) {
+		rows__stats(f->rows, &rs);
+		log__debug("finalize: rows indexed and sorted %.3f s (%u runs spilled)", now_s() - t0,
+			   rs.spilled_runs);
+	}
+	if (feed)
+		lerr = stacklists__label_finish(sl);
+	else
+		lerr = err ? 0 : stacklists__label(sl, l, f->ustacks, f->kstacks, f->o->progress);
+	stackset__share(f->ustacks, NULL);
+	stackset__share(f->kstacks, NULL);
+	stackfeed__free(feed);
+	return err ? err : lerr;
+}
+
 int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 {
 	struct finalizer f = { .o = o, .res = res };
@@ -297,39 +357,13 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	if (err)
 		goto cleanup;
 	log__debug("finalize: address spaces %.3f s", now_s() - t0);
-	f.unw = unwinder__new(f.as);
-	if (!f.unw) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	rows__set_unwinder(f.rows, f.unw);
-	err = pass2(&f);
-	unwinder__stats(f.unw, &f.us);
-	if (f.us.records)
-		log__debug("finalize: %llu copied user stacks: whole %llu; ended at the copy's end %llu, "
-			   "outside objects %llu, without CFI %llu, at the depth limit %llu; no copy %llu; "
-			   "%llu by cached CFI rules",
-			   (unsigned long long)f.us.records, (unsigned long long)f.us.whole,
-			   (unsigned long long)f.us.copy_end, (unsigned long long)f.us.no_module,
-			   (unsigned long long)f.us.failed, (unsigned long long)f.us.depth,
-			   (unsigned long long)f.us.no_copy, (unsigned long long)f.us.fast);
-	if (!err)
-		err = rows__sort(f.rows);
-	if (err) {
-		/* Nothing written yet; the runs file (if any) went with its descriptor. */
-		log__error("cannot sort the rows (sorted runs go to %s): %s", spill, strerror(-err));
-		goto cleanup;
-	}
-	rows__stats(f.rows, &rs);
-	log__debug("finalize: rows indexed and sorted %.3f s (%u runs spilled)", now_s() - t0,
-		   rs.spilled_runs);
 	l = labeler__new(f.as, o->ksyms);
 	if (!l) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
 	labeler__set_jitmaps(l, f.jit);
-	err = stacklists__label(sl, l, f.ustacks, f.kstacks, o->progress);
+	err = index_and_label(&f, sl, l, spill, t0);
 	if (err)
 		goto cleanup;
 	labeler__stats(l, &f.ls);

@@ -185,7 +185,6 @@ static uint32_t code_frames(struct labeler *l, const struct stack_entry *e, uint
 		if (a < 0x1000 || a >= (1ull << 63) ||
 		    !addrspace__find(l->as, e->space, i == 0 ? a : a - 1, e->ts)) {
 			l->st.user_cut_stacks++;
-			l->st.user_cut_records += e->uses;
 			return i;
 		}
 	}
@@ -317,4 +316,9 @@ char *labeler__stats_json(const struct labeler_stats *st)
 		     (unsigned long long)st->cache_misses, (unsigned long long)st->cache_corrupt) < 0)
 		return NULL;
 	return s;
+}
+
+void labeler__add_cut_records(struct labeler *l, uint64_t records)
+{
+	l->st.user_cut_records += records;
 }

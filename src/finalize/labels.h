@@ -49,5 +49,8 @@ int labeler__user(struct labeler *l, const struct stack_entry *e, struct strbuf 
 int labeler__kernel(struct labeler *l, const struct stack_entry *e, struct strbuf *out,
 		    struct strbuf *mods);
 void labeler__stats(const struct labeler *l, struct labeler_stats *out);
+/* user_cut_records is counted by the caller, once every record is in (a stack's uses
+ * grow while it is labelled beside the indexer). */
+void labeler__add_cut_records(struct labeler *l, uint64_t records);
 
 #endif

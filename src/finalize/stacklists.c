@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,20 @@
  * aligned with ids). */
 struct labelled {
 	uint32_t *off, *ids, *mods;
-	uint32_t n, nids, cap;
+	uint32_t n, nids, cap, off_cap;
+};
+
+/* Labelling beside indexing: a thread labels stacks as the indexer finds them. */
+struct label_job {
+	pthread_t thread;
+	bool started;
+	struct labeler *l;
+	struct stackset *user, *kernel;
+	struct stackfeed *feed;		/* NULL: every stack is there already */
+	int progress;
+	int err;
+	uint32_t *cut;			/* user stacks cut where a frame left code */
+	uint32_t ncut, cut_cap;
 };
 
 struct stacklists {
@@ -27,6 +41,7 @@ struct stacklists {
 	uint64_t *keys;			/* combination → list id + 1, open addressing */
 	uint32_t *slots;
 	uint32_t nslots;
+	struct label_job job;
 };
 
 int stacklists__new(struct stacklists **slp)
@@ -62,6 +77,7 @@ void stacklists__free(struct stacklists *sl)
 	free(sl->offsets);
 	free(sl->keys);
 	free(sl->slots);
+	free(sl->job.cut);
 	free(sl);
 }
 
@@ -110,54 +126,149 @@ static void progress_line(const struct labeler *l, const char *what, uint32_t do
 		st.cache_hits ? ", warm cache" : "", end);
 }
 
-static int label_set(struct stacklists *sl, struct labeler *l, struct stackset *set,
-		     struct labelled *lb, bool user, int progress)
+static int push_off(struct labelled *lb)
 {
-	struct strbuf s = { 0 }, m = { 0 };
+	if (lb->n + 2 > lb->off_cap) {
+		uint32_t cap = lb->off_cap ? lb->off_cap * 2 : 1024, *n = realloc(lb->off, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		if (!lb->off_cap)
+			n[0] = 0;
+		lb->off = n;
+		lb->off_cap = cap;
+	}
+	lb->off[++lb->n] = lb->nids;
+	return 0;
+}
+
+static int push_cut(struct label_job *j, uint32_t id)
+{
+	if (j->ncut == j->cut_cap) {
+		uint32_t cap = j->cut_cap ? j->cut_cap * 2 : 64, *n = realloc(j->cut, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		j->cut = n;
+		j->cut_cap = cap;
+	}
+	j->cut[j->ncut++] = id;
+	return 0;
+}
+
+/* Label stack lb->n of set (the next one) into lb. */
+static int label_next(struct stacklists *sl, struct stackset *set, struct labelled *lb, bool user,
+		      struct strbuf *s, struct strbuf *m, uint64_t **buf, size_t *cap)
+{
+	struct label_job *j = &sl->job;
+	struct labeler_stats before, after;
 	struct stack_entry e;
-	uint32_t n = stackset__count(set);
+	uint32_t id = lb->n;
 	int err = 0;
 
-	lb->n = n;
-	lb->off = calloc(n + 1, sizeof(*lb->off));
-	if (!lb->off)
-		return -ENOMEM;
-	for (uint32_t id = 0; id < n && !err; id++) {
+	if (j->feed)
+		err = stackset__copy(set, id, &e, buf, cap);
+	else
 		stackset__get(set, id, &e);
-		s.len = 0;
-		m.len = 0;
-		err = user ? labeler__user(l, &e, &s, &m) : labeler__kernel(l, &e, &s, &m);
-		/* s is "\x1flabel\x1flabel...", m the same with one object per label. */
-		for (size_t i = 0, k = 0; !err && i < s.len;) {
-			int64_t lid = next_item(&sl->labels, &s, &i), mid = k < m.len ? next_item(&sl->modules, &m, &k) : -EINVAL;
+	if (err)
+		return err;
+	s->len = 0;
+	m->len = 0;
+	labeler__stats(j->l, &before);
+	err = user ? labeler__user(j->l, &e, s, m) : labeler__kernel(j->l, &e, s, m);
+	labeler__stats(j->l, &after);
+	if (!err && after.user_cut_stacks != before.user_cut_stacks)
+		err = push_cut(j, id);
+	/* s is "\x1flabel\x1flabel...", m the same with one object per label. */
+	for (size_t i = 0, k = 0; !err && i < s->len;) {
+		int64_t lid = next_item(&sl->labels, s, &i), mid = k < m->len ? next_item(&sl->modules, m, &k) : -EINVAL;
 
-			err = lid < 0 ? (int)lid : mid < 0 ? (int)mid : push_id(lb, (uint32_t)lid, (uint32_t)mid);
-		}
-		lb->off[id + 1] = lb->nids;
-		if (progress && user && id % 1000 == 999)
-			progress_line(l, "labelling", id + 1, n, "");
+		err = lid < 0 ? (int)lid : mid < 0 ? (int)mid : push_id(lb, (uint32_t)lid, (uint32_t)mid);
 	}
-	if (progress && user && n >= 1000)
-		progress_line(l, "labelled", n, n, "\n");
+	return err ? err : push_off(lb);
+}
+
+/* Label stacks until both sets are done: with a feed, as the indexer adds them. */
+static void *label_main(void *arg)
+{
+	struct stacklists *sl = arg;
+	struct label_job *j = &sl->job;
+	struct strbuf s = { 0 }, m = { 0 };
+	uint32_t nu = stackset__count(j->user), nk = stackset__count(j->kernel);
+	uint64_t *buf = NULL;
+	size_t cap = 0;
+	int err = 0;
+
+	for (bool more = true; more && !err;) {
+		while (!err && sl->user.n < nu) {
+			err = label_next(sl, j->user, &sl->user, true, &s, &m, &buf, &cap);
+			if (j->progress && sl->user.n % 1000 == 0)
+				progress_line(j->l, "labelling", sl->user.n, nu, "");
+		}
+		while (!err && sl->kernel.n < nk)
+			err = label_next(sl, j->kernel, &sl->kernel, false, &s, &m, &buf, &cap);
+		more = j->feed && stackfeed__wait(j->feed, j->user, &nu, j->kernel, &nk);
+	}
+	if (j->progress && nu >= 1000)
+		progress_line(j->l, "labelled", nu, nu, "\n");
 	strbuf__free(&s);
 	strbuf__free(&m);
+	free(buf);
+	j->err = err;
+	return NULL;
+}
+
+int stacklists__label_start(struct stacklists *sl, struct labeler *l, struct stackset *ustacks,
+			    struct stackset *kstacks, struct stackfeed *feed, int progress)
+{
+	struct label_job *j = &sl->job;
+	int err;
+
+	j->l = l;
+	j->user = ustacks;
+	j->kernel = kstacks;
+	j->feed = feed;
+	j->progress = progress;
+	err = -pthread_create(&j->thread, NULL, label_main, sl);
+	j->started = !err;
 	return err;
 }
 
-int stacklists__label(struct stacklists *sl, struct labeler *l, struct stackset *ustacks,
-		      struct stackset *kstacks, int progress)
+int stacklists__label_finish(struct stacklists *sl)
 {
-	int err = label_set(sl, l, ustacks, &sl->user, true, progress);
+	struct label_job *j = &sl->job;
+	uint64_t records = 0;
 
-	if (!err)
-		err = label_set(sl, l, kstacks, &sl->kernel, false, progress);
+	if (j->started) {
+		if (j->feed)
+			stackfeed__close(j->feed);
+		pthread_join(j->thread, NULL);
+		j->started = false;
+	}
+	/* Every record is in now: the cut stacks' records can be counted. */
+	for (uint32_t i = 0; i < j->ncut; i++) {
+		struct stack_entry e;
+
+		stackset__get(j->user, j->cut[i], &e);
+		records += e.uses;
+	}
+	labeler__add_cut_records(j->l, records);
 	sl->dict.strs = sl->labels.strs;
 	sl->dict.lens = sl->labels.lens;
 	sl->dict.n = sl->labels.n;
 	sl->mdict.strs = sl->modules.strs;
 	sl->mdict.lens = sl->modules.lens;
 	sl->mdict.n = sl->modules.n;
-	return err;
+	return j->err;
+}
+
+int stacklists__label(struct stacklists *sl, struct labeler *l, struct stackset *ustacks,
+		      struct stackset *kstacks, int progress)
+{
+	sl->job = (struct label_job){ .l = l, .user = ustacks, .kernel = kstacks,
+				      .progress = progress };
+	label_main(sl);
+	return stacklists__label_finish(sl);
 }
 
 static int grow_slots(struct stacklists *sl)

@@ -16,9 +16,16 @@ struct stacklists;
 
 int stacklists__new(struct stacklists **sl);
 void stacklists__free(struct stacklists *sl);
+struct stackfeed;
 /* Label every stack of both sets (symbolization happens here). */
 int stacklists__label(struct stacklists *sl, struct labeler *l, struct stackset *ustacks,
 		      struct stackset *kstacks, int progress);
+/* The same in a thread, beside the indexer interning into the sets, which share feed;
+ * finish closes the feed, waits for the last labels and returns the thread's error.
+ * finish is also the cleanup: call it whenever start succeeded. */
+int stacklists__label_start(struct stacklists *sl, struct labeler *l, struct stackset *ustacks,
+			    struct stackset *kstacks, struct stackfeed *feed, int progress);
+int stacklists__label_finish(struct stacklists *sl);
 /* List id for a row's stacks (-1 each when absent); -1 when the row has none. */
 int64_t stacklists__list(struct stacklists *sl, int32_t ustack, int32_t kstack);
 /* Could a new list for (ustack, kstack) move the lists' arrays (a realloc)? */
