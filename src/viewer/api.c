@@ -6,7 +6,7 @@
 #include "viewer/api.h"
 
 static const struct api_route routes[] = {
-	{ "summary", ep_summary, READY_ROWS },
+	{ "summary", ep_summary, READY_SUMMARY },
 	{ "process_lifetimes", ep_process_lifetimes, READY_ROWS },
 	{ "process_events", ep_process_events, READY_ROWS },
 	{ "histogram", ep_histogram, READY_ROWS },

@@ -106,18 +106,26 @@ static int create_payload_view(duckdb_connection con, const struct trace_file *t
 static int load_rows(struct loader *ld, struct trace_rows *rows)
 {
 	struct viewer_state *st = ld->st;
+	uint32_t *rank;
 	double t = now();
 	int err;
 
 	if ((err = trace_rows__scan(ld->con, &st->tf, &st->stopping, rows)))
 		return err;
 	log__debug("load: rows read in %.2f s (RSS %lu MiB)", now() - t, rss_mib());
-	if ((err = model__build(&st->m, &st->tf, rows)))
+	if ((err = model__build_summary(&st->m, &st->tf, rows, &rank)))
+		return err;
+	/* The summary is answered while the rows are sorted (a second at 20M rows). */
+	st->summary_json = api__summary_json(&st->m, &st->summary_len);
+	if (!st->summary_json) {
+		free(rank);
+		return -ENOMEM;
+	}
+	state__set_ready(st, READY_SUMMARY);
+	if ((err = model__build_rows(&st->m, rows, rank)))
 		return err;
 	log__debug("load: rows sorted in %.2f s (RSS %lu MiB)", now() - t, rss_mib());
-	st->summary_json = api__summary_json(&st->m, &st->summary_len);
-	if (!st->summary_json ||
-	    api__lifetimes_json(&st->m, &st->lifetimes_json, &st->lifetimes_len, &st->lifetimes_error))
+	if (api__lifetimes_json(&st->m, &st->lifetimes_json, &st->lifetimes_len, &st->lifetimes_error))
 		return -ENOMEM;
 	return 0;
 }

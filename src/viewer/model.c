@@ -185,14 +185,46 @@ static int build_type_index(struct model *m)
 	return 0;
 }
 
-int model__build(struct model *m, const struct trace_file *tf, struct trace_rows *r)
+/* Event types: the names move from r, codes stay; by_name orders them like the
+ * reference's Rust strings (bytes). */
+static int take_types(struct model *m, struct trace_rows *r)
 {
-	uint32_t *rank = NULL, *dest = NULL, *perm = NULL;
-	uint64_t n = r->n, *cursor = NULL, *keys = NULL, *spare = NULL, biggest = 0;
-	void *tmp = NULL;
+	m->ntypes = r->ntypes;
+	m->type_names = calloc(r->ntypes + 1, sizeof(*m->type_names));
+	m->type_event = calloc(r->ntypes + 1, sizeof(*m->type_event));
+	if (!m->type_names || !m->type_event)
+		return -ENOMEM;
+	for (int e = 0; e < EV__COUNT; e++)
+		m->code_of[e] = -1;
+	for (unsigned int c = 0; c < r->ntypes; c++) {
+		m->type_names[c] = r->type_names[c];
+		r->type_names[c] = NULL;
+		m->type_event[c] = r->type_event[c];
+		if (m->type_event[c] >= 0)
+			m->code_of[m->type_event[c]] = (int)c;
+	}
+	r->ntypes = 0;
+	/* Insertion sort: a few dozen names. */
+	for (unsigned int c = 0; c < m->ntypes; c++) {
+		unsigned int j = c;
+
+		while (j > 0 && strcmp(m->type_names[m->by_name[j - 1]], m->type_names[c]) > 0) {
+			m->by_name[j] = m->by_name[j - 1];
+			j--;
+		}
+		m->by_name[j] = (uint16_t)c;
+	}
+	return 0;
+}
+
+int model__build_summary(struct model *m, const struct trace_file *tf, struct trace_rows *r,
+			 uint32_t **rank)
+{
+	uint64_t n = r->n;
 	int err;
 
 	memset(m, 0, sizeof(*m));
+	*rank = NULL;
 	m->path = tf->path;
 	m->sample_freq_hz = tf->sample_freq_hz;
 	m->has_latency_ns = tf->has_latency_ns;
@@ -205,8 +237,32 @@ int model__build(struct model *m, const struct trace_file *tf, struct trace_rows
 		if (r->ts[i] > m->max_ts)
 			m->max_ts = r->ts[i];
 	}
-	if ((err = rank_pids(m, r, &rank)))
-		goto cleanup;
+	err = rank_pids(m, r, rank);
+	if (!err)
+		err = take_types(m, r);
+	if (err) {
+		free(*rank);
+		*rank = NULL;
+		model__free(m);
+	}
+	return err;
+}
+
+int model__build(struct model *m, const struct trace_file *tf, struct trace_rows *r)
+{
+	uint32_t *rank;
+	int err = model__build_summary(m, tf, r, &rank);
+
+	return err ? err : model__build_rows(m, r, rank);
+}
+
+int model__build_rows(struct model *m, struct trace_rows *r, uint32_t *rank)
+{
+	uint32_t *dest = NULL, *perm = NULL;
+	uint64_t n = r->n, *cursor = NULL, *keys = NULL, *spare = NULL, biggest = 0;
+	void *tmp = NULL;
+	int err;
+
 	m->pid_off = calloc(m->npids + 1, sizeof(*m->pid_off));
 	cursor = calloc(m->npids + 1, sizeof(*cursor));
 	dest = bigmem__alloc((n ? n : 1) * sizeof(*dest));
@@ -253,32 +309,6 @@ int model__build(struct model *m, const struct trace_file *tf, struct trace_rows
 			goto cleanup;
 	if ((err = model__compact(m)))
 		goto cleanup;
-
-	m->ntypes = r->ntypes;
-	m->type_names = calloc(r->ntypes + 1, sizeof(*m->type_names));
-	m->type_event = calloc(r->ntypes + 1, sizeof(*m->type_event));
-	if (!m->type_names || !m->type_event)
-		goto nomem;
-	for (int e = 0; e < EV__COUNT; e++)
-		m->code_of[e] = -1;
-	for (unsigned int c = 0; c < r->ntypes; c++) {
-		m->type_names[c] = r->type_names[c];
-		r->type_names[c] = NULL;
-		m->type_event[c] = r->type_event[c];
-		if (m->type_event[c] >= 0)
-			m->code_of[m->type_event[c]] = (int)c;
-	}
-	r->ntypes = 0;
-	/* Insertion sort: a few dozen names, byte order like the reference's Rust strings. */
-	for (unsigned int c = 0; c < m->ntypes; c++) {
-		unsigned int j = c;
-
-		while (j > 0 && strcmp(m->type_names[m->by_name[j - 1]], m->type_names[c]) > 0) {
-			m->by_name[j] = m->by_name[j - 1];
-			j--;
-		}
-		m->by_name[j] = (uint16_t)c;
-	}
 	if ((err = build_type_index(m)))
 		goto cleanup;
 	m->nnames = r->nnames;

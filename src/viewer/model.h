@@ -91,6 +91,12 @@ struct model {
 
 /* Take rows (pass 1) into a sorted model; rows' column arrays are consumed. */
 int model__build(struct model *m, const struct trace_file *tf, struct trace_rows *rows);
+/* model__build in two steps: first what the summary shows (row count, time range, pids,
+ * event types; *rank, each row's pid index, is for the second step), then the sorted
+ * rows and their indexes.  build_rows frees rank; on error m is freed. */
+int model__build_summary(struct model *m, const struct trace_file *tf, struct trace_rows *rows,
+			 uint32_t **rank);
+int model__build_rows(struct model *m, struct trace_rows *rows, uint32_t *rank);
 /* Attach stacks from the stack pass (rows->stack in file order). */
 int model__attach_stacks(struct model *m, struct trace_rows *rows);
 void model__free(struct model *m);

@@ -14,7 +14,8 @@
 /* Parts of a loaded trace, ready at different times.  Requests wait for the parts they
  * need, so the UI's first calls (summary, lifetimes) answer long before stacks are read. */
 enum load_part {
-	READY_ROWS = 1,		/* sorted rows, summary, lifetimes */
+	READY_SUMMARY = 16,	/* the summary: rows read, not yet sorted */
+	READY_ROWS = 1,		/* sorted rows, lifetimes (and the summary) */
 	READY_OPS = 2,		/* enter/exit pairs and their indexes */
 	READY_STACKS = 8,	/* stacks (the second pass over the file) */
 };
