@@ -165,7 +165,42 @@ int model__compact(struct model *m)
 {
 	int err;
 
-	if ((err = compact_a(m)) || (err = compact_b(m)) || (err = compact_latency(m)))
+	/* b first (its side part is small), a last: each step holds the wide column it
+	 * narrows and the narrow one, so the peak is the first step's. */
+	if ((err = compact_b(m)) || (err = compact_latency(m)) || (err = compact_a(m)))
 		return err;
 	return compact_weight(m);
+}
+
+/* Index of file row f in rn[0..n) (ascending), which holds it. */
+static uint64_t find_row(const uint32_t *rn, uint64_t n, uint32_t f)
+{
+	uint64_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (rn[mid] < f)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* One side table from file rows to model rows: rows rn (in model order) that `is_big`
+ * are looked up by their file row among the old entries. */
+#define REMAP_SIDE(cnt, rns, vals, vtype, is_big)                                      	do {                                                                           		uint32_t *nr_ = malloc(((cnt) + 1) * sizeof(uint32_t));                		vtype *nv_ = malloc(((cnt) + 1) * sizeof(vtype));                      		uint64_t k_ = 0;                                                       		if (!nr_ || !nv_) {                                                    			free(nr_);                                                     			free(nv_);                                                     			return -ENOMEM;                                                		}                                                                      		for (uint64_t rn = 0; rn < m->n && k_ < (cnt); rn++) {                 			if (!(is_big))                                                 				continue;                                              			nr_[k_] = (uint32_t)rn;                                        			nv_[k_++] = (vals)[find_row((rns), (cnt), m->file_row[rn])];   		}                                                                      		free(rns);                                                             		free(vals);                                                            		(rns) = nr_;                                                           		(vals) = nv_;                                                          	} while (0)
+
+int model__remap_sides(struct model *m)
+{
+	if (m->na_big)
+		REMAP_SIDE(m->na_big, m->a_big_rn, m->a_big, uint64_t, m->a32[rn] == A32_BIG);
+	if (m->nb)
+		REMAP_SIDE(m->nb, m->b_rn, m->b_val, uint64_t, m->flags[rn] & ROW_B);
+	if (m->nlat_big)
+		REMAP_SIDE(m->nlat_big, m->lat_big_rn, m->lat_big, uint64_t, m->lat32[rn] == UINT32_MAX);
+	if (m->nw_big)
+		REMAP_SIDE(m->nw_big, m->w_big_rn, m->w_big, uint32_t, m->w16[rn] == UINT16_MAX);
+	return 0;
 }

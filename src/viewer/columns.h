@@ -1,7 +1,8 @@
-/* The model's wide columns narrowed once the rows are in their final order: each kept
- * in 32 or 16 bits a row, the values that do not fit (and b, which few rows have) as
- * (row, value) pairs on the side; model.h's readers (model__a, model__b, model__latency,
- * model__weight) put them back together. */
+/* The model's wide columns narrowed in file order, before the rows are sorted (so the
+ * wide columns and their sorted copies never coexist): each kept in 32 or 16 bits a
+ * row, the values that do not fit (and b, which few rows have) as (row, value) pairs on
+ * the side; model.h's readers (model__a, model__b, model__latency, model__weight) put
+ * them back together. */
 #ifndef PROBEX_VIEWER_COLUMNS_H
 #define PROBEX_VIEWER_COLUMNS_H
 
@@ -9,5 +10,8 @@
 
 /* Narrow a, b, latency and weight; the full columns are freed.  0 or -ENOMEM. */
 int model__compact(struct model *m);
+/* The rows were narrowed in file order, then moved: key the side parts by model row
+ * (m->file_row gives each model row's file row).  0 or -ENOMEM. */
+int model__remap_sides(struct model *m);
 
 #endif

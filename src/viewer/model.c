@@ -147,13 +147,12 @@ static int sort_segment(struct model *m, uint64_t lo, uint64_t hi, uint64_t *key
 	permute(m->ts + lo, sizeof(*m->ts), perm, len, tmp);
 	permute(m->type + lo, sizeof(*m->type), perm, len, tmp);
 	permute(m->file_row + lo, sizeof(*m->file_row), perm, len, tmp);
-	permute(m->a + lo, sizeof(*m->a), perm, len, tmp);
-	permute(m->b + lo, sizeof(*m->b), perm, len, tmp);
+	permute(m->a32 + lo, sizeof(*m->a32), perm, len, tmp);
 	permute(m->flags + lo, sizeof(*m->flags), perm, len, tmp);
-	if (m->latency)
-		permute(m->latency + lo, sizeof(*m->latency), perm, len, tmp);
-	if (m->weight)
-		permute(m->weight + lo, sizeof(*m->weight), perm, len, tmp);
+	if (m->lat32)
+		permute(m->lat32 + lo, sizeof(*m->lat32), perm, len, tmp);
+	if (m->w16)
+		permute(m->w16 + lo, sizeof(*m->w16), perm, len, tmp);
 	return 0;
 }
 
@@ -263,6 +262,20 @@ int model__build_rows(struct model *m, struct trace_rows *r, uint32_t *rank)
 	void *tmp = NULL;
 	int err;
 
+	/* Ranks replace pids; the wide columns are narrowed while in file order (a, b and
+	 * latency at 8 bytes a row would otherwise live beside their sorted copies). */
+	free(r->pid);
+	r->pid = NULL;
+	m->flags = r->flags;
+	m->a = r->a;
+	m->b = r->b;
+	m->latency = r->latency;
+	m->weight = r->weight;
+	r->flags = NULL;
+	r->a = r->b = r->latency = NULL;
+	r->weight = NULL;
+	if ((err = model__compact(m)))
+		goto cleanup;
 	m->pid_off = calloc(m->npids + 1, sizeof(*m->pid_off));
 	cursor = calloc(m->npids + 1, sizeof(*cursor));
 	dest = bigmem__alloc((n ? n : 1) * sizeof(*dest));
@@ -284,18 +297,15 @@ int model__build_rows(struct model *m, struct trace_rows *r, uint32_t *rank)
 	free(rank);
 	rank = NULL;
 	SCATTER64(m->ts, r->ts, spare);
-	SCATTER64(m->a, r->a, spare);
-	SCATTER64(m->b, r->b, spare);
-	if (r->latency)
-		SCATTER64(m->latency, r->latency, spare);
 	free(spare);
 	spare = NULL;
 	SCATTER(m->type, r->type, uint16_t);
-	SCATTER(m->flags, r->flags, uint8_t);
-	if (r->weight)
-		SCATTER(m->weight, r->weight, uint32_t);
-	free(r->pid);
-	r->pid = NULL;
+	SCATTER(m->flags, m->flags, uint8_t);
+	SCATTER(m->a32, m->a32, int32_t);
+	if (m->lat32)
+		SCATTER(m->lat32, m->lat32, uint32_t);
+	if (m->w16)
+		SCATTER(m->w16, m->w16, uint16_t);
 	free(dest);
 	dest = NULL;
 
@@ -307,7 +317,7 @@ int model__build_rows(struct model *m, struct trace_rows *r, uint32_t *rank)
 	for (uint32_t p = 0; p < m->npids; p++)
 		if ((err = sort_segment(m, m->pid_off[p], m->pid_off[p + 1], keys, perm, tmp)))
 			goto cleanup;
-	if ((err = model__compact(m)))
+	if ((err = model__remap_sides(m)))
 		goto cleanup;
 	if ((err = build_type_index(m)))
 		goto cleanup;
