@@ -35,20 +35,47 @@ void strbuf__add(struct strbuf *b, const char *s, size_t n)
 	b->s[b->len] = 0;
 }
 
+/* Formatted into the room left when it fits (once), else measured, grown, formatted again. */
 void strbuf__addf(struct strbuf *b, const char *fmt, ...)
 {
+	size_t room;
 	va_list ap;
 	int n;
 
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || strbuf__grow(b, (size_t)n))
+	if (strbuf__grow(b, 63))
 		return;
+	room = b->cap - b->len;
 	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	n = vsnprintf(b->s + b->len, room, fmt, ap);
 	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= room) {
+		if (strbuf__grow(b, (size_t)n))
+			return;
+		va_start(ap, fmt);
+		vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
 	b->len += (size_t)n;
+}
+
+void strbuf__add_hex(struct strbuf *b, char sep, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[17];
+	int i = 17;
+
+	if (strbuf__grow(b, 18))
+		return;
+	do {
+		tmp[--i] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	b->s[b->len++] = sep;
+	memcpy(b->s + b->len, tmp + i, (size_t)(17 - i));
+	b->len += (size_t)(17 - i);
+	b->s[b->len] = 0;
 }
 
 /* Length of a valid UTF-8 sequence at s (1..4), or 0 if invalid. */

@@ -3,6 +3,7 @@
 #define PROBEX_COMMON_STRBUF_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct strbuf {
 	char *s;
@@ -12,6 +13,8 @@ struct strbuf {
 
 void strbuf__addf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strbuf__add(struct strbuf *b, const char *s, size_t n);
+/* sep, then v in lowercase hex without leading zeros (printf's "%c%" PRIx64, faster). */
+void strbuf__add_hex(struct strbuf *b, char sep, uint64_t v);
 /* Appends "..." with JSON escaping; bytes that are not valid UTF-8 become U+FFFD. */
 void strbuf__add_json_str(struct strbuf *b, const char *s);
 void strbuf__free(struct strbuf *b);

@@ -18,7 +18,7 @@ static void add_frames(struct strbuf *b, const uint64_t *f, uint32_t n)
 {
 	strbuf__addf(b, " %u", n);
 	for (uint32_t i = 0; i < n; i++)
-		strbuf__addf(b, " %" PRIx64, f[i]);
+		strbuf__add_hex(b, ' ', f[i]);
 	strbuf__add(b, "\n", 1);
 }
 
