@@ -91,22 +91,15 @@ static int compact_a(struct model *m)
 
 uint64_t model__a_big(const struct model *m, uint64_t rn, uint64_t *cursor)
 {
-	uint64_t lo = 0, hi = m->na_big;
+	uint64_t k;
 
 	if (cursor) {
 		while (*cursor < m->na_big && m->a_big_rn[*cursor] < rn)
 			(*cursor)++;
 		return *cursor < m->na_big && m->a_big_rn[*cursor] == rn ? m->a_big[*cursor] : 0;
 	}
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (m->a_big_rn[mid] < rn)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < m->na_big && m->a_big_rn[lo] == rn ? m->a_big[lo] : 0;
+	k = model__side_find(m->a_big_rn, m->na_big, rn);
+	return k < m->na_big && m->a_big_rn[k] == rn ? m->a_big[k] : 0;
 }
 
 /* stack_weight in 16 bits a row, the values that do not fit on the side; the full
@@ -143,22 +136,15 @@ static int compact_weight(struct model *m)
 
 uint64_t model__b(const struct model *m, uint64_t rn, uint64_t *cursor)
 {
-	uint64_t lo = 0, hi = m->nb;
+	uint64_t k;
 
 	if (cursor) {
 		while (*cursor < m->nb && m->b_rn[*cursor] < rn)
 			(*cursor)++;
 		return *cursor < m->nb && m->b_rn[*cursor] == rn ? m->b_val[*cursor] : 0;
 	}
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (m->b_rn[mid] < rn)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < m->nb && m->b_rn[lo] == rn ? m->b_val[lo] : 0;
+	k = model__side_find(m->b_rn, m->nb, rn);
+	return k < m->nb && m->b_rn[k] == rn ? m->b_val[k] : 0;
 }
 
 int model__compact(struct model *m)
@@ -172,25 +158,9 @@ int model__compact(struct model *m)
 	return compact_weight(m);
 }
 
-/* Index of file row f in rn[0..n) (ascending), which holds it. */
-static uint64_t find_row(const uint32_t *rn, uint64_t n, uint32_t f)
-{
-	uint64_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (rn[mid] < f)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* One side table from file rows to model rows: rows rn (in model order) that `is_big`
- * are looked up by their file row among the old entries. */
-#define REMAP_SIDE(cnt, rns, vals, vtype, is_big)                                      	do {                                                                           		uint32_t *nr_ = malloc(((cnt) + 1) * sizeof(uint32_t));                		vtype *nv_ = malloc(((cnt) + 1) * sizeof(vtype));                      		uint64_t k_ = 0;                                                       		if (!nr_ || !nv_) {                                                    			free(nr_);                                                     			free(nv_);                                                     			return -ENOMEM;                                                		}                                                                      		for (uint64_t rn = 0; rn < m->n && k_ < (cnt); rn++) {                 			if (!(is_big))                                                 				continue;                                              			nr_[k_] = (uint32_t)rn;                                        			nv_[k_++] = (vals)[find_row((rns), (cnt), m->file_row[rn])];   		}                                                                      		free(rns);                                                             		free(vals);                                                            		(rns) = nr_;                                                           		(vals) = nv_;                                                          	} while (0)
+/* One side part from file rows to model rows: rows rn (in model order) that `is_big`
+ * are looked up by their file row among the old entries (which hold it). */
+#define REMAP_SIDE(cnt, rns, vals, vtype, is_big)                                      	do {                                                                           		uint32_t *nr_ = malloc(((cnt) + 1) * sizeof(uint32_t));                		vtype *nv_ = malloc(((cnt) + 1) * sizeof(vtype));                      		uint64_t k_ = 0;                                                       		if (!nr_ || !nv_) {                                                    			free(nr_);                                                     			free(nv_);                                                     			return -ENOMEM;                                                		}                                                                      		for (uint64_t rn = 0; rn < m->n && k_ < (cnt); rn++) {                 			if (!(is_big))                                                 				continue;                                              			nr_[k_] = (uint32_t)rn;                                        			nv_[k_++] = (vals)[model__side_find((rns), (cnt), m->file_row[rn])];   		}                                                                      		free(rns);                                                             		free(vals);                                                            		(rns) = nr_;                                                           		(vals) = nv_;                                                          	} while (0)
 
 int model__remap_sides(struct model *m)
 {

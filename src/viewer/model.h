@@ -129,40 +129,36 @@ static inline uint32_t model__stack(const struct model *m, uint64_t rn)
 	return m->stack_narrow ? ((const uint16_t *)m->stack)[rn] : ((const uint32_t *)m->stack)[rn];
 }
 
-/* stack_weight of row rn (the file has the column). */
-static inline uint32_t model__weight(const struct model *m, uint64_t rn)
+/* First index in rns[0..n) (ascending row numbers of a side part) whose row is >= rn. */
+static inline uint64_t model__side_find(const uint32_t *rns, uint64_t n, uint64_t rn)
 {
-	uint64_t lo = 0, hi = m->nw_big;
+	uint64_t lo = 0, hi = n;
 
-	if (m->w16[rn] != UINT16_MAX)
-		return m->w16[rn];
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
-		if (m->w_big_rn[mid] < rn)
+		if (rns[mid] < rn)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return m->w_big[lo];
+	return lo;
+}
+
+/* stack_weight of row rn (the file has the column). */
+static inline uint32_t model__weight(const struct model *m, uint64_t rn)
+{
+	if (m->w16[rn] != UINT16_MAX)
+		return m->w16[rn];
+	return m->w_big[model__side_find(m->w_big_rn, m->nw_big, rn)];
 }
 
 /* latency_ns of row rn (which has ROW_LAT set). */
 static inline uint64_t model__latency(const struct model *m, uint64_t rn)
 {
-	uint64_t lo = 0, hi = m->nlat_big;
-
 	if (m->lat32[rn] != UINT32_MAX)
 		return m->lat32[rn];
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (m->lat_big_rn[mid] < rn)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return m->lat_big[lo];
+	return m->lat_big[model__side_find(m->lat_big_rn, m->nlat_big, rn)];
 }
 
 /* Index of pid in pids, or -1. */
