@@ -194,7 +194,8 @@ static void *label_main(void *arg)
 	struct stacklists *sl = arg;
 	struct label_job *j = &sl->job;
 	struct strbuf s = { 0 }, m = { 0 };
-	uint32_t nu = stackset__count(j->user), nk = stackset__count(j->kernel);
+	/* With a feed the counts are read under its lock only (the owner is adding). */
+	uint32_t nu = j->feed ? 0 : stackset__count(j->user), nk = j->feed ? 0 : stackset__count(j->kernel);
 	uint64_t *buf = NULL;
 	size_t cap = 0;
 	int err = 0;
