@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "symbolize/ksym.h"
 #include "probex.skel.h"
 #include "record/probes.h"
 
@@ -467,4 +468,46 @@ void probes__close(struct probes *p)
 	free(p->sample_fds);
 	probex__destroy(p->skel);
 	free(p);
+}
+
+/* Our programs as kallsyms names them (tag, then the full function name from BTF, not
+ * the 15-character program name), for kernel stacks sampled inside them: kallsyms is read
+ * while they load, so it may not have them. */
+int probes__prog_syms(const struct probes *p, struct ksym_add **out, size_t *n)
+{
+	struct bpf_program *prog;
+	struct ksym_add *a = NULL;
+	size_t cnt = 0, cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	bpf_object__for_each_program(prog, p->skel->obj) {
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info), flen = 0;
+		__u64 addr = 0;
+		char *label;
+		int fd = bpf_program__fd(prog);
+
+		info.nr_jited_ksyms = 1;
+		info.jited_ksyms = (__u64)(unsigned long)&addr;
+		info.nr_jited_func_lens = 1;
+		info.jited_func_lens = (__u64)(unsigned long)&flen;
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) || !addr || !flen)
+			continue;
+		if (cnt == cap) {
+			struct ksym_add *na = realloc(a, (cap = cap ? cap * 2 : 32) * sizeof(*a));
+
+			if (!na)
+				break;
+			a = na;
+		}
+		if (asprintf(&label, "bpf_prog_%02x%02x%02x%02x%02x%02x%02x%02x_%s", info.tag[0],
+			     info.tag[1], info.tag[2], info.tag[3], info.tag[4], info.tag[5],
+			     info.tag[6], info.tag[7], bpf_program__name(prog)) < 0)
+			break;
+		a[cnt++] = (struct ksym_add){ .addr = addr, .len = flen, .label = label, .module = "bpf" };
+	}
+	*out = a;
+	*n = cnt;
+	return 0;
 }

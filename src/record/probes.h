@@ -4,6 +4,7 @@
 #define PROBEX_RECORD_PROBES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "bpf/records.h"
@@ -48,6 +49,9 @@ int probes__traced_pids(struct probes *p, uint32_t *pids, int max);
 int probes__traced_map_fd(const struct probes *p);
 /* Comma-separated list of probes that could not be attached ("" when none). */
 const char *probes__missing(const struct probes *p);
+/* Kernel symbols of the loaded programs (labels malloc'd, the array too). */
+struct ksym_add;
+int probes__prog_syms(const struct probes *p, struct ksym_add **out, size_t *n);
 /* Detach everything and free. */
 void probes__close(struct probes *p);
 

@@ -346,6 +346,7 @@ static int session__arm(struct session *s, const sigset_t *mask)
 	if (err)
 		return err;
 	log__debug("probes attached in %.3f s", (now_ns(CLOCK_MONOTONIC) - t0) / 1e9);
+	probes__prog_syms(s->probes, &s->info.extra, &s->info.nextra);
 	s->sfd = signalfd(-1, mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	s->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (s->sfd < 0 || s->wake_fd < 0)

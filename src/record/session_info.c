@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -76,6 +77,8 @@ struct ksyms *session_info__ksyms(struct session_info *si)
 	if (si->ksyms_started) {
 		pthread_join(si->ksyms_thread, NULL);
 		si->ksyms_started = false;
+		if (si->ksyms && si->nextra && ksyms__add(si->ksyms, si->extra, si->nextra))
+			log__warn("our BPF programs' frames will be addresses: out of memory");
 	}
 	if (si->ksyms_open) {
 		close(si->ksyms_fd);
@@ -165,5 +168,10 @@ void session_info__free(struct session_info *si)
 {
 	ksyms__free(session_info__ksyms(si));
 	si->ksyms = NULL;
+	for (size_t i = 0; i < si->nextra; i++)
+		free((char *)si->extra[i].label);
+	free(si->extra);
+	si->extra = NULL;
+	si->nextra = 0;
 	strbuf__free(&si->text);
 }

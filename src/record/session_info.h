@@ -14,10 +14,13 @@
 #include "common/strbuf.h"
 
 struct ksyms;
+struct ksym_add;
 
 struct session_info {
 	struct strbuf text;
 	struct ksyms *ksyms;
+	struct ksym_add *extra;		/* added to ksyms once read: our BPF programs */
+	size_t nextra;
 	pthread_t ksyms_thread;
 	bool ksyms_started, ksyms_open;
 	int ksyms_fd, kmods_fd;

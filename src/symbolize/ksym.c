@@ -447,6 +447,33 @@ struct ksyms *ksyms__load(const char *path)
 	return k;
 }
 
+int ksyms__add(struct ksyms *k, const struct ksym_add *a, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct ksym *s;
+		uint32_t mod;
+		int err;
+
+		if (bigmem_buf__reserve(&k->symbuf, (k->n + 1) * sizeof(*k->syms)))
+			return -ENOMEM;
+		k->syms = k->symbuf.p;
+		s = &k->syms[k->n];
+		memset(s, 0, sizeof(*s));
+		err = ksyms__pool_add(k, a[i].label, strlen(a[i].label), a[i].module,
+				      strlen(a[i].module), &s->label);
+		if (!err)
+			err = ksyms__pool_add(k, a[i].module, strlen(a[i].module), NULL, 0, &mod);
+		if (err)
+			return err;
+		s->addr = a[i].addr;
+		s->end = a[i].addr + a[i].len;
+		s->module = mod;
+		k->n++;
+	}
+	ksyms__sort(k->syms, k->n);
+	return 0;
+}
+
 void ksyms__free(struct ksyms *k)
 {
 	if (!k)

@@ -2,6 +2,8 @@
 #ifndef PROBEX_SYMBOLIZE_KSYM_H
 #define PROBEX_SYMBOLIZE_KSYM_H
 
+#include <stddef.h>
+
 struct ksyms;
 
 /* Read /proc/kallsyms (path NULL) or the given file; for /proc/kallsyms also /proc/modules,
@@ -15,6 +17,15 @@ struct ksyms *ksyms__load(const char *path);
 int ksyms__open(int *syms_fd, int *mods_fd);
 struct ksyms *ksyms__load_fd(int syms_fd, int mods_fd);
 void ksyms__free(struct ksyms *k);
+/* A symbol kallsyms did not have when it was read: [addr, addr + len), label in module
+ * (a BPF program loaded since, which kallsyms lists as "bpf_prog_TAG_NAME [bpf]"). */
+struct ksym_add {
+	unsigned long long addr, len;
+	const char *label, *module;
+};
+
+/* Add n such symbols.  0 or -ENOMEM. */
+int ksyms__add(struct ksyms *k, const struct ksym_add *a, size_t n);
 
 /* Label for a kernel address: "func" or, for module symbols, "func [module]" (no tab, no
  * "+0x" offset: flame graph frames must not split by offset). *offset (may be NULL) gets

@@ -201,6 +201,34 @@ static void test_late_lines(void **state)
 	ksyms__free(b);
 }
 
+/* Symbols added after reading (our BPF programs, loaded after kallsyms was read): found,
+ * bounded by their length, and the others unchanged. */
+static void test_added(void **state)
+{
+	const char *path = write_tmp(small_table);
+	struct ksyms *k = ksyms__load(path);
+	const struct ksym_add add[] = {
+		{ 0xffffffffc0200000ULL, 0x100, "bpf_prog_0123456789abcdef_sys_exit", "bpf" },
+		{ 0xffffffffc0000100ULL, 0x80, "bpf_prog_fedcba9876543210_cpu_sample", "bpf" },
+	};
+	unsigned long long off = 0;
+
+	unlink(path);
+	assert_non_null(k);
+	assert_int_equal(ksyms__add(k, add, 2), 0);
+	assert_int_equal(ksyms__count(k), 14);
+	assert_string_equal(ksyms__label(k, 0xffffffffc0200010ULL, &off),
+			    "bpf_prog_0123456789abcdef_sys_exit [bpf]");
+	assert_int_equal(off, 0x10);
+	assert_null(ksyms__label(k, 0xffffffffc0200100ULL, &off));
+	assert_string_equal(ksyms__label(k, 0xffffffffc000017fULL, NULL),
+			    "bpf_prog_fedcba9876543210_cpu_sample [bpf]");
+	assert_null(ksyms__label(k, 0xffffffffc0000180ULL, NULL));
+	assert_string_equal(ksyms__label(k, 0xffffffffc0001004ULL, NULL), "nvme_irq [nvme]");
+	assert_string_equal(ksyms__label(k, 0xffffffff81000115ULL, NULL), "do_thing");
+	ksyms__free(k);
+}
+
 /* What an unprivileged reader gets with kptr_restrict: refuse rather than mislabel. */
 static void test_zero_table(void **state)
 {
@@ -243,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_real_kallsyms),
 		cmocka_unit_test(test_small_table),
 		cmocka_unit_test(test_late_lines),
+		cmocka_unit_test(test_added),
 		cmocka_unit_test(test_zero_table),
 		cmocka_unit_test(test_bad_files),
 	};
