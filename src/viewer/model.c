@@ -97,21 +97,6 @@ cleanup:
 		(dst) = s_;                                                            \
 	} while (0)
 
-/* SCATTER for the 64-bit columns, into the array the previous one was scattered from
- * (*spare, n values; NULL for the first): a fresh array costs its zeroing, ~160 MB at
- * 20M rows, paid once instead of once a column. */
-#define SCATTER64(dst, src, spare)                                                     \
-	do {                                                                           \
-		uint64_t *s_ = (spare) ? (spare) : bigmem__alloc((n ? n : 1) * sizeof(uint64_t)); \
-		if (!s_)                                                               \
-			goto nomem;                                                    \
-		for (uint64_t i_ = 0; i_ < n; i_++)                                    \
-			s_[dest[i_]] = (src)[i_];                                      \
-		(spare) = (src);                                                       \
-		(src) = NULL;                                                          \
-		(dst) = s_;                                                            \
-	} while (0)
-
 /* Reorder base[0..len) by perm through tmp. */
 static void permute(void *base, size_t elem, const uint32_t *perm, size_t len, void *tmp)
 {
@@ -258,7 +243,7 @@ int model__build(struct model *m, const struct trace_file *tf, struct trace_rows
 int model__build_rows(struct model *m, struct trace_rows *r, uint32_t *rank)
 {
 	uint32_t *dest = NULL, *perm = NULL;
-	uint64_t n = r->n, *cursor = NULL, *keys = NULL, *spare = NULL, biggest = 0;
+	uint64_t n = r->n, *cursor = NULL, *keys = NULL, biggest = 0;
 	void *tmp = NULL;
 	int err;
 
@@ -296,9 +281,7 @@ int model__build_rows(struct model *m, struct trace_rows *r, uint32_t *rank)
 	}
 	free(rank);
 	rank = NULL;
-	SCATTER64(m->ts, r->ts, spare);
-	free(spare);
-	spare = NULL;
+	SCATTER(m->ts, r->ts, uint64_t);
 	SCATTER(m->type, r->type, uint16_t);
 	SCATTER(m->flags, m->flags, uint8_t);
 	SCATTER(m->a32, m->a32, int32_t);
@@ -338,7 +321,6 @@ nomem:
 cleanup:
 	free(rank);
 	free(dest);
-	free(spare);
 	free(cursor);
 	free(keys);
 	free(perm);
