@@ -137,6 +137,39 @@ struct ksyms_parse {
 	char mod_name[64];
 };
 
+/* A new last symbol at addr labelled "name" or "name [mod]" (the table is sorted later).
+ * *out stays valid until the next push. */
+static int ksyms__push(struct ksyms *k, struct ksyms_parse *ps, unsigned long long addr,
+		       const char *name, size_t name_len, const char *mod, size_t mod_len,
+		       struct ksym **out)
+{
+	struct ksym *s;
+	int err;
+
+	if (bigmem_buf__reserve(&k->symbuf, (k->n + 1) * sizeof(*k->syms)))
+		return -ENOMEM;
+	k->syms = k->symbuf.p;
+	s = &k->syms[k->n];
+	memset(s, 0, sizeof(*s));
+	s->addr = addr;
+	err = ksyms__pool_add(k, name, name_len, mod, mod_len, &s->label);
+	if (err)
+		return err;
+	if (mod) {
+		/* Module symbols come grouped by module: store each name once per run. */
+		if (!ps->mod || strlen(ps->mod_name) != mod_len || memcmp(ps->mod_name, mod, mod_len)) {
+			err = ksyms__pool_add(k, mod, mod_len, NULL, 0, &ps->mod);
+			if (err)
+				return err;
+			snprintf(ps->mod_name, sizeof(ps->mod_name), "%.*s", (int)mod_len, mod);
+		}
+		s->module = ps->mod;
+	}
+	k->n++;
+	*out = s;
+	return 0;
+}
+
 /* One kallsyms line: "ffffffff81000000 T _stext" or "ffffffffc0a1b000 t nvme_irq\t[nvme]". */
 static int ksyms__parse_line(struct ksyms *k, struct ksyms_parse *ps, const char *line)
 {
@@ -168,30 +201,13 @@ static int ksyms__parse_line(struct ksyms *k, struct ksyms_parse *ps, const char
 		mod_len = strcspn(mod, "]");
 	}
 
-	if (bigmem_buf__reserve(&k->symbuf, (k->n + 1) * sizeof(*k->syms)))
-		return -ENOMEM;
-	k->syms = k->symbuf.p;
-	s = &k->syms[k->n];
-	memset(s, 0, sizeof(*s));
-	s->addr = addr;
 	if (k->n && addr < k->syms[k->n - 1].addr)
 		ps->unsorted = true;
-	s->terminator = !mod && ksym__is_terminator(name, name_len);
-	s->rank = ksym__rank(name, name_len, type, s->terminator);
-	err = ksyms__pool_add(k, name, name_len, mod, mod_len, &s->label);
+	err = ksyms__push(k, ps, addr, name, name_len, mod, mod_len, &s);
 	if (err)
 		return err;
-	if (mod) {
-		/* Module symbols come grouped by module: store each name once per run. */
-		if (!ps->mod || strlen(ps->mod_name) != mod_len || memcmp(ps->mod_name, mod, mod_len)) {
-			err = ksyms__pool_add(k, mod, mod_len, NULL, 0, &ps->mod);
-			if (err)
-				return err;
-			snprintf(ps->mod_name, sizeof(ps->mod_name), "%.*s", (int)mod_len, mod);
-		}
-		s->module = ps->mod;
-	}
-	k->n++;
+	s->terminator = !mod && ksym__is_terminator(name, name_len);
+	s->rank = ksym__rank(name, name_len, type, s->terminator);
 	return 0;
 }
 
@@ -449,26 +465,16 @@ struct ksyms *ksyms__load(const char *path)
 
 int ksyms__add(struct ksyms *k, const struct ksym_add *a, size_t n)
 {
+	struct ksyms_parse ps = { 0 };
+
 	for (size_t i = 0; i < n; i++) {
 		struct ksym *s;
-		uint32_t mod;
-		int err;
+		int err = ksyms__push(k, &ps, a[i].addr, a[i].label, strlen(a[i].label), a[i].module,
+				      strlen(a[i].module), &s);
 
-		if (bigmem_buf__reserve(&k->symbuf, (k->n + 1) * sizeof(*k->syms)))
-			return -ENOMEM;
-		k->syms = k->symbuf.p;
-		s = &k->syms[k->n];
-		memset(s, 0, sizeof(*s));
-		err = ksyms__pool_add(k, a[i].label, strlen(a[i].label), a[i].module,
-				      strlen(a[i].module), &s->label);
-		if (!err)
-			err = ksyms__pool_add(k, a[i].module, strlen(a[i].module), NULL, 0, &mod);
 		if (err)
 			return err;
-		s->addr = a[i].addr;
 		s->end = a[i].addr + a[i].len;
-		s->module = mod;
-		k->n++;
 	}
 	ksyms__sort(k->syms, k->n);
 	return 0;
