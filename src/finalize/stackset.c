@@ -145,8 +145,37 @@ static int stackset__rehash(struct stackset *s)
 	return 0;
 }
 
+/* A new entry (the reader may be copying others: the caller holds the feed's lock). */
 static int64_t stackset__append(struct stackset *s, uint64_t h, uint32_t space,
-				const uint64_t *frames, uint32_t n, uint16_t flags, uint64_t ts);
+				const uint64_t *frames, uint32_t n, uint16_t flags, uint64_t ts)
+{
+	if (s->count == s->ecap) {
+		uint32_t cap = s->ecap ? s->ecap * 2 : 1024;
+		struct entry *ne = realloc(s->entries, cap * sizeof(*ne));
+
+		if (!ne)
+			return -ENOMEM;
+		s->entries = ne;
+		s->ecap = cap;
+	}
+	if (s->alen + n > s->acap) {
+		uint64_t cap = s->acap ? s->acap * 2 : 65536;
+		uint64_t *na;
+
+		while (cap < s->alen + n)
+			cap *= 2;
+		na = realloc(s->arena, cap * sizeof(*na));
+		if (!na)
+			return -ENOMEM;
+		s->arena = na;
+		s->acap = cap;
+	}
+	memcpy(s->arena + s->alen, frames, n * sizeof(*frames));
+	s->entries[s->count] = (struct entry){ .hash = h, .off = s->alen, .space = space, .n = n,
+					       .flags = flags, .uses = 1, .ts = ts };
+	s->alen += n;
+	return s->count++;
+}
 
 int64_t stackset__intern(struct stackset *s, uint32_t space, const uint64_t *frames, uint32_t n,
 			 uint16_t flags, uint64_t ts)
@@ -179,38 +208,6 @@ int64_t stackset__intern(struct stackset *s, uint32_t space, const uint64_t *fra
 	if (s->count * 2 > s->nslots && stackset__rehash(s))
 		return -ENOMEM;
 	return id;
-}
-
-/* A new entry (the reader may be copying others: the caller holds the feed's lock). */
-static int64_t stackset__append(struct stackset *s, uint64_t h, uint32_t space,
-				const uint64_t *frames, uint32_t n, uint16_t flags, uint64_t ts)
-{
-	if (s->count == s->ecap) {
-		uint32_t cap = s->ecap ? s->ecap * 2 : 1024;
-		struct entry *ne = realloc(s->entries, cap * sizeof(*ne));
-
-		if (!ne)
-			return -ENOMEM;
-		s->entries = ne;
-		s->ecap = cap;
-	}
-	if (s->alen + n > s->acap) {
-		uint64_t cap = s->acap ? s->acap * 2 : 65536;
-		uint64_t *na;
-
-		while (cap < s->alen + n)
-			cap *= 2;
-		na = realloc(s->arena, cap * sizeof(*na));
-		if (!na)
-			return -ENOMEM;
-		s->arena = na;
-		s->acap = cap;
-	}
-	memcpy(s->arena + s->alen, frames, n * sizeof(*frames));
-	s->entries[s->count] = (struct entry){ .hash = h, .off = s->alen, .space = space, .n = n,
-					       .flags = flags, .uses = 1, .ts = ts };
-	s->alen += n;
-	return s->count++;
 }
 
 uint32_t stackset__count(const struct stackset *s)

@@ -473,7 +473,7 @@ void probes__close(struct probes *p)
 /* Our programs as kallsyms names them (tag, then the full function name from BTF, not
  * the 15-character program name), for kernel stacks sampled inside them: kallsyms is read
  * while they load, so it may not have them. */
-int probes__prog_syms(const struct probes *p, struct ksym_add **out, size_t *n)
+void probes__prog_syms(const struct probes *p, struct ksym_add **out, size_t *n)
 {
 	struct bpf_program *prog;
 	struct ksym_add *a = NULL;
@@ -509,5 +509,4 @@ int probes__prog_syms(const struct probes *p, struct ksym_add **out, size_t *n)
 	}
 	*out = a;
 	*n = cnt;
-	return 0;
 }

@@ -49,9 +49,9 @@ int probes__traced_pids(struct probes *p, uint32_t *pids, int max);
 int probes__traced_map_fd(const struct probes *p);
 /* Comma-separated list of probes that could not be attached ("" when none). */
 const char *probes__missing(const struct probes *p);
-/* Kernel symbols of the loaded programs (labels malloc'd, the array too). */
+/* Kernel symbols of the loaded programs (labels malloc'd, the array too; none on error). */
 struct ksym_add;
-int probes__prog_syms(const struct probes *p, struct ksym_add **out, size_t *n);
+void probes__prog_syms(const struct probes *p, struct ksym_add **out, size_t *n);
 /* Detach everything and free. */
 void probes__close(struct probes *p);
 

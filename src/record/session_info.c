@@ -54,8 +54,8 @@ static void *ksyms_main(void *arg)
 }
 
 /* Reading /proc/kallsyms is 30-50 ms of kernel formatting and parsing: it runs beside the
- * BPF load and the command instead of before them.  The files are opened here, while root: the kernel decides at
- * open whether their reader sees addresses. */
+ * BPF load and the command instead of before them.  The files are opened here, while
+ * root: the kernel decides at open whether their reader sees addresses. */
 int session_info__load_ksyms(struct session_info *si)
 {
 	int err = ksyms__open(&si->ksyms_fd, &si->kmods_fd);
