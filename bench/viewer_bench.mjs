@@ -5,8 +5,9 @@
 //   node bench/viewer_bench.mjs --probex build/probex --trace FILE [--events N]
 //        [--iterations 15] [--out build/bench/viewer-bench.txt]
 //
-// The trace is generated with `probex synth` when FILE does not exist.  Timings are wall
-// clock on the client, full response read; on a shared 2-core machine they are noisy.
+// The trace is generated with `probex synth` when FILE does not exist or is older than
+// probex.  Timings are wall clock on the client, full response read; on a shared 2-core
+// machine they are noisy.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -22,10 +23,12 @@ const out = path.resolve(args.out || 'build/bench/viewer-bench.txt');
 const now = () => Number(process.hrtime.bigint()) / 1e6;
 
 function generate() {
-  if (fs.existsSync(trace)) return null;
+  // A trace older than the probex that reads it may lack columns this one writes (and
+  // reads faster): made again.
+  if (fs.existsSync(trace) && fs.statSync(trace).mtimeMs >= fs.statSync(probex).mtimeMs) return null;
   fs.mkdirSync(path.dirname(trace), { recursive: true });
   const t = now();
-  const r = spawnSync(probex, ['synth', '-o', trace, '--events', String(events), '--seed', '1'], { stdio: 'inherit' });
+  const r = spawnSync(probex, ['synth', '-o', trace, '--force', '--events', String(events), '--seed', '1'], { stdio: 'inherit' });
   if (r.status !== 0) throw new Error('probex synth failed');
   return now() - t;
 }

@@ -15,3 +15,8 @@ bool test_hooks__no_cfi_rules(void)
 {
 	return false;
 }
+
+bool test_hooks__hash_stacks(void)
+{
+	return false;
+}

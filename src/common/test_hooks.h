@@ -18,4 +18,8 @@ bool test_hooks__keep_spool(void);
  * give the same frames).  PROBEX_TEST_NO_CFI_RULES. */
 bool test_hooks__no_cfi_rules(void);
 
+/* Read the stacks of a trace that numbers them (stack_trace_id) as if it did not: every
+ * row's list, hashed (to check that both give the same answers).  PROBEX_TEST_HASH_STACKS. */
+bool test_hooks__hash_stacks(void);
+
 #endif

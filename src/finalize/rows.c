@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "bpf/records.h"
+#include "common/bitset.h"
 #include "symbolize/addrspace.h"
 #include "parquet/colbuf.h"
 #include "finalize/offjoin.h"
@@ -33,6 +34,7 @@ struct rows {
 	uint32_t last_comm_id;
 	int32_t last_u, last_k;
 	int64_t last_list;
+	struct bitset lists_seen;	/* stack_trace_first marks the first row of each list */
 };
 
 
@@ -74,6 +76,7 @@ void rows__free(struct rows *r)
 	offjoin__free(r->offjoin);
 	strtab__free(&r->comms);
 	strtab__free(&r->files);
+	bitset__free(&r->lists_seen);
 	free(r);
 }
 
@@ -449,6 +452,11 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 	if (list >= 0) {
 		colbuf__set(c, TC_STACK_TRACE, (uint64_t)list);
 		colbuf__set(c, TC_STACK_MODULES, (uint64_t)list);
+		colbuf__set(c, TC_STACK_TRACE_ID, (uint64_t)list);
+		if ((err = bitset__add(&r->lists_seen, (uint64_t)list)) < 0)
+			return err;
+		if (err)
+			colbuf__set(c, TC_STACK_TRACE_FIRST, 1);
 		colbuf__set(c, TC_STACK_KIND, u >= 0 && k >= 0 ? 2 : u >= 0 ? 0 : 1);
 		colbuf__set(c, TC_WEIGHT, h->weight ? h->weight : 1);
 		if (u >= 0)

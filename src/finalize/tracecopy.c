@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/bitset.h"
 #include "common/hmap.h"
 #include "common/log.h"
 #include "common/strbuf.h"
@@ -37,6 +38,12 @@ struct copier {
 	/* This group's stack_trace / stack_modules list ids by (stack_id, kernel_stack_id):
 	 * rows with the same pair carry the same lists, so each is built once a group. */
 	struct hmap by_stacks[2];
+	/* stack_trace_id, recomputed (relabelling may make two lists one, or one two): a
+	 * number per distinct content, by a 64-bit hash of the list's labels, for the file;
+	 * list_key gives it for each of this group's stack_trace lists. */
+	struct hmap file_keys;
+	uint32_t nkeys, *list_key, cap_list_key;
+	struct bitset keys_written;	/* for stack_trace_first */
 };
 
 /* Which by_stacks a column uses (-1: none). */
@@ -80,6 +87,50 @@ static int add_split(struct copier *k, int col, struct copier_lists *l, const ch
 	}
 }
 
+/* list_key[id] for stack_trace list id of this group, just built. */
+static int copier__key_list(struct copier *k, const struct copier_lists *l, uint32_t id)
+{
+	const struct strtab *t = &k->strs[TC_STACK_TRACE];
+	uint64_t h = 0xcbf29ce484222325ull;
+	uint32_t key;
+	int err;
+
+	for (uint32_t i = l->offsets[id]; i < l->offsets[id + 1]; i++) {
+		uint32_t item = l->items[i];
+		const unsigned char *p = item == PQ_NULL_ITEM ? (const unsigned char *)"" :
+			(const unsigned char *)t->strs[item];
+		uint32_t n = item == PQ_NULL_ITEM ? 0 : t->lens[item];
+
+		/* Each label with its length, so ["ab", "c"] and ["a", "bc"] differ. */
+		h = (h ^ n ^ (item == PQ_NULL_ITEM ? 1ull << 40 : 0)) * 0x100000001b3ull;
+		for (uint32_t j = 0; j < n; j++)
+			h = (h ^ p[j]) * 0x100000001b3ull;
+	}
+	if (!hmap__get(&k->file_keys, h, &key)) {
+		key = k->nkeys++;
+		if ((err = hmap__put(&k->file_keys, h, key)))
+			return err;
+	}
+	if ((err = grow_u32(&k->list_key, &k->cap_list_key, id + 1)))
+		return err;
+	k->list_key[id] = key;
+	return 0;
+}
+
+/* stack_trace_id and stack_trace_first of a row whose stack_trace is this group's list id. */
+static int copier__set_key(struct copier *k, uint32_t id)
+{
+	uint32_t key = k->list_key[id];
+	int first = bitset__add(&k->keys_written, key);
+
+	if (first < 0)
+		return first;
+	colbuf__set(&k->c, TC_STACK_TRACE_ID, key);
+	if (first)
+		colbuf__set(&k->c, TC_STACK_TRACE_FIRST, 1);
+	return 0;
+}
+
 /* A new list of column col: prefix's items (NULL: none), then the child's [off, off + len)
  * items; returns its id or negative errno. */
 static int64_t copier__list(struct copier *k, int col, const char *prefix, duckdb_vector child,
@@ -109,6 +160,8 @@ static int64_t copier__list(struct copier *k, int col, const char *prefix, duckd
 		l->items[l->nitems++] = (uint32_t)id;
 	}
 	l->offsets[l->lists.n + 1] = l->nitems;
+	if (col == TC_STACK_TRACE && (err = copier__key_list(k, l, l->lists.n)))
+		return err;
 	return l->lists.n++;
 }
 
@@ -117,6 +170,7 @@ static int copier__cell(struct copier *k, int col, duckdb_vector v, idx_t r)
 	void *d = duckdb_vector_get_data(v);
 	duckdb_list_entry e;
 	int64_t id;
+	int err;
 
 	switch (trace_schema[col].type) {
 	case PQ_U8: colbuf__set(&k->c, col, ((uint8_t *)d)[r]); return 0;
@@ -132,6 +186,8 @@ static int copier__cell(struct copier *k, int col, duckdb_vector v, idx_t r)
 	case PQ_STRING_LIST:
 		e = ((duckdb_list_entry *)d)[r];
 		id = copier__list(k, col, NULL, duckdb_list_vector_get_child(v), e.offset, e.length);
+		if (id >= 0 && col == TC_STACK_TRACE && (err = copier__set_key(k, (uint32_t)id)))
+			return err;
 		break;
 	default:
 		return -EINVAL;
@@ -193,10 +249,11 @@ static int copier__stack_list(struct copier *k, int col, duckdb_vector vecs[TC__
 	uint32_t id32;
 	int64_t id;
 	idx_t kp;
+	int err;
 
 	if (hmap__get(seen, key, &id32)) {
 		colbuf__set(&k->c, col, id32);
-		return 0;
+		return col == TC_STACK_TRACE ? copier__set_key(k, id32) : 0;
 	}
 	if (k->rl && sid < k->rl->n && k->rl->labels[sid])
 		user = col == TC_STACK_TRACE ? k->rl->labels[sid] : k->rl->modules[sid];
@@ -207,6 +264,8 @@ static int copier__stack_list(struct copier *k, int col, duckdb_vector vecs[TC__
 	if (id < 0)
 		return (int)id;
 	colbuf__set(&k->c, col, (uint64_t)id);
+	if (col == TC_STACK_TRACE && (err = copier__set_key(k, (uint32_t)id)))
+		return err;
 	return hmap__put(seen, key, (uint32_t)id);
 }
 
@@ -230,7 +289,9 @@ static int copier__chunk(struct copier *k, duckdb_data_chunk chunk, struct pq_wr
 		uint64_t key = (uint64_t)sid1 << 32 | kid1;
 
 		for (int i = 0; i < TC__COUNT && !err; i++) {
-			if (!duckdb_validity_row_is_valid(masks[i], r))
+			/* The input's stack_trace_id/_first are recomputed with stack_trace. */
+			if (!duckdb_validity_row_is_valid(masks[i], r) || i == TC_STACK_TRACE_ID ||
+			    i == TC_STACK_TRACE_FIRST)
 				continue;
 			if (key && KEYED(i) >= 0)
 				err = copier__stack_list(k, i, vecs, r, key, sid1 - 1);
@@ -344,6 +405,9 @@ out:
 	}
 	for (int i = 0; i < 2; i++)
 		hmap__free(&k.by_stacks[i]);
+	hmap__free(&k.file_keys);
+	free(k.list_key);
+	bitset__free(&k.keys_written);
 	colbuf__free(&k.c);
 	return err;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bpf/records.h"
+#include "common/bitset.h"
 #include "common/log.h"
 #include "common/outfile.h"
 #include "parquet/colbuf.h"
@@ -281,8 +282,10 @@ static void synth_meta__init(struct synth_meta *m, const struct synth_opts *o, u
 }
 
 /* One row into the current row group: the schema's columns, null where the row has none. */
-static void fill_row(struct colbuf *c, const struct synth_row *r)
+static int fill_row(struct colbuf *c, struct bitset *seen, const struct synth_row *r)
 {
+	int first;
+
 	uint32_t f = r->cols;
 
 	colbuf__set(c, TC_EVENT_TYPE, r->event_type);
@@ -301,6 +304,11 @@ static void fill_row(struct colbuf *c, const struct synth_row *r)
 	if (f & SR_STACK) {
 		colbuf__set(c, TC_STACK_TRACE, (uint32_t)r->stack);
 		colbuf__set(c, TC_STACK_MODULES, (uint32_t)r->stack);
+		colbuf__set(c, TC_STACK_TRACE_ID, (uint32_t)r->stack);
+		if ((first = bitset__add(seen, (uint32_t)r->stack)) < 0)
+			return first;
+		if (first)
+			colbuf__set(c, TC_STACK_TRACE_FIRST, 1);
 		colbuf__set(c, TC_WEIGHT, 1);	/* as recorded with --stacks=all */
 	}
 	if (f & SR_SWITCH) {
@@ -336,12 +344,14 @@ static void fill_row(struct colbuf *c, const struct synth_row *r)
 	}
 	if (f & SR_LATENCY)
 		colbuf__set(c, TC_LATENCY, r->latency);
+	return 0;
 }
 
 struct writer {
 	struct pq_writer *w;
 	struct colbuf c;
 	struct label_lists ll;
+	struct bitset lists_seen;	/* for stack_trace_first */
 	struct pq_lists lists, mod_lists;
 	struct pq_dict label_dict, name_dict;
 	uint32_t name_lens[64];
@@ -395,6 +405,7 @@ static int writer__close(struct writer *wr, const struct synth_meta *m)
 		pq_writer__abort(wr->w);
 	colbuf__free(&wr->c);
 	label_lists__free(&wr->ll);
+	bitset__free(&wr->lists_seen);
 	memset(wr, 0, sizeof(*wr));
 	return err;
 }
@@ -417,8 +428,8 @@ static int write_stream(const char *path, const struct synth_opts *o, const stru
 	while (!err && n < p->events && (got = stream__next(&s, &r)) > 0) {
 		if (!n++)
 			first_ts = r.ts;
-		fill_row(&wr.c, &r);
-		if (colbuf__next(&wr.c))
+		err = fill_row(&wr.c, &wr.lists_seen, &r);
+		if (!err && colbuf__next(&wr.c))
 			err = writer__flush(&wr, st);
 	}
 	if (!err && got < 0)

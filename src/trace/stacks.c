@@ -1,5 +1,7 @@
-/* Pass 2 over a trace: stack lists, interned once each.  DuckDB hashes every list on its
- * own threads; a list's labels are read in C only the first time its hash is seen. */
+/* Pass 2 over a trace: stack lists, interned once each.  A file that numbers its lists
+ * (stack_trace_id, with stack_trace_first on one row per number) has its distinct lists
+ * read from those rows only and every row's number; otherwise DuckDB hashes every list on
+ * its own threads and a list's labels are read in C only the first time its hash is seen. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -9,6 +11,7 @@
 #include "common/bigmem.h"
 #include "common/hmap.h"
 #include "common/log.h"
+#include "common/test_hooks.h"
 #include "trace/scan.h"
 #include "trace/sink.h"
 
@@ -23,6 +26,7 @@ struct stacker {
 	struct hmap content_map;	/* label-content hash → stack id */
 	uint64_t label_cap, pool_len, pool_cap;
 	uint32_t stack_cap;
+	uint64_t unnumbered;		/* numbered path: rows whose number has no first row */
 };
 
 static uint64_t fnv(const char *s, size_t n, uint64_t h)
@@ -97,8 +101,9 @@ static int intern_stack(struct stacker *sc, duckdb_vector list, uint64_t i, uint
 		r->pool[sc->pool_len + len] = 0;
 		r->label_off[r->nlabels] = sc->pool_len;
 		r->label_len[r->nlabels++] = len;
+		/* The pool's copy, with its NUL: labels ["ab", "c"] and ["a", "bc"] differ. */
+		h = fnv(r->pool + sc->pool_len, len + 1, h);
 		sc->pool_len += len + 1;
-		h = fnv(s, len + 1, h);
 		n++;
 	}
 	if (!n) {
@@ -215,16 +220,163 @@ static void stacks_sink(duckdb_function_info info, duckdb_data_chunk chunk, duck
 	__atomic_add_fetch(&sc->done, n, __ATOMIC_RELAXED);
 }
 
+/* ---- Files that number their lists (stack_trace_id, stack_trace_first) ---- */
+
+/* The distinct lists, from their first rows only: stack_map takes number → stack id. */
+static int read_first_lists(duckdb_connection con, struct stacker *sc)
+{
+	duckdb_result res;
+	duckdb_data_chunk chunk;
+	char *sql;
+	int err = 0;
+
+	if (asprintf(&sql, "SELECT CAST(stack_trace_id AS UBIGINT), stack_trace FROM %s "
+			   "WHERE stack_trace_first AND stack_trace_id IS NOT NULL", sc->tf->source) < 0)
+		return -ENOMEM;
+	if (duckdb_query(con, sql, &res) == DuckDBError) {
+		log__debug("%s: stack lists by number: %s", sc->tf->path, duckdb_result_error(&res));
+		err = -EIO;
+	}
+	free(sql);
+	while (!err && (chunk = duckdb_fetch_chunk(res))) {
+		idx_t n = duckdb_data_chunk_get_size(chunk);
+		duckdb_vector keys = duckdb_data_chunk_get_vector(chunk, 0);
+		duckdb_vector lists = duckdb_data_chunk_get_vector(chunk, 1);
+		uint64_t *key = duckdb_vector_get_data(keys), *lvalid = duckdb_vector_get_validity(lists);
+		uint32_t id;
+
+		for (idx_t i = 0; i < n && !err; i++)
+			if (sink__valid(lvalid, i) && !hmap__get(&sc->stack_map, key[i], &id))
+				err = intern_stack(sc, lists, i, 0, key[i], &id);
+		duckdb_destroy_data_chunk(&chunk);
+	}
+	duckdb_destroy_result(&res);
+	return err;
+}
+
+/* Each row's stack id from its number; stack_map is complete and only read here. */
+static void numbers_sink(duckdb_function_info info, duckdb_data_chunk chunk, duckdb_vector out)
+{
+	struct stacker *sc = duckdb_scalar_function_get_extra_info(info);
+	struct trace_rows *r = sc->r;
+	idx_t n = duckdb_data_chunk_get_size(chunk);
+	uint64_t *rown = duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 0));
+	duckdb_vector keys = duckdb_data_chunk_get_vector(chunk, 1);
+	uint64_t *key = duckdb_vector_get_data(keys), *kvalid = duckdb_vector_get_validity(keys);
+	uint64_t last_key = UINT64_MAX, missing = 0;
+	uint32_t id = STACK_NULL;
+	int err = 0;
+
+	if (sc->cancel && *sc->cancel) {
+		duckdb_scalar_function_set_error(info, "cancelled");
+		return;
+	}
+	for (idx_t i = 0; i < n; i++) {
+		uint64_t row = rown[i];
+
+		if (row >= r->n) {
+			duckdb_scalar_function_set_error(info, "row count changed while reading");
+			return;
+		}
+		if (!sink__valid(kvalid, i)) {
+			r->stack[row] = STACK_NULL;
+			continue;
+		}
+		/* Runs of rows share a stack: look each number up once a run. */
+		if (key[i] != last_key && !hmap__get(&sc->stack_map, key[i], &id)) {
+			missing++;
+			id = STACK_NULL;
+		}
+		last_key = key[i];
+		if (id >= STACK_WIDE) {
+			pthread_mutex_lock(&sc->lock);
+			err = hmap__put(&r->stack_wide, row, id);
+			pthread_mutex_unlock(&sc->lock);
+			if (err) {
+				duckdb_scalar_function_set_error(info, "out of memory");
+				return;
+			}
+		}
+		r->stack[row] = id < STACK_WIDE ? (uint16_t)id : STACK_WIDE;
+	}
+	if (missing)
+		__atomic_add_fetch(&sc->unnumbered, missing, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&sc->done, n, __ATOMIC_RELAXED);
+	memset(duckdb_vector_get_data(out), 0, n * sizeof(uint32_t));
+}
+
+/* 0, or -ENOENT when the numbers cannot be trusted (a row's number has no first row,
+ * e.g. a file filtered by a query that kept the columns): the caller reads every list. */
+static int scan_numbered(duckdb_connection con, struct stacker *sc)
+{
+	static const duckdb_type types[2] = { DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_UBIGINT };
+	struct sink_spec spec = { "probex_stack_numbers", numbers_sink, sc, types, 2, false, DUCKDB_TYPE_UINTEGER };
+	char name[48], *sql = NULL;
+	int err;
+
+	if ((err = read_first_lists(con, sc)))
+		return err == -ENOMEM ? err : -ENOENT;
+	if (sink__register(con, &spec, name, sizeof(name))) {
+		log__error("%s: cannot register %s", sc->tf->path, name);
+		return -EIO;
+	}
+	if (asprintf(&sql, "SELECT count(%s(file_row_number, CAST(stack_trace_id AS UBIGINT))) "
+			   "FROM read_parquet(%s, file_row_number = true)", name, sc->tf->literal) < 0)
+		return -ENOMEM;
+	err = sink__run(con, sql, sc->tf->path, sc->cancel);
+	free(sql);
+	if (!err && sc->unnumbered) {
+		log__debug("%s: %llu rows' stack_trace_id has no first row; reading every list",
+			   sc->tf->path, (unsigned long long)sc->unnumbered);
+		return -ENOENT;
+	}
+	return err;
+}
+
+/* Back to no stacks read (before the hash path, after a failed numbered one). */
+static void stacker_reset(struct stacker *sc)
+{
+	struct trace_rows *r = sc->r;
+
+	hmap__free(&sc->stack_map);
+	hmap__free(&sc->content_map);
+	hmap__free(&r->stack_wide);
+	r->nstacks = 2;		/* the fixed ids stay */
+	r->nlabels = 0;
+	sc->pool_len = 0;
+	sc->done = 0;
+	sc->generation = sink__generation();
+}
+
+/* The hash path: DuckDB hashes each list on its own threads; a list's labels are read
+ * only the first time its hash is seen.  A 64-bit collision between two different stacks
+ * of one trace (odds ~1e-11 for 10^4 stacks) would merge them. */
+static int scan_hashed(duckdb_connection con, struct stacker *sc)
+{
+	static const duckdb_type types[2] = { DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_UBIGINT };
+	struct sink_spec spec = { "probex_stacks", stacks_sink, sc, types, 2, true, DUCKDB_TYPE_UINTEGER };
+	char name[48], *sql = NULL;
+	int err;
+
+	if (sink__register(con, &spec, name, sizeof(name))) {
+		log__error("%s: cannot register %s", sc->tf->path, name);
+		return -EIO;
+	}
+	if (asprintf(&sql, "SELECT count(%s(file_row_number, hash(stack_trace), stack_trace)) "
+			   "FROM read_parquet(%s, file_row_number = true)", name, sc->tf->literal) < 0)
+		return -ENOMEM;
+	err = sink__run(con, sql, sc->tf->path, sc->cancel);
+	free(sql);
+	return err;
+}
+
 int trace_rows__scan_stacks(duckdb_connection con, const struct trace_file *tf,
 			    const volatile bool *cancel, struct trace_rows *rows)
 {
-	static const duckdb_type types[2] = { DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_UBIGINT };
 	struct stacker sc = { .tf = tf, .r = rows, .cancel = cancel,
 			      .lock = PTHREAD_MUTEX_INITIALIZER };
-	struct sink_spec spec = { "probex_stacks", stacks_sink, &sc, types, 2, true, DUCKDB_TYPE_UINTEGER };
-	char name[48], *sql = NULL;
 	uint32_t id;
-	int err;
+	int err = -ENOENT;
 
 	sc.generation = sink__generation();
 	rows->stack = bigmem__alloc((rows->n ? rows->n : 1) * sizeof(*rows->stack));
@@ -233,27 +385,19 @@ int trace_rows__scan_stacks(duckdb_connection con, const struct trace_file *tf,
 	/* Stack ids 0 (NULL) and 1 (no labels) are fixed. */
 	if ((err = add_stack_slot(&sc, 0, 0, &id)) || (err = add_stack_slot(&sc, 0, 0, &id)))
 		goto cleanup;
-	if (sink__register(con, &spec, name, sizeof(name))) {
-		log__error("%s: cannot register %s", tf->path, name);
-		err = -EIO;
-		goto cleanup;
+	err = -ENOENT;
+	if (tf->has_stack_trace_id && !test_hooks__hash_stacks())
+		err = scan_numbered(con, &sc);
+	if (err == -ENOENT) {
+		stacker_reset(&sc);
+		err = scan_hashed(con, &sc);
 	}
-	/* DuckDB hashes each list on its own threads; a list's labels are read only the
-	 * first time its hash is seen.  A 64-bit collision between two different stacks of
-	 * one trace (odds ~1e-11 for 10^4 stacks) would merge them. */
-	if (asprintf(&sql, "SELECT count(%s(file_row_number, hash(stack_trace), stack_trace)) "
-			   "FROM read_parquet(%s, file_row_number = true)", name, tf->literal) < 0) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	err = sink__run(con, sql, tf->path, cancel);
 	if (!err && sc.done != rows->n) {
 		log__error("%s: expected %llu stacks, read fewer: the file is damaged", tf->path,
 			   (unsigned long long)rows->n);
 		err = -EINVAL;
 	}
 cleanup:
-	free(sql);
 	hmap__free(&sc.stack_map);
 	hmap__free(&sc.content_map);
 	pthread_mutex_destroy(&sc.lock);

@@ -19,3 +19,8 @@ bool test_hooks__no_cfi_rules(void)
 {
 	return getenv("PROBEX_TEST_NO_CFI_RULES") != NULL;
 }
+
+bool test_hooks__hash_stacks(void)
+{
+	return getenv("PROBEX_TEST_HASH_STACKS") != NULL;
+}

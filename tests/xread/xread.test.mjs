@@ -29,6 +29,7 @@ const SCHEMA = [
   'mmap_flags UInt32', 'mmap_fd Int32', 'io_uring_user_data UInt64',
   'stack_modules List<item: Utf8View>', 'offset Int64', 'futex_op Int32', 'syscall_nr UInt32',
   'waker_pid UInt32', 'waker_tgid UInt32', 'waker_stack_trace List<item: Utf8View>',
+  'stack_trace_id UInt32', 'stack_trace_first Bool',
 ];
 
 // polars names its dtypes itself (String is its Utf8View-backed string).
@@ -62,7 +63,28 @@ function checkFile(file) {
     assert.deepEqual(rs.cols[n], duck.cols[n], `${path.basename(file)}: arrow-rs = DuckDB in ${n}`);
     assert.deepEqual(pol.cols[n], duck.cols[n], `${path.basename(file)}: polars = DuckDB in ${n}`);
   }
+  checkNumbering(duck.cols, path.basename(file));
   return duck;
+}
+
+// stack_trace_id: rows with a stack have a number, rows with the same number the same
+// list, and stack_trace_first marks the first row of each number (what the viewer trusts).
+function checkNumbering(cols, what) {
+  const lists = new Map();
+  if (cols.stack_trace_id.every((x) => x === null)) return;	/* a file that does not number */
+  cols.stack_trace.forEach((l, i) => {
+    const id = cols.stack_trace_id[i], first = cols.stack_trace_first[i];
+    if (l === null) {
+      assert.equal(id, null, `${what}: row ${i} has no stack but a number`);
+      assert.equal(first, null, `${what}: row ${i} has no stack but stack_trace_first`);
+      return;
+    }
+    assert.notEqual(id, null, `${what}: row ${i} has a stack but no number`);
+    const key = String(id), seen = lists.has(key);
+    if (seen) assert.deepEqual(l, lists.get(key), `${what}: row ${i}: number ${key} names two lists`);
+    else lists.set(key, l);
+    assert.equal(first, seen ? null : 'true', `${what}: row ${i}: stack_trace_first is ${first}`);
+  });
 }
 
 const dir = tmpdir();
@@ -130,11 +152,13 @@ test('a recording, and its resymbolized copy', { skip: !root && 'recording needs
   assert.ok(d.stack_trace.some((l) => l && l.length > 1), 'some stacks');
 
   // resymbolize rewrites through the same writer: same schema, same rows (the binaries
-  // are unchanged, so the labels are too).
+  // are unchanged, so the labels are too).  It numbers the lists anew, by their content
+  // (checkFile checks the numbering).
   const resym = path.join(dir, 'resym.parquet');
   run(PROBEX, ['resymbolize', file, '-o', resym]);
   const r2 = checkFile(resym).cols;
-  for (const n of Object.keys(d)) assert.deepEqual(r2[n], d[n], `resymbolized ${n}`);
+  for (const n of Object.keys(d))
+    if (n !== 'stack_trace_id' && n !== 'stack_trace_first') assert.deepEqual(r2[n], d[n], `resymbolized ${n}`);
 });
 
 function spawnRecord(file, script) {
