@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "common/bigmem.h"
@@ -172,5 +173,41 @@ int model__remap_sides(struct model *m)
 		REMAP_SIDE(m->nlat_big, m->lat_big_rn, m->lat_big, uint64_t, m->lat32[rn] == UINT32_MAX);
 	if (m->nw_big)
 		REMAP_SIDE(m->nw_big, m->w_big_rn, m->w_big, uint32_t, m->w16[rn] == UINT16_MAX);
+	return 0;
+}
+
+int model__narrow_ts(struct model *m)
+{
+	uint64_t nblocks = (m->n + TS_BLOCK - 1) / TS_BLOCK, k = 0;
+
+	m->ts32 = bigmem__alloc((m->n ? m->n : 1) * sizeof(*m->ts32));
+	m->ts_base = malloc((nblocks ? nblocks : 1) * sizeof(*m->ts_base));
+	if (!m->ts32 || !m->ts_base)
+		return -ENOMEM;
+	for (uint64_t b = 0; b < nblocks; b++) {
+		uint64_t lo = b * TS_BLOCK, hi = lo + TS_BLOCK < m->n ? lo + TS_BLOCK : m->n, min = UINT64_MAX;
+
+		for (uint64_t i = lo; i < hi; i++)
+			min = m->ts[i] < min ? m->ts[i] : min;
+		m->ts_base[b] = min;
+		for (uint64_t i = lo; i < hi; i++) {
+			bool big = m->ts[i] - min >= TS32_BIG;
+
+			m->ts32[i] = big ? TS32_BIG : (uint32_t)(m->ts[i] - min);
+			m->nts_big += big;
+		}
+	}
+	m->ts_big_rn = malloc((m->nts_big + 1) * sizeof(*m->ts_big_rn));
+	m->ts_big = malloc((m->nts_big + 1) * sizeof(*m->ts_big));
+	if (!m->ts_big_rn || !m->ts_big)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < m->n; i++) {
+		if (m->ts32[i] != TS32_BIG)
+			continue;
+		m->ts_big_rn[k] = (uint32_t)i;
+		m->ts_big[k++] = m->ts[i];
+	}
+	free(m->ts);
+	m->ts = NULL;
 	return 0;
 }

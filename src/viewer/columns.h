@@ -14,4 +14,8 @@ int model__compact(struct model *m);
  * (m->file_row gives each model row's file row).  0 or -ENOMEM. */
 int model__remap_sides(struct model *m);
 
+/* The sorted rows' ts in 32 bits a row (see model__ts); the full column is freed.  0 or
+ * -ENOMEM. */
+int model__narrow_ts(struct model *m);
+
 #endif

@@ -88,7 +88,7 @@ int ep_histogram(struct request *rq)
 		for (uint64_t r = lo; r < hi; r++) {
 			/* The reference's (ts - start) / size, clamped into the last bucket (rows
 			 * on end_ns may land one past); (b + 1) * size cannot overflow here. */
-			while (b + 1 < nb && m->ts[r] - start >= (b + 1) * size)
+			while (b + 1 < nb && model__ts(m, r) - start >= (b + 1) * size)
 				b++;
 			counts[b * nt + m->type[r]]++;
 		}

@@ -56,7 +56,7 @@ int api__lifetimes_json(const struct model *m, char **json, size_t *len, char **
 			continue;
 		if (hmap__get(&by_child, model__a(m, r, NULL), &idx)) {
 			f = &forks[idx];
-			if (f->ts < m->ts[r] || (f->ts == m->ts[r] && f->file_row < m->file_row[r]))
+			if (f->ts < model__ts(m, r) || (f->ts == model__ts(m, r) && f->file_row < m->file_row[r]))
 				continue;
 		} else {
 			if (nforks == capf) {
@@ -71,7 +71,7 @@ int api__lifetimes_json(const struct model *m, char **json, size_t *len, char **
 			f = &forks[nforks++];
 		}
 		f->parent = (uint32_t)model__b(m, r, NULL);
-		f->ts = m->ts[r];
+		f->ts = model__ts(m, r);
 		f->file_row = m->file_row[r];
 	}
 	for (uint32_t p = 0; p < m->npids; p++) {
@@ -79,8 +79,8 @@ int api__lifetimes_json(const struct model *m, char **json, size_t *len, char **
 		struct lifetime *l = &lt[p];
 
 		l->pid = m->pids[p];
-		l->start = m->ts[lo];
-		l->end = m->ts[hi - 1];
+		l->start = model__ts(m, lo);
+		l->end = model__ts(m, hi - 1);
 		l->name = model__name(m, l->pid);
 		if (hmap__get(&by_child, l->pid, &idx)) {
 			l->forked = true;
@@ -93,7 +93,7 @@ int api__lifetimes_json(const struct model *m, char **json, size_t *len, char **
 			/* Every process_exit row must carry exit_code (the reference fails). */
 			if (!(m->flags[r] & ROW_A)) {
 				if (asprintf(error, "process_exit row missing required exit_code (pid %u, ts_ns %llu)",
-					     l->pid, (unsigned long long)m->ts[r]) < 0)
+					     l->pid, (unsigned long long)model__ts(m, r)) < 0)
 					*error = NULL;
 				err = *error ? 0 : -ENOMEM;
 				goto cleanup;
@@ -101,7 +101,7 @@ int api__lifetimes_json(const struct model *m, char **json, size_t *len, char **
 			if (!l->exited) {	/* rows are in time order: the first exit wins */
 				l->exited = true;
 				l->exit = (int32_t)model__a(m, r, NULL);
-				l->end = m->ts[r];
+				l->end = model__ts(m, r);
 			}
 		}
 	}
@@ -276,7 +276,7 @@ int ep_process_events(struct request *rq)
 
 			json__obj_begin(j);
 			json__key(j, "ts_ns");
-			json__u64(j, m->ts[r]);
+			json__u64(j, model__ts(m, r));
 			json__key(j, "event_type");
 			json__str(j, m->type_names[m->type[r]]);
 			json__obj_end(j);
@@ -298,7 +298,7 @@ int ep_process_events(struct request *rq)
 			continue;
 		memset(counts, 0, nb * sizeof(*counts));
 		for (uint64_t i = lo; i < hi; i++) {
-			uint64_t t = m->ts[m->by_type[i]];
+			uint64_t t = model__ts(m, m->by_type[i]);
 
 			/* In time order: advance the bucket instead of dividing ((b + 1) * size
 			 * stays within the range, so it cannot overflow). */

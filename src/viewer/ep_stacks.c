@@ -395,7 +395,7 @@ int ep_event_list(struct request *rq)
 
 		json__obj_begin(&rq->out);
 		json__key(&rq->out, "ts_ns");
-		json__u64(&rq->out, m->ts[r]);
+		json__u64(&rq->out, model__ts(m, r));
 		/* The reference has no latency here; probex's own files carry it. */
 		json__key(&rq->out, "latency_ns");
 		if (m->lat32 && (m->flags[r] & ROW_LAT))

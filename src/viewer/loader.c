@@ -124,7 +124,8 @@ static int load_rows(struct loader *ld, struct trace_rows *rows)
 	state__set_ready(st, READY_SUMMARY);
 	if ((err = model__build_rows(&st->m, rows, rank)))
 		return err;
-	log__debug("load: rows sorted in %.2f s (RSS %lu MiB)", now() - t, rss_mib());
+	log__debug("load: rows sorted in %.2f s (RSS %lu MiB; %llu times on the side)", now() - t,
+		   rss_mib(), (unsigned long long)st->m.nts_big);
 	if (api__lifetimes_json(&st->m, &st->lifetimes_json, &st->lifetimes_len, &st->lifetimes_error))
 		return -ENOMEM;
 	return 0;

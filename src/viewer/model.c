@@ -302,7 +302,7 @@ int model__build_rows(struct model *m, struct trace_rows *r, uint32_t *rank)
 			goto cleanup;
 	if ((err = model__remap_sides(m)))
 		goto cleanup;
-	if ((err = build_type_index(m)))
+	if ((err = build_type_index(m)) || (err = model__narrow_ts(m)))
 		goto cleanup;
 	m->nnames = r->nnames;
 	m->name_pid = r->name_pid;
@@ -412,6 +412,10 @@ int model__attach_stacks(struct model *m, struct trace_rows *r)
 void model__free(struct model *m)
 {
 	free(m->ts);
+	free(m->ts32);
+	free(m->ts_base);
+	free(m->ts_big_rn);
+	free(m->ts_big);
 	free(m->type);
 	free(m->file_row);
 	free(m->a);
@@ -475,7 +479,7 @@ uint64_t model__lower_bound(const struct model *m, uint64_t lo, uint64_t hi, uin
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
-		if (m->ts[mid] < t)
+		if (model__ts(m, mid) < t)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -549,7 +553,7 @@ void model__type_window(const struct model *m, unsigned int c, uint32_t p, uint6
 	while (l < h) {		/* first row with ts >= start */
 		uint64_t mid = l + (h - l) / 2;
 
-		if (m->ts[m->by_type[mid]] < start)
+		if (model__ts(m, m->by_type[mid]) < start)
 			l = mid + 1;
 		else
 			h = mid;
@@ -559,7 +563,7 @@ void model__type_window(const struct model *m, unsigned int c, uint32_t p, uint6
 	while (l < h) {		/* first row with ts > end */
 		uint64_t mid = l + (h - l) / 2;
 
-		if (m->ts[m->by_type[mid]] <= end)
+		if (model__ts(m, m->by_type[mid]) <= end)
 			l = mid + 1;
 		else
 			h = mid;

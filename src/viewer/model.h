@@ -19,7 +19,16 @@ struct model {
 
 	/* Rows in (pid, ts, file row) order; index = "rn". */
 	uint64_t n;
-	uint64_t *ts;
+	uint64_t *ts;		/* only while building */
+	/* ts_ns as 32 bits a row above the least ts of its block of TS_BLOCK rows (ts_base);
+	 * a row 2^32 - 1 ns (4.3 s) or more above it (a block that spans two pids far apart
+	 * in time) is TS32_BIG there and (row, value) on the side, in row order.  See
+	 * model__ts. */
+	uint32_t *ts32;
+	uint64_t *ts_base;
+	uint64_t nts_big;
+	uint32_t *ts_big_rn;
+	uint64_t *ts_big;
 	uint16_t *type;
 	uint32_t *file_row;
 	uint64_t *a;		/* only while building */
@@ -151,6 +160,20 @@ static inline uint32_t model__weight(const struct model *m, uint64_t rn)
 	if (m->w16[rn] != UINT16_MAX)
 		return m->w16[rn];
 	return m->w_big[model__side_find(m->w_big_rn, m->nw_big, rn)];
+}
+
+#define TS_BLOCK_SHIFT 8
+#define TS_BLOCK (1u << TS_BLOCK_SHIFT)
+#define TS32_BIG UINT32_MAX
+
+/* ts_ns of row rn. */
+static inline uint64_t model__ts(const struct model *m, uint64_t rn)
+{
+	uint32_t d = m->ts32[rn];
+
+	if (d != TS32_BIG)
+		return m->ts_base[rn >> TS_BLOCK_SHIFT] + d;
+	return m->ts_big[model__side_find(m->ts_big_rn, m->nts_big, rn)];
 }
 
 /* latency_ns of row rn (which has ROW_LAT set). */

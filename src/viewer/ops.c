@@ -136,9 +136,9 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 			/* io_uring_complete: submit_ts present and non-zero, not after completion. */
 			uint64_t submit = model__a(m, r, &b->a_cursor);
 
-			if ((m->flags[r] & ROW_A) && submit && m->ts[r] >= submit) {
-				rec = (struct op_rec){ .lat = m->ts[r] - submit, .start = m->ts[r],
-						       .end = m->ts[r], .pid = pid, .rn = (uint32_t)r,
+			if ((m->flags[r] & ROW_A) && submit && model__ts(m, r) >= submit) {
+				rec = (struct op_rec){ .lat = model__ts(m, r) - submit, .start = model__ts(m, r),
+						       .end = model__ts(m, r), .pid = pid, .rn = (uint32_t)r,
 						       .srn = (uint32_t)r };
 				rec.bytes = (m->flags[r] & ROW_B) ? clamp0(model__b(m, r, &b->b_cursor)) : 0;
 				if (add_rec(b, OP_IO_URING, &rec))
@@ -152,14 +152,14 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 
 				if (!l)
 					return -ENOMEM;
-				*l = (struct lost){ pid, m->ts[last_row[op]], m->ts[r] };
+				*l = (struct lost){ pid, model__ts(m, last_row[op]), model__ts(m, r) };
 			}
 			if (op == OP_MMAP || op == OP_MUNMAP) {
 				struct enter_tuple *t = vec__push(op == OP_MMAP ? &b->mmap_e : &b->munmap_e);
 
 				if (!t)
 					return -ENOMEM;
-				*t = (struct enter_tuple){ m->ts[r], model__a(m, r, NULL), pid, (uint32_t)r,
+				*t = (struct enter_tuple){ model__ts(m, r), model__a(m, r, NULL), pid, (uint32_t)r,
 							   (m->flags[r] & ROW_A) != 0 };
 			}
 			last_role[op] = ROLE_ENTER;
@@ -173,8 +173,8 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 		}
 		last_role[op] = ROLE_EXIT;
 		e = last_row[op];
-		rec = (struct op_rec){ .lat = m->ts[r] - m->ts[e], .start = m->ts[e], .end = m->ts[r],
-				       .pid = pid, .rn = (uint32_t)r, .srn = (uint32_t)e };
+		rec = (struct op_rec){ .lat = model__ts(m, r) - model__ts(m, e), .start = model__ts(m, e),
+				       .end = model__ts(m, r), .pid = pid, .rn = (uint32_t)r, .srn = (uint32_t)e };
 		bool has_ret = m->flags[r] & ROW_A;
 		int64_t ret = (int64_t)model__a(m, r, NULL);
 
@@ -217,7 +217,7 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 				 * one is no change.  Either way it becomes the new reference. */
 				have_brk = true;
 				brk_ret = ret;
-				brk_enter = m->ts[e];
+				brk_enter = model__ts(m, e);
 				continue;
 			}
 			rec.delta = ret - brk_ret;
@@ -225,7 +225,7 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 			/* Counted only when the previous break's pair is in the window too. */
 			rec.start = brk_enter;
 			brk_ret = ret;
-			brk_enter = m->ts[e];
+			brk_enter = model__ts(m, e);
 			break;
 		}
 		if (add_rec(b, op, &rec))
@@ -247,6 +247,41 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 		free(col);                                                             \
 		(col) = g_;                                                            \
 	} while (0)
+
+/* lat and bytes (in latency order) in 32 bits; the 64-bit columns are freed. */
+static int narrow_index(struct op_index *ix)
+{
+	uint64_t n = ix->n, k = 0;
+
+	if (!ALLOC(ix->lat32, n) || !ALLOC(ix->bytes32, n))
+		return -ENOMEM;
+	while (ix->nlat32 < n && ix->lat[ix->nlat32] < UINT32_MAX)
+		ix->nlat32++;
+	for (uint64_t i = 0; i < ix->nlat32; i++)
+		ix->lat32[i] = (uint32_t)ix->lat[i];
+	if (!ALLOC(ix->lat_big, n - ix->nlat32))
+		return -ENOMEM;
+	for (uint64_t i = ix->nlat32; i < n; i++)
+		ix->lat_big[i - ix->nlat32] = ix->lat[i];
+	for (uint64_t i = 0; i < n; i++) {
+		bool big = ix->bytes[i] >= UINT32_MAX;
+
+		ix->bytes32[i] = big ? UINT32_MAX : (uint32_t)ix->bytes[i];
+		ix->nbytes_big += big;
+	}
+	if (!ALLOC(ix->bytes_big_pos, ix->nbytes_big) || !ALLOC(ix->bytes_big, ix->nbytes_big))
+		return -ENOMEM;
+	for (uint64_t i = 0; i < n; i++) {
+		if (ix->bytes32[i] != UINT32_MAX)
+			continue;
+		ix->bytes_big_pos[k] = (uint32_t)i;
+		ix->bytes_big[k++] = ix->bytes[i];
+	}
+	free(ix->lat);
+	free(ix->bytes);
+	ix->lat = ix->bytes = NULL;
+	return 0;
+}
 
 /* The records, in row order in ix's columns, become the latency order; the size and row
  * orders are permutations of it. */
@@ -305,6 +340,8 @@ static int finish_index(struct op_index *ix, const struct model *m, struct vec *
 		ix->s_pos[perm[i]] = (uint32_t)i;
 	ix->s_lat = perm;	/* size position → latency position */
 	perm = NULL;
+	if (narrow_index(ix))
+		goto cleanup;
 	ix->nlost = lost->n;
 	if (!ALLOC(ix->lost_pid, lost->n) || !ALLOC(ix->lost_t1, lost->n) || !ALLOC(ix->lost_t2, lost->n))
 		goto cleanup;
@@ -541,7 +578,8 @@ void ops__free(struct ops *o)
 {
 	for (int i = 0; i < OP_MAX; i++) {
 		struct op_index *x = &o->op[i];
-		void *ptrs[] = { x->lat, x->bytes, x->start, x->end, x->delta, x->pid, x->rn, x->srn,
+		void *ptrs[] = { x->lat, x->bytes, x->lat32, x->lat_big, x->bytes32, x->bytes_big_pos,
+				 x->bytes_big, x->start, x->end, x->delta, x->pid, x->rn, x->srn,
 				 x->s_lat, x->s_pos, x->g_idx, x->g_off, x->lost_pid,
 				 x->lost_t1, x->lost_t2, x->poison_pid, x->poison_rn,
 				 x->poison_start, x->poison_end };

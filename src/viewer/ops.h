@@ -44,7 +44,19 @@ struct op_rec {
  * 10M events, against 8 B a record for a sorted copy. */
 struct op_index {
 	uint64_t n;
-	uint64_t *lat, *bytes, *end;
+	uint64_t *lat, *bytes;			/* only while building (row order) */
+	/* Latencies, ascending: 32 bits for the first nlat32, the 4.3 s and longer ones
+	 * after them in lat_big.  See op_index__lat. */
+	uint32_t *lat32;
+	uint64_t nlat32;
+	uint64_t *lat_big;
+	/* Sizes in 32 bits; UINT32_MAX there means (position, value) on the side, in
+	 * position order.  See op_index__bytes. */
+	uint32_t *bytes32;
+	uint64_t nbytes_big;
+	uint32_t *bytes_big_pos;
+	uint64_t *bytes_big;
+	uint64_t *end;
 	/* Only brk's records start before their enter; io_uring's start at completion and
 	 * every other op's at its enter, end - lat.  See op_index__start. */
 	uint64_t *start;			/* NULL unless brk */
@@ -65,12 +77,26 @@ struct op_index {
 	uint64_t *poison_start, *poison_end;
 };
 
+/* Latency of the record at latency position k. */
+static inline uint64_t op_index__lat(const struct op_index *ix, uint64_t k)
+{
+	return k < ix->nlat32 ? ix->lat32[k] : ix->lat_big[k - ix->nlat32];
+}
+
+/* Size of the record at latency position k. */
+static inline uint64_t op_index__bytes(const struct op_index *ix, uint64_t k)
+{
+	if (ix->bytes32[k] != UINT32_MAX)
+		return ix->bytes32[k];
+	return ix->bytes_big[model__side_find(ix->bytes_big_pos, ix->nbytes_big, k)];
+}
+
 /* Start of the record at latency position k. */
 static inline uint64_t op_index__start(const struct op_index *ix, uint64_t k)
 {
 	if (ix->start)
 		return ix->start[k];
-	return ix->start_at_end ? ix->end[k] : ix->end[k] - ix->lat[k];
+	return ix->start_at_end ? ix->end[k] : ix->end[k] - op_index__lat(ix, k);
 }
 
 /* mmap/munmap/brk records in (end, rn) order: the cumulative-usage timeline. */

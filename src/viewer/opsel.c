@@ -49,7 +49,7 @@ static int null_ret(struct op_sel *sel, const struct model *m, uint32_t pid, uin
 {
 	snprintf(sel->error, sizeof(sel->error),
 		 "column 'ret' is NULL on the %s row at ts_ns %llu (pid %u)",
-		 m->type_names[m->type[rn]], (unsigned long long)m->ts[rn], pid);
+		 m->type_names[m->type[rn]], (unsigned long long)model__ts(m, rn), pid);
 	return -EINVAL;
 }
 
@@ -101,8 +101,8 @@ static int replay_pid(struct op_sel *sel, const struct model *m, const struct op
 		if (o->code_role[c] != ROLE_EXIT || head == tail)
 			continue;
 		e = queue[head++];
-		rec = (struct op_rec){ .lat = m->ts[r] - m->ts[e], .start = m->ts[e], .end = m->ts[r],
-				       .pid = pid, .rn = (uint32_t)r, .srn = (uint32_t)e };
+		rec = (struct op_rec){ .lat = model__ts(m, r) - model__ts(m, e), .start = model__ts(m, e),
+				       .end = model__ts(m, r), .pid = pid, .rn = (uint32_t)r, .srn = (uint32_t)e };
 		has_ret = m->flags[r] & ROW_A;
 		ret = (int64_t)model__a(m, r, NULL);
 		switch (sel->op) {
@@ -163,8 +163,8 @@ static void merge_lat(struct op_sel *sel, uint32_t k, uint64_t *d)
 {
 	const struct op_index *ix = sel->ix;
 
-	while (*d < sel->ndirty && (sel->dirty[*d].lat < ix->lat[k] ||
-				    (sel->dirty[*d].lat == ix->lat[k] && sel->dirty[*d].rn < ix->rn[k])))
+	while (*d < sel->ndirty && (sel->dirty[*d].lat < op_index__lat(ix, k) ||
+				    (sel->dirty[*d].lat == op_index__lat(ix, k) && sel->dirty[*d].rn < ix->rn[k])))
 		sel->lat_order[sel->n++] = (uint32_t)(ix->n + (*d)++);
 	sel->lat_order[sel->n++] = k;
 }
@@ -174,7 +174,7 @@ static void merge_size(struct op_sel *sel, uint32_t k, uint64_t *d, uint64_t *n)
 {
 	const struct op_index *ix = sel->ix;
 
-	while (*d < sel->ndirty && sel->dirty_by_size[*d]->bytes < ix->bytes[ix->s_lat[k]])
+	while (*d < sel->ndirty && sel->dirty_by_size[*d]->bytes < op_index__bytes(ix, ix->s_lat[k]))
 		sel->size_order[(*n)++] = (uint32_t)(ix->n + (*d)++);
 	sel->size_order[(*n)++] = k;
 }
@@ -242,8 +242,8 @@ static bool narrow(struct op_sel *sel, const struct model *m, const struct windo
 		 * latency order at random. */
 		uint64_t safe = hi;
 
-		if (!ix->start && n_lat && w->start <= UINT64_MAX - ix->lat[ix->n - 1])
-			safe = end_bound(ix, lo, hi, w->start + ix->lat[ix->n - 1]);
+		if (!ix->start && n_lat && w->start <= UINT64_MAX - op_index__lat(ix, ix->n - 1))
+			safe = end_bound(ix, lo, hi, w->start + op_index__lat(ix, ix->n - 1));
 		for (uint64_t g = lo; g < hi; g++) {
 			uint32_t k;
 
@@ -380,9 +380,10 @@ void op_sel__get(const struct op_sel *sel, uint64_t k, struct op_rec *out)
 		*out = sel->dirty[v - ix->n];
 		return;
 	}
-	*out = (struct op_rec){ .lat = ix->lat[v], .bytes = ix->bytes[v], .start = op_index__start(ix, v),
-				.end = ix->end[v], .delta = ix->delta ? ix->delta[v] : 0, .pid = ix->pid[v],
-				.rn = ix->rn[v], .srn = ix->srn[v] };
+	*out = (struct op_rec){ .lat = op_index__lat(ix, v), .bytes = op_index__bytes(ix, v),
+				.start = op_index__start(ix, v), .end = ix->end[v],
+				.delta = ix->delta ? ix->delta[v] : 0, .pid = ix->pid[v], .rn = ix->rn[v],
+				.srn = ix->srn[v] };
 }
 
 void op_sel__free(struct op_sel *sel)

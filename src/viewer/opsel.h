@@ -45,14 +45,15 @@ static inline uint64_t op_sel__lat(const struct op_sel *sel, uint64_t k)
 {
 	uint32_t v = sel->all ? (uint32_t)k : sel->lat_order[k];
 
-	return v < sel->ix->n ? sel->ix->lat[v] : sel->dirty[v - sel->ix->n].lat;
+	return v < sel->ix->n ? op_index__lat(sel->ix, v) : sel->dirty[v - sel->ix->n].lat;
 }
 /* The bytes of the k-th record in size order. */
 static inline uint64_t op_sel__size(const struct op_sel *sel, uint64_t k)
 {
 	uint32_t v = sel->all ? (uint32_t)k : sel->size_order[k];
 
-	return v < sel->ix->n ? sel->ix->bytes[sel->ix->s_lat[v]] : sel->dirty_by_size[v - sel->ix->n]->bytes;
+	return v < sel->ix->n ? op_index__bytes(sel->ix, sel->ix->s_lat[v]) :
+				 sel->dirty_by_size[v - sel->ix->n]->bytes;
 }
 bool op_sel__is_dirty(const struct op_sel *sel, uint32_t pid);
 

@@ -68,6 +68,40 @@ test('latency_ns at and past 2^32 - 1 ns, stack_weight past 2^16 - 1', async () 
   }
 });
 
+// Times are held as 32 bits above their block's least (rows of two pids far apart in
+// time share a block here) and operations' latencies and sizes in 32 bits: values past
+// 2^32 must come back exact.
+test('times, operation latencies and sizes past 2^32', async () => {
+  const G = 5000000000, B = 6000000000;
+  const file = write(dir, 'bigops', [
+    { event_type: 'syscall_read_enter', ts_ns: 1000, pid: 1, tgid: 1, fd: 3, count: B },
+    { event_type: 'syscall_read_exit', ts_ns: 1000 + G, pid: 1, tgid: 1, ret: B, latency_ns: G },
+    { event_type: 'syscall_read_enter', ts_ns: 2000 + G, pid: 1, tgid: 1, fd: 3, count: 10 },
+    { event_type: 'syscall_read_exit', ts_ns: 2100 + G, pid: 1, tgid: 1, ret: 10, latency_ns: 100 },
+    { event_type: 'syscall_write_enter', ts_ns: 3 * G, pid: 2, tgid: 2, fd: 1, count: 7 },
+    { event_type: 'syscall_write_exit', ts_ns: 3 * G + 50, pid: 2, tgid: 2, ret: 7, latency_ns: 50 },
+  ], { columns: { latency_ns: 'UBIGINT' } });
+  const v = await startViewer(file);
+  const w = { start_ns: 0, end_ns: 4 * G };
+  try {
+    const s = await getJson(v, `/api/syscall_latency_stats?${qs(w)}`);
+    assert.deepEqual(s.read, { count: 2, avg_ns: (G + 100) / 2, p50_ns: 100, p95_ns: 100, max_ns: G });
+    const io = await getJson(v, `/api/io_statistics?${qs(w)}`);
+    const read = io.by_operation.find((o) => o.operation === 'read');
+    assert.equal(read.total_bytes, B + 10);
+    assert.deepEqual(read.latencies_ns, [100, G]);
+    assert.deepEqual(read.sizes_bytes, [10, B]);
+    assert.equal(read.max_event.ts_ns, 1000 + G);
+    const p = await getJson(v, '/api/process_lifetimes');
+    assert.deepEqual(p.processes.map((x) => [x.pid, x.start_ns, x.end_ns]),
+      [[1, 1000, 2100 + G], [2, 3 * G, 3 * G + 50]]);
+    const l = await getJson(v, `/api/event_list?${qs({ ...w, pid: 2, limit: 10, offset: 0 })}`);
+    assert.deepEqual(l.events.map((e) => e.ts_ns), [3 * G, 3 * G + 50]);
+  } finally {
+    assert.equal(await stopViewer(v), 0);
+  }
+});
+
 function refused(file, pattern) {
   const r = runProbex(['--view', file, '-p', '0']);
   assert.equal(r.signal, null, `crashed: ${r.stderr}`);
