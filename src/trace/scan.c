@@ -237,10 +237,9 @@ static int read_types(struct scanner *sc, duckdb_connection con, const char *enu
  * the last one (the name after an exec) and the tgid of its first named row.  In a file
  * sorted by ts_ns (probex writes them so) that order is the file's: a plain row number is
  * a key DuckDB compares three times faster than the (ts, row) pair. */
-static int read_names(struct scanner *sc, duckdb_connection con, bool ts_sorted)
+static int read_names(const struct trace_file *tf, struct trace_rows *r, duckdb_connection con,
+		      bool ts_sorted)
 {
-	const struct trace_file *tf = sc->tf;
-	struct trace_rows *r = sc->r;
 	const char *key = ts_sorted ? "file_row_number" : "(ts_ns, file_row_number)";
 	duckdb_result res;
 	idx_t n;
@@ -319,19 +318,24 @@ int trace_rows__scan(duckdb_connection con, const struct trace_file *tf,
 		err = -EINVAL;
 	}
 	rows->n = total;
-	if (!err) {
-		bool sorted = true;
-
-		for (uint64_t i = 1; i < total && sorted; i++)
-			sorted = rows->ts[i] >= rows->ts[i - 1];
-		err = read_names(&sc, con, sorted);
-	}
-	if (!err)
-		log__debug("scan: names of %u pids", rows->nnames);
 cleanup:
 	free(sql);
 	if (err)
 		trace_rows__free(rows);
+	return err;
+}
+
+int trace_rows__scan_names(duckdb_connection con, const struct trace_file *tf,
+			   struct trace_rows *rows)
+{
+	bool sorted = true;
+	int err;
+
+	for (uint64_t i = 1; i < rows->n && sorted; i++)
+		sorted = rows->ts[i] >= rows->ts[i - 1];
+	err = read_names(tf, rows, con, sorted);
+	if (!err)
+		log__debug("scan: names of %u pids", rows->nnames);
 	return err;
 }
 

@@ -65,10 +65,16 @@ struct trace_rows {
 	uint32_t *name_tgid;	/* tgid of the first named row */
 };
 
-/* Pass 1: read every row of tf except its stack.  *cancel is polled between batches.
- * Logs "path: problem" and returns a negative errno on failure (rows is then empty). */
+/* Pass 1: read every row of tf except its stack (and process names, see below).  *cancel
+ * is polled between batches.  Logs "path: problem" and returns a negative errno on
+ * failure (rows is then empty). */
 int trace_rows__scan(duckdb_connection con, const struct trace_file *tf,
 		     const volatile bool *cancel, struct trace_rows *rows);
+/* Pass 1's process names (name_pid, name, last_name, name_tgid), read after the rows
+ * (which the summary needs first); rows->ts must still be the file's.  On failure the
+ * caller frees rows. */
+int trace_rows__scan_names(duckdb_connection con, const struct trace_file *tf,
+			   struct trace_rows *rows);
 /* Pass 2: fill rows->stack and the stack table.  On failure the caller frees rows. */
 int trace_rows__scan_stacks(duckdb_connection con, const struct trace_file *tf,
 			    const volatile bool *cancel, struct trace_rows *rows);

@@ -122,6 +122,11 @@ static int load_rows(struct loader *ld, struct trace_rows *rows)
 		return -ENOMEM;
 	}
 	state__set_ready(st, READY_SUMMARY);
+	/* Names (half a second at 20M rows) come after the summary, which has none. */
+	if ((err = trace_rows__scan_names(ld->con, &st->tf, rows))) {
+		free(rank);
+		return err;
+	}
 	if ((err = model__build_rows(&st->m, rows, rank)))
 		return err;
 	log__debug("load: rows sorted in %.2f s (RSS %lu MiB; %llu times on the side)", now() - t,
