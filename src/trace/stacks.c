@@ -245,9 +245,12 @@ static int read_first_lists(duckdb_connection con, struct stacker *sc)
 		uint64_t *key = duckdb_vector_get_data(keys), *lvalid = duckdb_vector_get_validity(lists);
 		uint32_t id;
 
+		/* Two first rows of one number (files concatenated by a query, each numbered
+		 * on its own): the numbers say nothing, every list is read instead. */
 		for (idx_t i = 0; i < n && !err; i++)
-			if (sink__valid(lvalid, i) && !hmap__get(&sc->stack_map, key[i], &id))
-				err = intern_stack(sc, lists, i, 0, key[i], &id);
+			if (sink__valid(lvalid, i))
+				err = hmap__get(&sc->stack_map, key[i], &id) ? -ENOENT :
+				      intern_stack(sc, lists, i, 0, key[i], &id);
 		duckdb_destroy_data_chunk(&chunk);
 	}
 	duckdb_destroy_result(&res);

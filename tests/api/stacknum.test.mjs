@@ -1,7 +1,7 @@
 // Numbered stacks: a file with stack_trace_id and stack_trace_first has its distinct lists
 // read from the first rows only.  The answers must be those of the same rows without the
 // two columns (every list read), and numbers that cannot be trusted (a number with no
-// first row, a first row without a list) must fall back to reading every list.
+// first row or two, a first row without a list) must fall back to reading every list.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -55,6 +55,10 @@ before(async () => {
       rows().map((r, i) => (i === 0 ? { ...r, stack_trace: null } : r))),
     hollow: writeTrace(path.join(dir, 'hollow.parquet'),
       rows((s, i) => honest(s, i)).map((r, i) => (i === 0 ? { ...r, stack_trace: null } : r)), { columns: NUMBERED }),
+    // Two files' rows concatenated, each numbered on its own: number 0 has two first rows.
+    merged: writeTrace(path.join(dir, 'merged.parquet'),
+      rows((s, i) => (i < 5 ? honest(s, i) : s ? { stack_trace_id: [A, B, C].indexOf(s) === 0 ? 1 : 0,
+        stack_trace_first: i === 5 ? true : null } : {})), { columns: NUMBERED }),
     // Numbers that lie: every row says 0, so with the numbers trusted all show A.
     liar: writeTrace(path.join(dir, 'liar.parquet'),
       rows((s, i) => (s ? { stack_trace_id: 0, stack_trace_first: i === 0 ? true : null } : {})), { columns: NUMBERED }),
@@ -72,6 +76,10 @@ test('numbered lists: the same answers as reading every list', async () => {
 
 test('a number without a first row: every list is read instead', async () => {
   assert.deepEqual(await answers(views.orphan), await answers(views.plain));
+});
+
+test('a number with two first rows: every list is read instead', async () => {
+  assert.deepEqual(await answers(views.merged), await answers(views.plain));
 });
 
 test('numbers are trusted when every number has a first row', async () => {
