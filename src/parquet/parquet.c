@@ -93,6 +93,7 @@ static int leaf__init(struct pq_leaf *l, const struct pq_column_def *def)
 	case PQ_U32:
 	case PQ_I32:
 		l->phys = PT_INT32;
+		l->dict = def->dict && def->type == PQ_U32;
 		break;
 	case PQ_U64:
 	case PQ_I64:

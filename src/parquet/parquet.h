@@ -40,7 +40,11 @@ struct pq_column_def {
 	enum pq_type type;
 	bool required;		/* REQUIRED (never null) instead of OPTIONAL */
 	bool delta;		/* PQ_U64/PQ_I64: DELTA_BINARY_PACKED (for sorted values) */
+	bool dict;		/* PQ_U32: RLE_DICTIONARY of its values (few distinct ones, each
+				 * below PQ_INT_DICT_LIMIT; a chunk with a larger one is PLAIN) */
 };
+
+#define PQ_INT_DICT_LIMIT (1u << 24)
 
 /* id → string; ids index strs/lens.  Strings need no NUL terminator. */
 struct pq_dict {

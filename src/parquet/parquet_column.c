@@ -378,6 +378,29 @@ static int emit_dict(struct pq_scratch *s, const struct pq_encode_opts *o,
 	return emit_page(s, o, c, PAGE_DICTIONARY, ndict, ENC_PLAIN);
 }
 
+/* Dictionary page of a PQ_U32 column (PLAIN INT32 values) and their min/max. */
+static int emit_int_dict(struct pq_scratch *s, const struct pq_encode_opts *o,
+			 const struct pq_leaf *l, uint32_t ndict, struct pq_chunk *c)
+{
+	struct minmax mm = { .any = ndict > 0, .umin = UINT64_MAX };
+	int err;
+
+	s->page.len = 0;
+	err = pq_buf__reserve(&s->page, (size_t)ndict * 4);
+	if (err)
+		return err;
+	for (uint32_t i = 0; i < ndict; i++) {
+		uint32_t v = s->order[i];
+
+		memcpy(s->page.p + s->page.len, &v, 4);
+		s->page.len += 4;
+		mm.umin = v < mm.umin ? v : mm.umin;
+		mm.umax = v > mm.umax ? v : mm.umax;
+	}
+	minmax__store(&mm, l, c);
+	return emit_page(s, o, c, PAGE_DICTIONARY, ndict, ENC_PLAIN);
+}
+
 /* Values section of a dictionary data page: bit width byte + RLE hybrid indices. */
 static void put_indices(struct pq_buf *p, const uint32_t *ids, size_t n, int width)
 {
@@ -385,11 +408,12 @@ static void put_indices(struct pq_buf *p, const uint32_t *ids, size_t n, int wid
 	pq_rle__encode_u32(p, ids, n, width);
 }
 
+/* Strings by their ids into d->dict, or (d->dict NULL) PQ_U32 values below ndict_in. */
 static int encode_strings(struct pq_scratch *s, const struct pq_encode_opts *o,
 			  const struct pq_leaf *l, uint32_t nrows, const struct pq_column_data *d,
-			  struct pq_chunk *c, uint32_t *ndict)
+			  struct pq_chunk *c, uint32_t *ndict, uint32_t ndict_in)
 {
-	const uint32_t *v = d->values, ndict_in = d->dict->n;
+	const uint32_t *v = d->values;
 	const uint8_t *valid = d->valid;
 	size_t rows = o->page_bytes / 4, npages = (nrows + rows - 1) / rows, k = 0;
 	uint32_t *ids, *kstart;
@@ -418,7 +442,7 @@ static int encode_strings(struct pq_scratch *s, const struct pq_encode_opts *o,
 	}
 	kstart[npages] = (uint32_t)k;
 	if (*ndict) {
-		err = emit_dict(s, o, d->dict, *ndict, c);
+		err = d->dict ? emit_dict(s, o, d->dict, *ndict, c) : emit_int_dict(s, o, l, *ndict, c);
 		if (err)
 			return err;
 	}
@@ -510,7 +534,7 @@ static int encode_lists(struct pq_scratch *s, const struct pq_encode_opts *o,
 		}
 	}
 	if (*ndict) {
-		err = emit_dict(s, o, d->dict, *ndict, c);
+		err = d->dict ? emit_dict(s, o, d->dict, *ndict, c) : emit_int_dict(s, o, l, *ndict, c);
 		if (err)
 			return err;
 	}
@@ -558,27 +582,46 @@ static int encode_lists(struct pq_scratch *s, const struct pq_encode_opts *o,
 	return 0;
 }
 
+/* The largest valid value of a PQ_U32 column (0 when none). */
+static uint32_t u32_max(uint32_t nrows, const struct pq_column_data *d)
+{
+	const uint32_t *v = d->values;
+	uint32_t max = 0;
+
+	for (uint32_t i = 0; i < nrows; i++)
+		if ((!d->valid || d->valid[i]) && v[i] > max)
+			max = v[i];
+	return max;
+}
+
 int pq_column__encode(struct pq_scratch *s, const struct pq_encode_opts *o,
 		      const struct pq_leaf *l, uint32_t nrows, const struct pq_column_data *d,
 		      struct pq_chunk *c)
 {
-	uint32_t ndict = 0;
+	uint32_t ndict = 0, max = 0;
 	int err;
 
 	c->out.len = 0;
 	c->num_values = c->uncompressed = c->null_count = 0;
 	c->dict_len = c->ndata_pages = 0;
 	c->has_minmax = c->minmax_exact = false;
-	if (l->type != PQ_STRING && l->type != PQ_STRING_LIST)
-		return encode_plain(s, o, l, nrows, d, c);
+	if (l->dict)
+		max = u32_max(nrows, d);
+	if (l->dict && max < PQ_INT_DICT_LIMIT) {
+		struct pq_column_data ints = { .values = d->values, .valid = d->valid };
 
-	err = remap__reserve(s, d->dict->n);
-	if (err)
-		return err;
-	if (l->type == PQ_STRING)
-		err = encode_strings(s, o, l, nrows, d, c, &ndict);
-	else
-		err = encode_lists(s, o, l, nrows, d, c, &ndict);
+		err = remap__reserve(s, max + 1);
+		if (!err)
+			err = encode_strings(s, o, l, nrows, &ints, c, &ndict, max + 1);
+	} else if (l->type != PQ_STRING && l->type != PQ_STRING_LIST) {
+		return encode_plain(s, o, l, nrows, d, c);
+	} else {
+		err = remap__reserve(s, d->dict->n);
+		if (!err && l->type == PQ_STRING)
+			err = encode_strings(s, o, l, nrows, d, c, &ndict, d->dict->n);
+		else if (!err)
+			err = encode_lists(s, o, l, nrows, d, c, &ndict);
+	}
 	/* leave remap all-zero for the next chunk, whatever happened */
 	for (uint32_t i = 0; i < ndict; i++)
 		s->remap[s->order[i]] = 0;

@@ -38,6 +38,7 @@ struct pq_leaf {
 	int phys;		/* PT_* */
 	int max_def, max_rep;
 	bool delta;		/* INT64 values as DELTA_BINARY_PACKED */
+	bool dict;		/* PQ_U32 values dictionary-encoded */
 };
 
 /* One encoded column chunk of the current row group, plus what the footer needs. */

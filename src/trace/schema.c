@@ -145,7 +145,7 @@ const struct trace_column trace_schema[TC__COUNT] = {
 	[TC_WAKER_PID] = { "waker_pid", PQ_U32, .doc = "off_cpu: thread that woke it (0: none seen)" },
 	[TC_WAKER_TGID] = { "waker_tgid", PQ_U32, .doc = "off_cpu: process of the waker" },
 	[TC_WAKER_STACK] = { "waker_stack_trace", PQ_STRING_LIST, .doc = "off_cpu: the waker's stack when it was sampled, labels root first" },
-	[TC_STACK_TRACE_ID] = { "stack_trace_id", PQ_U32, .viewer = true, .doc = "stack_trace by number: rows with the same number have the same list" },
+	[TC_STACK_TRACE_ID] = { "stack_trace_id", PQ_U32, .dict = true, .viewer = true, .doc = "stack_trace by number: rows with the same number have the same list" },
 	[TC_STACK_TRACE_FIRST] = { "stack_trace_first", PQ_BOOL, .viewer = true, .doc = "true on the first row (file order) of each stack_trace_id, else NULL" },
 };
 
@@ -181,7 +181,8 @@ static void build_pq_columns(void)
 		pq_columns[i] = (struct pq_column_def){ .name = trace_schema[i].name,
 							.type = trace_schema[i].type,
 							.required = trace_schema[i].required,
-							.delta = trace_schema[i].delta };
+							.delta = trace_schema[i].delta,
+							.dict = trace_schema[i].dict };
 }
 
 const struct pq_column_def *trace_schema__pq_columns(void)

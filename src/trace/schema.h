@@ -83,6 +83,7 @@ struct trace_column {
 	enum pq_type type;	/* physical/logical type (see enum pq_type) */
 	bool required;		/* REQUIRED: never null */
 	bool delta;		/* DELTA_BINARY_PACKED encoding (sorted values) */
+	bool dict;		/* dictionary-encoded integers (few distinct values) */
 	bool reference;		/* one of the reference's columns: every readable file has it */
 	bool viewer;		/* the viewer reads it: checked when a file is opened */
 	const char *doc;	/* which rows carry it and what it means */

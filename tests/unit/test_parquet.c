@@ -199,7 +199,7 @@ static void test_null_items(void **state)
 	static const struct pq_dict d = { s, sl, 2 };
 	static const struct pq_lists ls = { off, it, 3 };
 	static const int32_t ids[] = { 0, 1, 2, -1 };
-	struct pq_column_def def = { "l", PQ_STRING_LIST, false, false };
+	struct pq_column_def def = { "l", PQ_STRING_LIST, false, false, false };
 	struct pq_column_data col = { ids, NULL, &d, &ls };
 	struct pq_writer *w;
 
@@ -218,8 +218,8 @@ static void test_null_items(void **state)
  * decodes it with apache-arrow); here: framing, padding and that every file carries it. */
 static void test_arrow_schema_kv(void **state)
 {
-	static const struct pq_column_def defs[] = { { "a", PQ_U64, true, false },
-						     { "l", PQ_STRING_LIST, false, false } };
+	static const struct pq_column_def defs[] = { { "a", PQ_U64, true, false, false },
+						     { "l", PQ_STRING_LIST, false, false, false } };
 	struct pq_writer *w;
 	uint8_t *msg;
 	size_t len, dlen;
@@ -253,7 +253,7 @@ static void test_arrow_schema_kv(void **state)
 
 static void test_zero_rows(void **state)
 {
-	struct pq_column_def defs[] = { { "a", PQ_U64, true, false }, { "l", PQ_STRING_LIST, false, false } };
+	struct pq_column_def defs[] = { { "a", PQ_U64, true, false, false }, { "l", PQ_STRING_LIST, false, false, false } };
 	struct pq_writer *w;
 
 	unlink(pqt_path);

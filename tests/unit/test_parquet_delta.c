@@ -38,9 +38,9 @@ static void roundtrip(uint32_t n, int kind, bool nulls, const struct pq_options 
 		valid[i] = !nulls || next() % 4;
 	}
 	struct tcol cols[] = {
-		{ { "ts", PQ_U64, true, true }, u, NULL, NULL, NULL },
-		{ { "sv", PQ_I64, false, true }, s, valid, NULL, NULL },
-		{ { "uv", PQ_U64, false, true }, u, valid, NULL, NULL },
+		{ { "ts", PQ_U64, true, true, false }, u, NULL, NULL, NULL },
+		{ { "sv", PQ_I64, false, true, false }, s, valid, NULL, NULL },
+		{ { "uv", PQ_U64, false, true, false }, u, valid, NULL, NULL },
 	};
 	struct ttable tab = { 3, cols, n };
 
@@ -71,7 +71,7 @@ static void test_all_null(void **state)
 	uint64_t u[64] = { 0 };
 	uint8_t valid[64] = { 0 };
 	static const uint32_t rg[] = { 64 };
-	struct tcol cols[] = { { { "uv", PQ_U64, false, true }, u, valid, NULL, NULL } };
+	struct tcol cols[] = { { { "uv", PQ_U64, false, true, false }, u, valid, NULL, NULL } };
 	struct ttable tab = { 1, cols, 64 };
 
 	assert_int_equal(pqt_write(path, &tab, rg, 1, NULL, NULL, 0), 0);

@@ -53,10 +53,10 @@ static void test_invalid_arguments(void **state)
 	static const int32_t lists_bad_item[] = { 0, 1, 0, 0 };
 	static const uint8_t valid[] = { 1, 0, 1, 1 };
 	static const uint64_t u64[4];
-	struct pq_column_def bad_type = { "x", (enum pq_type)99, false, false };
-	struct pq_column_def no_name = { NULL, PQ_U8, false, false };
-	struct pq_column_def s = { "s", PQ_STRING, false, false }, l = { "l", PQ_STRING_LIST, false, false };
-	struct pq_column_def lreq = { "l", PQ_STRING_LIST, true, false }, u = { "u", PQ_U64, true, false };
+	struct pq_column_def bad_type = { "x", (enum pq_type)99, false, false, false };
+	struct pq_column_def no_name = { NULL, PQ_U8, false, false, false };
+	struct pq_column_def s = { "s", PQ_STRING, false, false, false }, l = { "l", PQ_STRING_LIST, false, false, false };
+	struct pq_column_def lreq = { "l", PQ_STRING_LIST, true, false, false }, u = { "u", PQ_U64, true, false, false };
 	struct pq_kv nokey = { NULL, "v" };
 	struct pq_writer *w;
 	char missing[300];
@@ -99,7 +99,7 @@ static void test_invalid_arguments(void **state)
  * planted) is refused and left as it was, never followed, truncated or unlinked. */
 static void test_refuses_existing(void **state)
 {
-	struct pq_column_def u = { "u", PQ_U64, true, false };
+	struct pq_column_def u = { "u", PQ_U64, true, false, false };
 	char target[300], buf[8] = { 0 };
 	struct pq_writer *w = NULL;
 	struct stat st;
@@ -144,7 +144,7 @@ static void test_disk_full(void **state)
 	char mnt[300], file[400], filler[400], buf[4096] = { 0 };
 	static uint64_t vals[M];
 	static char big_value[32768];
-	struct pq_column_def def = { "v", PQ_U64, true, false };
+	struct pq_column_def def = { "v", PQ_U64, true, false, false };
 	struct pq_column_data cd = { vals, NULL, NULL, NULL };
 	struct pq_kv kv = { "big", big_value };
 	struct pq_writer *w;
