@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -26,6 +27,19 @@ static inline uint64_t hmap__hash(uint64_t x)
 	x ^= x >> 33;
 	x *= 0xc4ceb9fe1a85ec53ull;
 	return x ^ (x >> 33);
+}
+
+/* FNV-1a over n bytes, continuing from h (HMAP_FNV_SEED to start): keys made of strings
+ * and byte runs, before hmap__hash spreads them. */
+#define HMAP_FNV_SEED 0xcbf29ce484222325ull
+
+static inline uint64_t hmap__fnv1a(const void *p, size_t n, uint64_t h)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
 }
 
 static inline void hmap__free(struct hmap *m)

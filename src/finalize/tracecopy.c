@@ -91,20 +91,19 @@ static int add_split(struct copier *k, int col, struct copier_lists *l, const ch
 static int copier__key_list(struct copier *k, const struct copier_lists *l, uint32_t id)
 {
 	const struct strtab *t = &k->strs[TC_STACK_TRACE];
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = HMAP_FNV_SEED;
 	uint32_t key;
 	int err;
 
 	for (uint32_t i = l->offsets[id]; i < l->offsets[id + 1]; i++) {
 		uint32_t item = l->items[i];
-		const unsigned char *p = item == PQ_NULL_ITEM ? (const unsigned char *)"" :
-			(const unsigned char *)t->strs[item];
-		uint32_t n = item == PQ_NULL_ITEM ? 0 : t->lens[item];
+		/* Each label after its length (a NULL one: UINT32_MAX), so ["ab", "c"] and
+		 * ["a", "bc"] differ. */
+		uint32_t n = item == PQ_NULL_ITEM ? UINT32_MAX : t->lens[item];
 
-		/* Each label with its length, so ["ab", "c"] and ["a", "bc"] differ. */
-		h = (h ^ n ^ (item == PQ_NULL_ITEM ? 1ull << 40 : 0)) * 0x100000001b3ull;
-		for (uint32_t j = 0; j < n; j++)
-			h = (h ^ p[j]) * 0x100000001b3ull;
+		h = hmap__fnv1a(&n, sizeof(n), h);
+		if (item != PQ_NULL_ITEM)
+			h = hmap__fnv1a(t->strs[item], n, h);
 	}
 	if (!hmap__get(&k->file_keys, h, &key)) {
 		key = k->nkeys++;

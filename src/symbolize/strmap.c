@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hmap.h"
 #include "symbolize/strmap.h"
 
 struct strmap_slot {
@@ -15,17 +16,7 @@ struct strmap_slot {
  * on every input byte (offsets differ mostly in their low bytes, paths in their tails). */
 static uint64_t strmap__hash(const void *key, size_t len)
 {
-	const unsigned char *p = key;
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h;
+	return hmap__hash(hmap__fnv1a(key, len, HMAP_FNV_SEED));
 }
 
 static struct strmap_slot *strmap__find(const struct strmap *m, uint64_t hash, const void *key, size_t len)

@@ -29,13 +29,6 @@ struct stacker {
 	uint64_t unnumbered;		/* numbered path: rows whose number has no first row */
 };
 
-static uint64_t fnv(const char *s, size_t n, uint64_t h)
-{
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-	return h;
-}
-
 static int grow(void **p, uint64_t *cap, uint64_t need, size_t elem)
 {
 	uint64_t c = *cap ? *cap : 256;
@@ -80,7 +73,7 @@ static int intern_stack(struct stacker *sc, duckdb_vector list, uint64_t i, uint
 	uint64_t *cvalid = duckdb_vector_get_validity(child);
 	void *cdata = duckdb_vector_get_data(child);
 	struct trace_rows *r = sc->r;
-	uint64_t first = r->nlabels, h = 0xcbf29ce484222325ull, pool0 = sc->pool_len;
+	uint64_t first = r->nlabels, h = HMAP_FNV_SEED, pool0 = sc->pool_len;
 	uint32_t n = 0, other;
 
 	for (uint64_t k = e->offset; k < e->offset + e->length; k++) {
@@ -102,7 +95,7 @@ static int intern_stack(struct stacker *sc, duckdb_vector list, uint64_t i, uint
 		r->label_off[r->nlabels] = sc->pool_len;
 		r->label_len[r->nlabels++] = len;
 		/* The pool's copy, with its NUL: labels ["ab", "c"] and ["a", "bc"] differ. */
-		h = fnv(r->pool + sc->pool_len, len + 1, h);
+		h = hmap__fnv1a(r->pool + sc->pool_len, len + 1, h);
 		sc->pool_len += len + 1;
 		n++;
 	}

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hmap.h"
 #include "common/rng.h"
 #include "common/utf8.h"
 #include "viewer/api.h"
@@ -38,14 +39,6 @@ static size_t sanitize(const char *in, uint32_t len, char *out)
 	return b - a;
 }
 
-static uint64_t fnv(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
 
 struct flame_input {
 	struct flame_stack *stacks;
@@ -265,7 +258,7 @@ int ep_event_flamegraph(struct request *rq)
 	code = api__type_code(m, type, strlen(type));
 	if (code >= 0) {
 		uint64_t seed = rng__mix(rng__mix(w.start) ^ rng__mix(w.end + max_stacks) ^
-					   fnv(type) ^ (w.has_pid ? rng__mix(w.pid + 1) : 0));
+					   hmap__fnv1a(type, strlen(type), HMAP_FNV_SEED) ^ (w.has_pid ? rng__mix(w.pid + 1) : 0));
 		struct pick *picks = NULL;
 		uint64_t npicks = 0;
 		/* off_cpu rows weigh what they lasted: a flame graph of blocked time. */
