@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "bpf/records.h"
-#include "common/bitset.h"
 #include "symbolize/addrspace.h"
 #include "parquet/colbuf.h"
 #include "finalize/offjoin.h"
@@ -13,6 +12,7 @@
 #include "finalize/runs.h"
 #include "spool/spool.h"
 #include "trace/schema.h"
+#include "trace/stacknum.h"
 #include "trace/syscalls.h"
 #include "finalize/stacklists.h"
 #include "finalize/stackset.h"
@@ -34,7 +34,7 @@ struct rows {
 	uint32_t last_comm_id;
 	int32_t last_u, last_k;
 	int64_t last_list;
-	struct bitset lists_seen;	/* stack_trace_first marks the first row of each list */
+	struct bitset lists_seen;	/* lists with a row written (see trace/stacknum.h) */
 };
 
 
@@ -452,11 +452,8 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 	if (list >= 0) {
 		colbuf__set(c, TC_STACK_TRACE, (uint64_t)list);
 		colbuf__set(c, TC_STACK_MODULES, (uint64_t)list);
-		colbuf__set(c, TC_STACK_TRACE_ID, (uint64_t)list);
-		if ((err = bitset__add(&r->lists_seen, (uint64_t)list)) < 0)
+		if ((err = stacknum__set(c, &r->lists_seen, (uint32_t)list)))
 			return err;
-		if (err)
-			colbuf__set(c, TC_STACK_TRACE_FIRST, 1);
 		colbuf__set(c, TC_STACK_KIND, u >= 0 && k >= 0 ? 2 : u >= 0 ? 0 : 1);
 		colbuf__set(c, TC_WEIGHT, h->weight ? h->weight : 1);
 		if (u >= 0)

@@ -3,11 +3,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/bitset.h"
 #include "common/hmap.h"
 #include "common/log.h"
 #include "common/strbuf.h"
 #include "finalize/tracecopy.h"
+#include "trace/stacknum.h"
 #include "parquet/colbuf.h"
 #include "parquet/strtab.h"
 
@@ -119,15 +119,7 @@ static int copier__key_list(struct copier *k, const struct copier_lists *l, uint
 /* stack_trace_id and stack_trace_first of a row whose stack_trace is this group's list id. */
 static int copier__set_key(struct copier *k, uint32_t id)
 {
-	uint32_t key = k->list_key[id];
-	int first = bitset__add(&k->keys_written, key);
-
-	if (first < 0)
-		return first;
-	colbuf__set(&k->c, TC_STACK_TRACE_ID, key);
-	if (first)
-		colbuf__set(&k->c, TC_STACK_TRACE_FIRST, 1);
-	return 0;
+	return stacknum__set(&k->c, &k->keys_written, k->list_key[id]);
 }
 
 /* A new list of column col: prefix's items (NULL: none), then the child's [off, off + len)

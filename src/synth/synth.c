@@ -12,12 +12,12 @@
 #include <unistd.h>
 
 #include "bpf/records.h"
-#include "common/bitset.h"
 #include "common/log.h"
 #include "common/outfile.h"
 #include "parquet/colbuf.h"
 #include "parquet/parquet.h"
 #include "trace/schema.h"
+#include "trace/stacknum.h"
 #include "parquet/strtab.h"
 #include "synth/synth.h"
 #include "synth/synth_model.h"
@@ -284,9 +284,8 @@ static void synth_meta__init(struct synth_meta *m, const struct synth_opts *o, u
 /* One row into the current row group: the schema's columns, null where the row has none. */
 static int fill_row(struct colbuf *c, struct bitset *seen, const struct synth_row *r)
 {
-	int first;
-
 	uint32_t f = r->cols;
+	int err;
 
 	colbuf__set(c, TC_EVENT_TYPE, r->event_type);
 	colbuf__set(c, TC_TS, r->ts);
@@ -304,11 +303,8 @@ static int fill_row(struct colbuf *c, struct bitset *seen, const struct synth_ro
 	if (f & SR_STACK) {
 		colbuf__set(c, TC_STACK_TRACE, (uint32_t)r->stack);
 		colbuf__set(c, TC_STACK_MODULES, (uint32_t)r->stack);
-		colbuf__set(c, TC_STACK_TRACE_ID, (uint32_t)r->stack);
-		if ((first = bitset__add(seen, (uint32_t)r->stack)) < 0)
-			return first;
-		if (first)
-			colbuf__set(c, TC_STACK_TRACE_FIRST, 1);
+		if ((err = stacknum__set(c, seen, (uint32_t)r->stack)))
+			return err;
 		colbuf__set(c, TC_WEIGHT, 1);	/* as recorded with --stacks=all */
 	}
 	if (f & SR_SWITCH) {
@@ -351,7 +347,7 @@ struct writer {
 	struct pq_writer *w;
 	struct colbuf c;
 	struct label_lists ll;
-	struct bitset lists_seen;	/* for stack_trace_first */
+	struct bitset lists_seen;	/* lists with a row written (see trace/stacknum.h) */
 	struct pq_lists lists, mod_lists;
 	struct pq_dict label_dict, name_dict;
 	uint32_t name_lens[64];
