@@ -65,8 +65,8 @@ static int add_stack_slot(struct stacker *sc, uint32_t first, uint32_t count, ui
 
 /* A list seen for the first time: keep its non-empty labels (the reference drops empty
  * ones), and share the id with an identical label list met under another hash. */
-static int intern_stack(struct stacker *sc, duckdb_vector list, uint64_t i, uint64_t row,
-			uint64_t hash, uint32_t *id)
+static int intern_stack(struct stacker *sc, duckdb_vector list, uint64_t i, uint64_t hash,
+			uint32_t *id)
 {
 	duckdb_list_entry *e = (duckdb_list_entry *)duckdb_vector_get_data(list) + i;
 	duckdb_vector child = duckdb_list_vector_get_child(list);
@@ -192,7 +192,7 @@ static void stacks_sink(duckdb_function_info info, duckdb_data_chunk chunk, duck
 		}
 		pthread_mutex_lock(&sc->lock);
 		if (!hmap__get(&sc->stack_map, h, &id))
-			err = intern_stack(sc, lists, i, row, h, &id);
+			err = intern_stack(sc, lists, i, h, &id);
 		if (!err && id >= STACK_WIDE)
 			err = hmap__put(&r->stack_wide, row, id);
 		pthread_mutex_unlock(&sc->lock);
@@ -211,6 +211,28 @@ static void stacks_sink(duckdb_function_info info, duckdb_data_chunk chunk, duck
 		r->stack[row] = id < STACK_WIDE ? (uint16_t)id : STACK_WIDE;
 	}
 	__atomic_add_fetch(&sc->done, n, __ATOMIC_RELAXED);
+}
+
+/* Run fn over every row of the file as fn(file_row_number, <args>): the args' first is a
+ * UBIGINT, then the stack_trace list when with_list. */
+static int run_sink(duckdb_connection con, struct stacker *sc, const char *prefix,
+		    duckdb_scalar_function_t fn, bool with_list, const char *args)
+{
+	static const duckdb_type types[2] = { DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_UBIGINT };
+	struct sink_spec spec = { prefix, fn, sc, types, 2, with_list, DUCKDB_TYPE_UINTEGER };
+	char name[48], *sql = NULL;
+	int err;
+
+	if (sink__register(con, &spec, name, sizeof(name))) {
+		log__error("%s: cannot register %s", sc->tf->path, name);
+		return -EIO;
+	}
+	if (asprintf(&sql, "SELECT count(%s(file_row_number, %s)) FROM read_parquet(%s, "
+			   "file_row_number = true)", name, args, sc->tf->literal) < 0)
+		return -ENOMEM;
+	err = sink__run(con, sql, sc->tf->path, sc->cancel);
+	free(sql);
+	return err;
 }
 
 /* ---- Files that number their lists (stack_trace_id, stack_trace_first) ---- */
@@ -243,7 +265,7 @@ static int read_first_lists(duckdb_connection con, struct stacker *sc)
 		for (idx_t i = 0; i < n && !err; i++)
 			if (sink__valid(lvalid, i))
 				err = hmap__get(&sc->stack_map, key[i], &id) ? -ENOENT :
-				      intern_stack(sc, lists, i, 0, key[i], &id);
+				      intern_stack(sc, lists, i, key[i], &id);
 		duckdb_destroy_data_chunk(&chunk);
 	}
 	duckdb_destroy_result(&res);
@@ -305,22 +327,12 @@ static void numbers_sink(duckdb_function_info info, duckdb_data_chunk chunk, duc
  * e.g. a file filtered by a query that kept the columns): the caller reads every list. */
 static int scan_numbered(duckdb_connection con, struct stacker *sc)
 {
-	static const duckdb_type types[2] = { DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_UBIGINT };
-	struct sink_spec spec = { "probex_stack_numbers", numbers_sink, sc, types, 2, false, DUCKDB_TYPE_UINTEGER };
-	char name[48], *sql = NULL;
 	int err;
 
 	if ((err = read_first_lists(con, sc)))
 		return err == -ENOMEM ? err : -ENOENT;
-	if (sink__register(con, &spec, name, sizeof(name))) {
-		log__error("%s: cannot register %s", sc->tf->path, name);
-		return -EIO;
-	}
-	if (asprintf(&sql, "SELECT count(%s(file_row_number, CAST(stack_trace_id AS UBIGINT))) "
-			   "FROM read_parquet(%s, file_row_number = true)", name, sc->tf->literal) < 0)
-		return -ENOMEM;
-	err = sink__run(con, sql, sc->tf->path, sc->cancel);
-	free(sql);
+	err = run_sink(con, sc, "probex_stack_numbers", numbers_sink, false,
+		       "CAST(stack_trace_id AS UBIGINT)");
 	if (!err && sc->unnumbered) {
 		log__debug("%s: %llu rows' stack_trace_id has no first row; reading every list",
 			   sc->tf->path, (unsigned long long)sc->unnumbered);
@@ -349,21 +361,7 @@ static void stacker_reset(struct stacker *sc)
  * of one trace (odds ~1e-11 for 10^4 stacks) would merge them. */
 static int scan_hashed(duckdb_connection con, struct stacker *sc)
 {
-	static const duckdb_type types[2] = { DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_UBIGINT };
-	struct sink_spec spec = { "probex_stacks", stacks_sink, sc, types, 2, true, DUCKDB_TYPE_UINTEGER };
-	char name[48], *sql = NULL;
-	int err;
-
-	if (sink__register(con, &spec, name, sizeof(name))) {
-		log__error("%s: cannot register %s", sc->tf->path, name);
-		return -EIO;
-	}
-	if (asprintf(&sql, "SELECT count(%s(file_row_number, hash(stack_trace), stack_trace)) "
-			   "FROM read_parquet(%s, file_row_number = true)", name, sc->tf->literal) < 0)
-		return -ENOMEM;
-	err = sink__run(con, sql, sc->tf->path, sc->cancel);
-	free(sql);
-	return err;
+	return run_sink(con, sc, "probex_stacks", stacks_sink, true, "hash(stack_trace), stack_trace");
 }
 
 int trace_rows__scan_stacks(duckdb_connection con, const struct trace_file *tf,
@@ -372,7 +370,7 @@ int trace_rows__scan_stacks(duckdb_connection con, const struct trace_file *tf,
 	struct stacker sc = { .tf = tf, .r = rows, .cancel = cancel,
 			      .lock = PTHREAD_MUTEX_INITIALIZER };
 	uint32_t id;
-	int err = -ENOENT;
+	int err;
 
 	sc.generation = sink__generation();
 	rows->stack = bigmem__alloc((rows->n ? rows->n : 1) * sizeof(*rows->stack));
