@@ -27,12 +27,28 @@ static int compact_b(struct model *m)
 	return 0;
 }
 
+int model__side_collect(const uint32_t *narrow, const uint64_t *wide, uint64_t n, uint64_t nbig,
+			uint32_t **pos, uint64_t **vals)
+{
+	uint64_t k = 0;
+
+	*pos = malloc((nbig + 1) * sizeof(**pos));
+	*vals = malloc((nbig + 1) * sizeof(**vals));
+	if (!*pos || !*vals)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < n && k < nbig; i++) {
+		if (narrow[i] != UINT32_MAX)
+			continue;
+		(*pos)[k] = (uint32_t)i;
+		(*vals)[k++] = wide[i];
+	}
+	return 0;
+}
+
 /* latency_ns in 32 bits a row, the values that do not fit on the side; the full column
  * goes. */
 static int compact_latency(struct model *m)
 {
-	uint64_t k = 0;
-
 	if (!m->latency)
 		return 0;
 	m->lat32 = bigmem__alloc((m->n ? m->n : 1) * sizeof(*m->lat32));
@@ -45,16 +61,8 @@ static int compact_latency(struct model *m)
 		m->lat32[i] = big ? UINT32_MAX : (m->flags[i] & ROW_LAT) ? (uint32_t)m->latency[i] : 0;
 		m->nlat_big += big;
 	}
-	m->lat_big_rn = malloc((m->nlat_big + 1) * sizeof(*m->lat_big_rn));
-	m->lat_big = malloc((m->nlat_big + 1) * sizeof(*m->lat_big));
-	if (!m->lat_big_rn || !m->lat_big)
+	if (model__side_collect(m->lat32, m->latency, m->n, m->nlat_big, &m->lat_big_rn, &m->lat_big))
 		return -ENOMEM;
-	for (uint64_t i = 0; i < m->n; i++) {
-		if (m->lat32[i] != UINT32_MAX)
-			continue;
-		m->lat_big_rn[k] = (uint32_t)i;
-		m->lat_big[k++] = m->latency[i];
-	}
 	free(m->latency);
 	m->latency = NULL;
 	return 0;
@@ -178,7 +186,7 @@ int model__remap_sides(struct model *m)
 
 int model__narrow_ts(struct model *m)
 {
-	uint64_t nblocks = (m->n + TS_BLOCK - 1) / TS_BLOCK, k = 0;
+	uint64_t nblocks = (m->n + TS_BLOCK - 1) / TS_BLOCK;
 
 	m->ts32 = bigmem__alloc((m->n ? m->n : 1) * sizeof(*m->ts32));
 	m->ts_base = malloc((nblocks ? nblocks : 1) * sizeof(*m->ts_base));
@@ -197,16 +205,8 @@ int model__narrow_ts(struct model *m)
 			m->nts_big += big;
 		}
 	}
-	m->ts_big_rn = malloc((m->nts_big + 1) * sizeof(*m->ts_big_rn));
-	m->ts_big = malloc((m->nts_big + 1) * sizeof(*m->ts_big));
-	if (!m->ts_big_rn || !m->ts_big)
+	if (model__side_collect(m->ts32, m->ts, m->n, m->nts_big, &m->ts_big_rn, &m->ts_big))
 		return -ENOMEM;
-	for (uint64_t i = 0; i < m->n; i++) {
-		if (m->ts32[i] != TS32_BIG)
-			continue;
-		m->ts_big_rn[k] = (uint32_t)i;
-		m->ts_big[k++] = m->ts[i];
-	}
 	free(m->ts);
 	m->ts = NULL;
 	return 0;

@@ -51,12 +51,14 @@ int api__lifetimes_json(const struct model *m, char **json, size_t *len, char **
 	/* First fork of each child in (ts, file row) order, parent and child both known. */
 	for (uint64_t r = 0; fork_code >= 0 && r < m->n; r++) {
 		struct fork_info *f;
+		uint64_t t;
 
 		if (m->type[r] != fork_code || (m->flags[r] & (ROW_A | ROW_B)) != (ROW_A | ROW_B))
 			continue;
+		t = model__ts(m, r);
 		if (hmap__get(&by_child, model__a(m, r, NULL), &idx)) {
 			f = &forks[idx];
-			if (f->ts < model__ts(m, r) || (f->ts == model__ts(m, r) && f->file_row < m->file_row[r]))
+			if (f->ts < t || (f->ts == t && f->file_row < m->file_row[r]))
 				continue;
 		} else {
 			if (nforks == capf) {
@@ -71,7 +73,7 @@ int api__lifetimes_json(const struct model *m, char **json, size_t *len, char **
 			f = &forks[nforks++];
 		}
 		f->parent = (uint32_t)model__b(m, r, NULL);
-		f->ts = model__ts(m, r);
+		f->ts = t;
 		f->file_row = m->file_row[r];
 	}
 	for (uint32_t p = 0; p < m->npids; p++) {

@@ -4,6 +4,7 @@
 
 #include "common/bigmem.h"
 #include "common/sort.h"
+#include "viewer/columns.h"
 #include "viewer/ops.h"
 
 const char *const op_names[OP__COUNT] = {
@@ -136,10 +137,11 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 			/* io_uring_complete: submit_ts present and non-zero, not after completion. */
 			uint64_t submit = model__a(m, r, &b->a_cursor);
 
-			if ((m->flags[r] & ROW_A) && submit && model__ts(m, r) >= submit) {
-				rec = (struct op_rec){ .lat = model__ts(m, r) - submit, .start = model__ts(m, r),
-						       .end = model__ts(m, r), .pid = pid, .rn = (uint32_t)r,
-						       .srn = (uint32_t)r };
+			uint64_t t = model__ts(m, r);
+
+			if ((m->flags[r] & ROW_A) && submit && t >= submit) {
+				rec = (struct op_rec){ .lat = t - submit, .start = t, .end = t, .pid = pid,
+						       .rn = (uint32_t)r, .srn = (uint32_t)r };
 				rec.bytes = (m->flags[r] & ROW_B) ? clamp0(model__b(m, r, &b->b_cursor)) : 0;
 				if (add_rec(b, OP_IO_URING, &rec))
 					return -ENOMEM;
@@ -173,8 +175,10 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 		}
 		last_role[op] = ROLE_EXIT;
 		e = last_row[op];
-		rec = (struct op_rec){ .lat = model__ts(m, r) - model__ts(m, e), .start = model__ts(m, e),
-				       .end = model__ts(m, r), .pid = pid, .rn = (uint32_t)r, .srn = (uint32_t)e };
+		uint64_t te = model__ts(m, e), tr = model__ts(m, r);
+
+		rec = (struct op_rec){ .lat = tr - te, .start = te, .end = tr, .pid = pid,
+				       .rn = (uint32_t)r, .srn = (uint32_t)e };
 		bool has_ret = m->flags[r] & ROW_A;
 		int64_t ret = (int64_t)model__a(m, r, NULL);
 
@@ -217,7 +221,7 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 				 * one is no change.  Either way it becomes the new reference. */
 				have_brk = true;
 				brk_ret = ret;
-				brk_enter = model__ts(m, e);
+				brk_enter = te;
 				continue;
 			}
 			rec.delta = ret - brk_ret;
@@ -225,7 +229,7 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 			/* Counted only when the previous break's pair is in the window too. */
 			rec.start = brk_enter;
 			brk_ret = ret;
-			brk_enter = model__ts(m, e);
+			brk_enter = te;
 			break;
 		}
 		if (add_rec(b, op, &rec))
@@ -251,7 +255,7 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 /* lat and bytes (in latency order) in 32 bits; the 64-bit columns are freed. */
 static int narrow_index(struct op_index *ix)
 {
-	uint64_t n = ix->n, k = 0;
+	uint64_t n = ix->n;
 
 	if (!ALLOC(ix->lat32, n) || !ALLOC(ix->bytes32, n))
 		return -ENOMEM;
@@ -269,14 +273,9 @@ static int narrow_index(struct op_index *ix)
 		ix->bytes32[i] = big ? UINT32_MAX : (uint32_t)ix->bytes[i];
 		ix->nbytes_big += big;
 	}
-	if (!ALLOC(ix->bytes_big_pos, ix->nbytes_big) || !ALLOC(ix->bytes_big, ix->nbytes_big))
+	if (model__side_collect(ix->bytes32, ix->bytes, n, ix->nbytes_big, &ix->bytes_big_pos,
+				&ix->bytes_big))
 		return -ENOMEM;
-	for (uint64_t i = 0; i < n; i++) {
-		if (ix->bytes32[i] != UINT32_MAX)
-			continue;
-		ix->bytes_big_pos[k] = (uint32_t)i;
-		ix->bytes_big[k++] = ix->bytes[i];
-	}
 	free(ix->lat);
 	free(ix->bytes);
 	ix->lat = ix->bytes = NULL;

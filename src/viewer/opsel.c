@@ -88,7 +88,7 @@ static int replay_pid(struct op_sel *sel, const struct model *m, const struct op
 	for (uint64_t r = lo; !err && r < hi; r++) {
 		uint16_t c = m->type[r];
 		struct op_rec rec;
-		uint64_t e;
+		uint64_t e, te, tr;
 		bool has_ret;
 		int64_t ret;
 
@@ -101,8 +101,10 @@ static int replay_pid(struct op_sel *sel, const struct model *m, const struct op
 		if (o->code_role[c] != ROLE_EXIT || head == tail)
 			continue;
 		e = queue[head++];
-		rec = (struct op_rec){ .lat = model__ts(m, r) - model__ts(m, e), .start = model__ts(m, e),
-				       .end = model__ts(m, r), .pid = pid, .rn = (uint32_t)r, .srn = (uint32_t)e };
+		te = model__ts(m, e);
+		tr = model__ts(m, r);
+		rec = (struct op_rec){ .lat = tr - te, .start = te, .end = tr, .pid = pid,
+				       .rn = (uint32_t)r, .srn = (uint32_t)e };
 		has_ret = m->flags[r] & ROW_A;
 		ret = (int64_t)model__a(m, r, NULL);
 		switch (sel->op) {
