@@ -534,7 +534,7 @@ static int encode_lists(struct pq_scratch *s, const struct pq_encode_opts *o,
 		}
 	}
 	if (*ndict) {
-		err = d->dict ? emit_dict(s, o, d->dict, *ndict, c) : emit_int_dict(s, o, l, *ndict, c);
+		err = emit_dict(s, o, d->dict, *ndict, c);
 		if (err)
 			return err;
 	}
