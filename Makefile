@@ -25,7 +25,7 @@ CFLAGS    += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -fno-omit-fr
 # DuckDB next to the build (build/deps/duckdb) or, installed, in $(PREFIX)/lib/probex.
 LDFLAGS   += $(SAN) -L$(DUCKDB_DIR) -Wl,-rpath,'$$ORIGIN/deps/duckdb' \
 	     -Wl,-rpath,$(abspath $(DUCKDB_DIR)) -Wl,-rpath,'$$ORIGIN/../lib/probex'
-LDLIBS    += -lbpf -lelf -lz -lzstd -ldw -liberty -lmicrohttpd -lduckdb -ledit -lprotobuf-c -lpthread -lm
+LDLIBS    += -l:libbpf.a -Wl,--wrap=btf__load_vmlinux_btf -lelf -lz -lzstd -ldw -liberty -lmicrohttpd -lduckdb -ledit -lprotobuf-c -lpthread -lm
 
 # Sources are discovered, so a new file in a stage folder needs no Makefile edit.
 SRCS      := $(sort $(filter-out src/bpf/%,$(wildcard src/*/*.c)))
