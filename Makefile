@@ -81,8 +81,27 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/probex: $(MAIN_OBJS) $(LIB_OBJS)
-	$(CC) $^ $(LDFLAGS) $(LDLIBS) -o $@
+# probex itself loads DuckDB and libmicrohttpd on their first call (scripts/gen-lazylib.sh):
+# a recording uses neither, and loading them costs ~25 ms before the traced command starts.
+# Test programs link them as usual.
+MHD_SO    := $(shell $(CC) -print-file-name=libmicrohttpd.so)
+LAZY_OBJS := $(BUILD)/obj/gen/lazy_duckdb.o $(BUILD)/obj/gen/lazy_mhd.o
+LAZY_LIBS := $(filter-out -lduckdb -lmicrohttpd,$(LDLIBS))
+
+$(BUILD)/gen/lazy_duckdb.S: scripts/gen-lazylib.sh | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	scripts/gen-lazylib.sh duckdb duckdb_ $(DUCKDB_DIR)/libduckdb.so > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/lazy_mhd.S: scripts/gen-lazylib.sh | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	scripts/gen-lazylib.sh mhd MHD_ $(MHD_SO) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.S
+	@mkdir -p $(@D)
+	$(CC) -c $< -o $@
+
+$(BUILD)/probex: $(MAIN_OBJS) $(LIB_OBJS) $(LAZY_OBJS)
+	$(CC) $^ $(LDFLAGS) $(LAZY_LIBS) -o $@
 
 # The test build: the same objects, but the test hooks (fault injection, PROBEX_TEST_*
 # variables) in place of the shipped ones, which are all off.  Only tests run it.
