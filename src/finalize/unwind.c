@@ -13,6 +13,7 @@
 #include "common/test_hooks.h"
 #include "finalize/cfirules.h"
 #include "finalize/unwind.h"
+#include "symbolize/debugfile.h"
 #include "symbolize/addrspace.h"
 
 /* Live libdwfl sessions at most: each maps and indexes every object of its process
@@ -60,8 +61,8 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 
 	if (!elf || cfi__eh_fde_count(elf) >= CFI_FEW_FDES)
 		return -1;
-	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
-					    debuglink_file, debuglink_crc, debuginfo_file_name);
+	return debugfile__find(mod, userdata, modname, base, file_name, debuglink_file,
+			       debuglink_crc, debuginfo_file_name);
 }
 
 static char *debuginfo_path;

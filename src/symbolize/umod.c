@@ -8,6 +8,7 @@
 
 #include <elfutils/libdwfl.h>
 
+#include "symbolize/debugfile.h"
 #include "symbolize/dwfunc.h"
 #include "symbolize/dwname.h"
 #include "symbolize/elfsyms.h"
@@ -35,12 +36,13 @@ struct umod {
 };
 
 /* NULL debuginfo_path selects libdwfl's default ":.debug:/usr/lib/debug": the build-id
- * tree, then .gnu_debuglink next to the file, in .debug/, and under /usr/lib/debug. */
+ * tree, then .gnu_debuglink next to the file, in .debug/, and under /usr/lib/debug
+ * (debugfile__find enters that search only when one of those files exists). */
 static char *umod_debuginfo_path;
 
 static const Dwfl_Callbacks umod_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = debugfile__find,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &umod_debuginfo_path,
 };
@@ -65,21 +67,6 @@ static bool elf_has_dwarf(Elf *elf)
 			return true;
 	}
 	return false;
-}
-
-/* Whether /usr/lib/debug/.build-id/xx/yyyy.debug exists for this build-id. */
-static bool distro_debug_file(const unsigned char *id, int len)
-{
-	char path[64 + 2 * 64];
-	size_t n;
-
-	if (len < 2 || len > 64)
-		return false;
-	n = (size_t)snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
-	for (int i = 1; i < len; i++)
-		n += (size_t)snprintf(path + n, sizeof(path) - n, "%02x", id[i]);
-	snprintf(path + n, sizeof(path) - n, ".debug");
-	return access(path, R_OK) == 0;
 }
 
 static int umod__load_segments(struct umod *m)
@@ -151,7 +138,7 @@ int umod__open(int fd, const char *path, struct umod **out)
 	 * -dbgsym packages) gives its symbol table only: its DWARF is compressed, and
 	 * inflating libc's alone cost ~0.1 s per trace, more than recording a short command. */
 	if (!m->use_dwarf)
-		m->use_dwarf = !distro_debug_file(m->build_id, m->build_id_len);
+		m->use_dwarf = !debugfile__by_build_id(m->build_id, m->build_id_len);
 	m->dw = dwfunc__new(m->mod);
 	m->names = dwname__new();
 	if (!m->dw || !m->names) {
