@@ -1,5 +1,6 @@
 #include <dwarf.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,8 +141,10 @@ static int cu_funcs__add(struct cu_funcs *f, Dwarf_Die *die)
 
 /* Subprograms with code sit at CU level (C, C++ definitions carry DW_AT_specification) or
  * inside namespaces and types (Rust, some C++). Function bodies are not entered: nested
- * functions are rare and fall back to the ELF symbol. */
-static int cu_funcs__collect(struct cu_funcs *f, Dwarf_Die *parent, int depth)
+ * functions are rare and fall back to the ELF symbol.  In C, types hold no functions:
+ * their members are not walked (every CPython CU declares hundreds of structs from its
+ * headers, and walking their members was most of labelling a python3 trace). */
+static int cu_funcs__collect(struct cu_funcs *f, Dwarf_Die *parent, int depth, bool c_lang)
 {
 	Dwarf_Die child;
 	int err;
@@ -155,13 +158,16 @@ static int cu_funcs__collect(struct cu_funcs *f, Dwarf_Die *parent, int depth)
 			if (err)
 				return err;
 			break;
-		case DW_TAG_namespace:
-		case DW_TAG_module:
 		case DW_TAG_class_type:
 		case DW_TAG_structure_type:
 		case DW_TAG_union_type:
+			if (c_lang)
+				break;
+			/* fall through */
+		case DW_TAG_namespace:
+		case DW_TAG_module:
 			if (depth < 32) {
-				err = cu_funcs__collect(f, &child, depth + 1);
+				err = cu_funcs__collect(f, &child, depth + 1, c_lang);
 				if (err)
 					return err;
 			}
@@ -171,6 +177,22 @@ static int cu_funcs__collect(struct cu_funcs *f, Dwarf_Die *parent, int depth)
 		}
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return 0;
+}
+
+static bool is_c(Dwarf_Die *cudie)
+{
+	switch (dwarf_srclang(cudie)) {
+	case DW_LANG_C89:
+	case DW_LANG_C:
+	case DW_LANG_C99:
+	case DW_LANG_C11:
+#ifdef DW_LANG_C17
+	case DW_LANG_C17:
+#endif
+		return true;
+	default:
+		return false;
+	}
 }
 
 static int fn_range__cmp(const void *a, const void *b)
@@ -194,7 +216,7 @@ static struct cu_funcs *dwfunc__cu(struct dwfunc *d, Dwarf_Die *cudie)
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
-	if (cu_funcs__collect(f, cudie, 0))
+	if (cu_funcs__collect(f, cudie, 0, is_c(cudie)))
 		goto cleanup;
 	qsort(f->r, f->n, sizeof(*f->r), fn_range__cmp);
 	if (dwfunc__own(d, f, 0))
