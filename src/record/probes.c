@@ -5,9 +5,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,6 +29,8 @@ struct probes {
 	struct bpf_link **sample_links;
 	int *sample_fds;
 	int ncpus;
+	int epfd;		/* the ring buffer's epoll and wake_fd */
+	int wake_fd;		/* probes__wake: ends a probes__poll wait early */
 	uint64_t sb_lost;
 	struct probes_opts opts;
 	char missing[512];
@@ -264,6 +269,23 @@ static int load(struct probes *p, bool select)
 	return err;
 }
 
+/* One epoll over the ring buffer's own and an eventfd, so that a consumer waiting for
+ * records can be told to stop at once rather than at its next timeout. */
+static int open_poll(struct probes *p)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	p->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	p->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (p->wake_fd < 0 || p->epfd < 0 ||
+	    epoll_ctl(p->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(p->rb), &ev) ||
+	    epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->wake_fd, &ev)) {
+		log__error("cannot poll the ring buffer: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
 int probes__open(struct probes **pp, const struct probes_opts *opts)
 {
 	double t0 = secs();
@@ -273,6 +295,7 @@ int probes__open(struct probes **pp, const struct probes_opts *opts)
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
+	p->epfd = p->wake_fd = -1;
 	p->opts = *opts;
 	/* PROBEX_LIBBPF_DEBUG=1 shows libbpf's messages (verifier logs) when a load fails. */
 	if (!getenv("PROBEX_LIBBPF_DEBUG"))
@@ -311,6 +334,9 @@ int probes__open(struct probes **pp, const struct probes_opts *opts)
 		log__error("cannot open the ring buffer: %s", strerror(-err));
 		goto cleanup;
 	}
+	err = open_poll(p);
+	if (err)
+		goto cleanup;
 	log__debug("probes: ready %.3f s", secs() - t0);
 	*pp = p;
 	return 0;
@@ -389,18 +415,26 @@ int probes__attach_pid(struct probes *p, uint32_t tgid)
 
 int probes__poll(struct probes *p, int timeout_ms)
 {
-	int n, m;
+	struct epoll_event ev[2];
+	eventfd_t v;
+	int m;
 
-	/* Producers rarely wake us (see wakeup_bytes): poll, then consume regardless. */
-	n = ring_buffer__poll(p->rb, timeout_ms);
-	if (n < 0 && n != -EINTR)
-		return n;
+	/* Producers rarely wake us (see wakeup_bytes): wait, then consume regardless. */
+	if (timeout_ms && epoll_wait(p->epfd, ev, 2, timeout_ms) < 0 && errno != EINTR)
+		return -errno;
+	eventfd_read(p->wake_fd, &v);
 	m = ring_buffer__consume(p->rb);
 	if (m < 0)
 		return m;
 	if (perf_buffer__consume(p->sb) < 0)
 		return -EIO;
-	return (n > 0 ? n : 0) + m;
+	return m;
+}
+
+void probes__wake(struct probes *p)
+{
+	if (p)
+		eventfd_write(p->wake_fd, 1);
 }
 
 int probes__counters(struct probes *p, uint64_t out[CNT__COUNT])
@@ -457,6 +491,10 @@ void probes__close(struct probes *p)
 {
 	if (!p)
 		return;
+	if (p->epfd >= 0)
+		close(p->epfd);
+	if (p->wake_fd >= 0)
+		close(p->wake_fd);
 	ring_buffer__free(p->rb);
 	perf_buffer__free(p->sb);
 	for (int cpu = 0; p->sample_links && cpu < p->ncpus; cpu++)
@@ -468,6 +506,25 @@ void probes__close(struct probes *p)
 	free(p->sample_fds);
 	probex__destroy(p->skel);
 	free(p);
+}
+
+static void *close_main(void *arg)
+{
+	probes__close(arg);
+	return NULL;
+}
+
+void probes__close_async(struct probes *p)
+{
+	pthread_t t;
+
+	if (!p)
+		return;
+	if (pthread_create(&t, NULL, close_main, p)) {
+		probes__close(p);
+		return;
+	}
+	pthread_detach(t);
 }
 
 /* Our programs as kallsyms names them (tag, then the full function name from BTF, not

@@ -40,6 +40,8 @@ int probes__attach_pid(struct probes *p, uint32_t tgid);
 /* Consume what is buffered, waiting at most timeout_ms for more.  Returns records seen or
  * a negative errno (from the callbacks: e.g. the spool could not be written). */
 int probes__poll(struct probes *p, int timeout_ms);
+/* End the wait of a probes__poll in another thread now (NULL: nothing to do). */
+void probes__wake(struct probes *p);
 /* Sum the per-CPU counters (enum counter). */
 int probes__counters(struct probes *p, uint64_t out[CNT__COUNT]);
 uint64_t probes__sideband_lost(const struct probes *p);
@@ -54,5 +56,8 @@ struct ksym_add;
 void probes__prog_syms(const struct probes *p, struct ksym_add **out, size_t *n);
 /* Detach everything and free. */
 void probes__close(struct probes *p);
+/* The same in a thread of its own (or here, when no thread can be started); the process
+ * may exit before it is done: the kernel then detaches what is left. */
+void probes__close_async(struct probes *p);
 
 #endif

@@ -488,6 +488,7 @@ static int session__drain(struct session *s, int run_err, struct record_result *
 	int err;
 
 	atomic_store(&s->stop_consumer, true);
+	probes__wake(s->probes);
 	pthread_join(s->consumer, NULL);
 	s->consumer_started = false;
 	if (!run_err)
@@ -501,11 +502,12 @@ static int session__drain(struct session *s, int run_err, struct record_result *
 		run_err = spool_writer__append(s->spool, SPOOL_END, s->info.text.s, (uint32_t)s->info.text.len);
 	err = spool_writer__close(s->spool);
 	s->spool = NULL;
-	/* Detach before the (long) finalization: nothing more to record, and the hooks
-	 * cost every process on the machine. */
+	/* Detach now, not after the (long) finalization: nothing more to record, and the
+	 * hooks cost every process on the machine.  Detaching waits ~7 ms on the kernel
+	 * (RCU grace periods), so it runs beside the finalization. */
 	guardian__release(s->guard_fd);
 	s->guard_fd = -1;
-	probes__close(s->probes);
+	probes__close_async(s->probes);
 	s->probes = NULL;
 	return err ? err : run_err;
 }
@@ -528,6 +530,7 @@ static void session__cleanup(struct session *s, const sigset_t *orig)
 	guardian__release(s->guard_fd);
 	if (s->consumer_started) {
 		atomic_store(&s->stop_consumer, true);
+		probes__wake(s->probes);
 		pthread_join(s->consumer, NULL);
 	}
 	if (s->spool) {
