@@ -1,33 +1,42 @@
 #include <bpf/bpf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "common/fdio.h"
 #include "record/guardian.h"
 
-static void guardian_run(int rfd, int map_fd)
+/* The map and the links to hold, sent with an 'A' byte.  -1 when probex never sent them
+ * (it ended or died while loading): there is nothing to stop then. */
+static int guardian_recv_map(int sock)
 {
-	char c = 0;
+	char buf[CMSG_SPACE(sizeof(int) * GUARDIAN_MAX_FDS)], c = 0;
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = buf,
+			      .msg_controllen = sizeof(buf) };
+	struct cmsghdr *cm;
 	ssize_t n;
 
-	prctl(PR_SET_NAME, "probex-guard");
-	/* Ctrl-C at the terminal is for probex, not for us. */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGTERM, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);
 	do
-		n = read(rfd, &c, 1);
+		n = recvmsg(sock, &msg, 0);
 	while (n < 0 && errno == EINTR);
-	if (n == 1 && c == 'D')
-		_exit(0);
-	/* probex died: kill every traced process until none is left (new children are
-	 * added to the map by the fork program as long as we hold it open). */
+	cm = CMSG_FIRSTHDR(&msg);
+	if (n != 1 || c != 'A' || !cm || cm->cmsg_type != SCM_RIGHTS ||
+	    cm->cmsg_len < CMSG_LEN(sizeof(int)))
+		return -1;
+	/* The other descriptors stay open (held) until we exit. */
+	return ((int *)CMSG_DATA(cm))[0];
+}
+
+static void guardian_kill_tree(int map_fd)
+{
+	/* Kill every traced process until none is left (new children are added to the map
+	 * by the fork program as long as we hold its link). */
 	for (int round = 0; round < 100; round++) {
 		uint32_t key, next, *prev = NULL;
 		int alive = 0;
@@ -44,37 +53,84 @@ static void guardian_run(int rfd, int map_fd)
 			break;
 		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
 	}
+}
+
+/* Only async-signal-safe calls: this runs in a fork of a threaded process. */
+static void guardian_run(int sock)
+{
+	char c = 0;
+	ssize_t n;
+	int map_fd;
+
+	prctl(PR_SET_NAME, "probex-guard");
+	/* Ctrl-C at the terminal is for probex, not for us. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	map_fd = guardian_recv_map(sock);
+	if (map_fd < 0)
+		_exit(0);
+	do
+		n = read(sock, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n == 1 && c == 'D')
+		_exit(0);
+	guardian_kill_tree(map_fd);
 	_exit(0);
 }
 
-int guardian__start(int map_fd)
+int guardian__start(void)
 {
-	int fds[2], st;
+	int sv[2], st;
 	pid_t pid;
 
-	pid = fdio__pipe_fork(fds);
-	if (pid < 0)
-		return pid;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		int err = -errno;
+
+		close(sv[0]);
+		close(sv[1]);
+		return err;
+	}
 	if (pid == 0) {
 		/* Double fork: the guardian is re-parented to init, so it is neither waited
 		 * for as part of the traced tree nor killed with it. */
-		close(fds[1]);
+		close(sv[1]);
 		setsid();
 		if (fork() == 0)
-			guardian_run(fds[0], map_fd);
+			guardian_run(sv[0]);
 		_exit(0);
 	}
-	close(fds[0]);
+	close(sv[0]);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	return fds[1];
+	return sv[1];
+}
+
+int guardian__arm(int fd, const int *fds, int n)
+{
+	char buf[CMSG_SPACE(sizeof(int) * GUARDIAN_MAX_FDS)] = { 0 }, c = 'A';
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = buf,
+			      .msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	if (fd < 0 || n < 1 || n > GUARDIAN_MAX_FDS)
+		return -EINVAL;
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
+	memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)n);
+	return sendmsg(fd, &msg, MSG_NOSIGNAL) == 1 ? 0 : -errno;
 }
 
 void guardian__release(int fd)
 {
 	if (fd < 0)
 		return;
-	if (write(fd, "D", 1) < 0) {
+	if (send(fd, "D", 1, MSG_NOSIGNAL) < 0) {
 		/* the guardian is gone already: nothing to release */
 	}
 	close(fd);

@@ -1,17 +1,24 @@
 /* A tiny process that outlives probex only to stop the traced tree if probex itself is
  * killed (SIGKILL, OOM): then nothing of the tree is left running unsupervised.
  *
- * It holds a copy of the traced-process map (kept current by the still-attached fork
- * and exit programs, whose descriptors it also holds) and waits on a pipe: a 'D' byte
- * means probex finished normally; end-of-file without it means probex died, and every
- * traced process is SIGKILLed. */
+ * It is forked early, while the BPF programs load (a fork of probex later, with the
+ * programs loaded and its buffers mapped, costs ~6 ms before the command may start), and
+ * armed once they are loaded: it is then sent the traced-process map and the links of
+ * the fork and exit programs that keep the map current, so that they stay in place as
+ * long as it needs them.  It then waits on its socket: a 'D' byte means probex finished
+ * normally; end-of-file without it means probex died, and every traced process is
+ * SIGKILLed. */
 #ifndef PROBEX_RECORD_GUARDIAN_H
 #define PROBEX_RECORD_GUARDIAN_H
 
-/* Start the guardian (not a child of probex: call before becoming a subreaper).
- * Returns the pipe's write end or a negative errno. */
-int guardian__start(int traced_map_fd);
-/* Normal end: tell the guardian to leave the tree alone, and close the pipe. */
+#define GUARDIAN_MAX_FDS 4
+
+/* Start the guardian (not a child of probex: call before becoming a subreaper).  Returns
+ * the socket to it or a negative errno.  Safe to call from a thread beside others. */
+int guardian__start(void);
+/* Hand it the traced-process map (fds[0]) and the descriptors to hold.  0 or -errno. */
+int guardian__arm(int fd, const int *fds, int n);
+/* Normal end: tell the guardian to leave the tree alone, and close the socket. */
 void guardian__release(int fd);
 
 #endif

@@ -482,6 +482,20 @@ int probes__traced_map_fd(const struct probes *p)
 	return bpf_map__fd(p->skel->maps.traced);
 }
 
+int probes__guard_fds(const struct probes *p, int *fds, int max)
+{
+	struct bpf_link *links[] = { p->skel->links.task_newtask, p->skel->links.sched_process_exit };
+	int n = 0;
+
+	if (max < 1)
+		return 0;
+	fds[n++] = probes__traced_map_fd(p);
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]) && n < max; i++)
+		if (links[i])
+			fds[n++] = bpf_link__fd(links[i]);
+	return n;
+}
+
 const char *probes__missing(const struct probes *p)
 {
 	return p->missing;

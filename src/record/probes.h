@@ -49,6 +49,9 @@ uint64_t probes__sideband_lost(const struct probes *p);
 int probes__traced_pids(struct probes *p, uint32_t *pids, int max);
 /* The traced-process map (for the guardian). */
 int probes__traced_map_fd(const struct probes *p);
+/* What the guardian needs held to stop the tree if probex dies: the traced-process map
+ * first, then the links of the programs that keep it current.  Returns the count. */
+int probes__guard_fds(const struct probes *p, int *fds, int max);
 /* Comma-separated list of probes that could not be attached ("" when none). */
 const char *probes__missing(const struct probes *p);
 /* Kernel symbols of the loaded programs (labels malloc'd, the array too; none on error). */

@@ -302,7 +302,16 @@ static bool attached(const struct record_opts *o)
 	return o->npids || !o->cmd_argc;
 }
 
-/* Spool, probes, kernel symbols (while still root), the signal and wake-up fds. */
+static void *guardian_main(void *arg)
+{
+	struct session *s = arg;
+
+	s->guard_fd = guardian__start();
+	return NULL;
+}
+
+/* Spool, probes, kernel symbols (while still root), the guardian, the signal and wake-up
+ * fds. */
 static int session__arm(struct session *s, const sigset_t *mask)
 {
 	const struct record_opts *o = s->opts;
@@ -319,9 +328,11 @@ static int session__arm(struct session *s, const sigset_t *mask)
 		.on_sideband = on_sideband,
 		.ctx = s,
 	};
+	int err, fds[GUARDIAN_MAX_FDS];
+	pthread_t guard_thread;
 	struct priv_fs fs;
+	bool guard;
 	uint64_t t0;
-	int err;
 
 	err = priv__fs_enter(s->priv, &fs);
 	if (!err) {
@@ -337,12 +348,16 @@ static int session__arm(struct session *s, const sigset_t *mask)
 		return -ENOMEM;
 	if (o->all_cpus)
 		sbfilter__trace_all(s->sbf);
-	/* Kernel symbols load beside the BPF load, which is mostly the kernel's work. */
+	/* Kernel symbols load beside the BPF load, which is mostly the kernel's work, and
+	 * so does the guardian's fork (attached processes are not ours to stop). */
 	err = session_info__load_ksyms(&s->info);
 	if (err)
 		return err;
+	guard = !attached(o) && !pthread_create(&guard_thread, NULL, guardian_main, s);
 	t0 = now_ns(CLOCK_MONOTONIC);
 	err = probes__open(&s->probes, &po);
+	if (guard)
+		pthread_join(guard_thread, NULL);
 	if (err)
 		return err;
 	log__debug("probes attached in %.3f s", (now_ns(CLOCK_MONOTONIC) - t0) / 1e9);
@@ -351,13 +366,18 @@ static int session__arm(struct session *s, const sigset_t *mask)
 	s->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (s->sfd < 0 || s->wake_fd < 0)
 		return -errno;
-	/* Attached processes are not ours to stop, even if probex dies. */
 	if (attached(o))
 		return 0;
-	s->guard_fd = guardian__start(probes__traced_map_fd(s->probes));
-	if (s->guard_fd < 0)
+	if (!guard)
+		s->guard_fd = -EAGAIN;
+	if (s->guard_fd >= 0)
+		err = guardian__arm(s->guard_fd, fds, probes__guard_fds(s->probes, fds, GUARDIAN_MAX_FDS));
+	if (s->guard_fd < 0 || err) {
 		log__warn("no guardian process (%s): if probex is killed, the traced processes keep running",
-			  strerror(-s->guard_fd));
+			  strerror(s->guard_fd < 0 ? -s->guard_fd : -err));
+		guardian__release(s->guard_fd);
+		s->guard_fd = -1;
+	}
 	return 0;
 }
 
