@@ -20,3 +20,8 @@ bool test_hooks__hash_stacks(void)
 {
 	return false;
 }
+
+bool test_hooks__spool_scan(void)
+{
+	return false;
+}

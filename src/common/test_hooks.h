@@ -22,4 +22,8 @@ bool test_hooks__no_cfi_rules(void);
  * row's list, hashed (to check that both give the same answers).  PROBEX_TEST_HASH_STACKS. */
 bool test_hooks__hash_stacks(void);
 
+/* Finalize a spool by scanning all of it for its side items, as if its writer had left no
+ * index (to check that both give the same trace).  PROBEX_TEST_SPOOL_SCAN. */
+bool test_hooks__spool_scan(void);
+
 #endif

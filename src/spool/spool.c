@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -27,6 +28,10 @@ struct spool_writer {
 	uint64_t keep, seg, live;	/* bytes kept, segment size, first segment still held */
 	unsigned char *side;		/* copies: {u64 offset, u16 keep_tag, u16 0, u32 len, data} */
 	size_t side_len, side_cap;
+	/* plain mode: where the items that are not rows went (SPOOL_INDEX) */
+	uint64_t *index;
+	size_t nindex, index_cap;
+	bool no_index;			/* ring mode, or no memory for it: readers scan */
 };
 
 #define SIDE_HDR 16
@@ -140,11 +145,42 @@ static int ring_make_room(struct spool_writer *w, size_t need)
 	return 0;
 }
 
-int spool_writer__append(struct spool_writer *w, uint16_t tag, const void *data, uint32_t len)
+static void index_add(struct spool_writer *w, uint64_t off)
 {
+	if (w->no_index)
+		return;
+	if (w->nindex == w->index_cap) {
+		size_t cap = w->index_cap ? w->index_cap * 2 : 1024;
+		uint64_t *n = realloc(w->index, cap * sizeof(*n));
+
+		if (!n) {
+			w->no_index = true;	/* the reader scans instead */
+			return;
+		}
+		w->index = n;
+		w->index_cap = cap;
+	}
+	w->index[w->nindex++] = off;
+}
+
+static int append_item(struct spool_writer *w, uint16_t tag, const void *data, uint32_t len,
+		       bool indexed)
+{
+	uint64_t off;
+	int err;
+
 	if (w->seg && !w->err && (w->err = ring_make_room(w, 8 + ((len + 7u) & ~7u))))
 		return w->err;
-	return append_raw(w, tag, data, len);
+	off = w->bytes;
+	err = append_raw(w, tag, data, len);
+	if (!err && indexed)
+		index_add(w, off);
+	return err;
+}
+
+int spool_writer__append(struct spool_writer *w, uint16_t tag, const void *data, uint32_t len)
+{
+	return append_item(w, tag, data, len, tag != SPOOL_BPF);
 }
 
 int spool_writer__append_side(struct spool_writer *w, uint16_t tag, const void *data, uint32_t len,
@@ -152,7 +188,7 @@ int spool_writer__append_side(struct spool_writer *w, uint16_t tag, const void *
 {
 	size_t need = SIDE_HDR + ((len + 7u) & ~7u);
 	uint64_t off;
-	int err = spool_writer__append(w, tag, data, len);
+	int err = append_item(w, tag, data, len, true);
 
 	if (err || !w->seg)
 		return err;
@@ -200,6 +236,7 @@ int spool_writer__set_ring(struct spool_writer *w, uint64_t keep)
 	 * segment"); the header and the session item before it always stay. */
 	w->keep = keep;
 	w->seg = seg;
+	w->no_index = true;	/* punched segments would leave offsets to nothing */
 	w->live = (w->bytes + seg - 1) / seg * seg;
 	if (lseek(w->fd, (off_t)w->live, SEEK_SET) < 0)
 		return w->err = -errno;
@@ -232,6 +269,26 @@ unsigned long long spool_writer__bytes(const struct spool_writer *w)
 	return w->bytes;
 }
 
+/* The offsets, then the index's own offset and the magic: the last 16 bytes of the file. */
+static int write_index(struct spool_writer *w)
+{
+	size_t len = (w->nindex + 2) * sizeof(uint64_t);
+	uint64_t *p;
+	int err;
+
+	if (len > UINT32_MAX)
+		return 0;		/* readers scan */
+	p = malloc(len);
+	if (!p)
+		return 0;
+	memcpy(p, w->index, w->nindex * sizeof(uint64_t));
+	p[w->nindex] = w->bytes;
+	memcpy(&p[w->nindex + 1], SPOOL_INDEX_MAGIC, 8);
+	err = append_raw(w, SPOOL_INDEX, p, (uint32_t)len);
+	free(p);
+	return err;
+}
+
 int spool_writer__close(struct spool_writer *w)
 {
 	int err;
@@ -239,6 +296,8 @@ int spool_writer__close(struct spool_writer *w)
 	if (!w)
 		return 0;
 	err = w->seg ? ring_write_kept(w) : 0;
+	if (!err && !w->no_index)
+		err = write_index(w);
 	err = spool_writer__flush(w) ?: err;
 	/* No fsync: finalize reads the spool back at once from the page cache and removes it;
 	 * syncing it guarded only against the machine crashing in between, and cost 0.17 s
@@ -247,6 +306,7 @@ int spool_writer__close(struct spool_writer *w)
 		err = -errno;
 	free(w->buf);
 	free(w->side);
+	free(w->index);
 	free(w);
 	return err;
 }
@@ -416,6 +476,51 @@ int spool_map__next(struct spool_map *m, struct spool_item *it)
 		m->trimmed = end;
 	}
 	return 1;
+}
+
+int spool_map__item_at(const struct spool_map *m, uint64_t off, struct spool_item *item)
+{
+	struct item_hdr h;
+
+	if (off < 16 || off % 8 || off > m->size - sizeof(h))
+		return -EBADMSG;
+	memcpy(&h, m->base + off, sizeof(h));
+	if (h.len > m->size - off - sizeof(h))
+		return -EBADMSG;
+	*item = (struct spool_item){ .tag = h.tag, .len = h.len, .data = m->base + off + sizeof(h),
+				     .off = off };
+	return 1;
+}
+
+void spool_map__index(const struct spool_map *m, const uint64_t **offs, size_t *n)
+{
+	struct spool_item it;
+	uint64_t self;
+
+	*offs = NULL;
+	*n = 0;
+	if (m->seg || m->size < 16 + sizeof(struct item_hdr) + 16 ||
+	    memcmp(m->base + m->size - 8, SPOOL_INDEX_MAGIC, 8))
+		return;
+	memcpy(&self, m->base + m->size - 16, 8);
+	if (spool_map__item_at(m, self, &it) != 1 || it.tag != SPOOL_INDEX || it.len < 16 ||
+	    self + sizeof(struct item_hdr) + it.len != m->size || it.len % 8)
+		return;
+	/* Every entry must name a whole item before the index, in ascending order; else the
+	 * index is not trusted at all (the reader scans: nothing is lost). */
+	for (size_t i = 0, cnt = it.len / 8 - 2; i < cnt; i++) {
+		struct spool_item e;
+		uint64_t off, prev = 0;
+
+		memcpy(&off, (const unsigned char *)it.data + 8 * i, 8);
+		if (i)
+			memcpy(&prev, (const unsigned char *)it.data + 8 * (i - 1), 8);
+		if ((i && off <= prev) || spool_map__item_at(m, off, &e) != 1 ||
+		    off + sizeof(struct item_hdr) + e.len > self || !e.tag || e.tag >= SPOOL_INDEX)
+			return;
+	}
+	*offs = it.data;	/* 8-aligned: items are, in a page-aligned mapping */
+	*n = it.len / 8 - 2;
 }
 
 void spool_map__rewind(struct spool_map *m)

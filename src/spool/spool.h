@@ -24,7 +24,13 @@ enum spool_tag {
 	SPOOL_END = 4,		/* JSON object: counters and status known at the end */
 	SPOOL_PERFMAP = 5,	/* struct spool_perfmap + bytes of a process's /tmp/perf-PID.map */
 	SPOOL_SIDE_BPF = 6,	/* a rec_fork kept for the address spaces only (not a row) */
+	SPOOL_INDEX = 7,	/* the last item of a clean close: see spool_map__index */
 };
+
+/* The index's payload: the file offsets (u64, ascending) of every item but the rows'
+ * SPOOL_BPF records (session, end, side-band, forks, JIT maps: what finalize reads before
+ * the rows), then its own offset (u64) and this magic, which end the file. */
+#define SPOOL_INDEX_MAGIC "PRBXIDX1"
 
 /* New bytes of a JIT map, copied while its process lives (runtimes delete them). */
 struct spool_perfmap {
@@ -64,8 +70,8 @@ int spool_writer__set_ring(struct spool_writer *w, uint64_t keep);
  * written again under keep_tag at close (what finalize needs of the past: mappings, forks). */
 int spool_writer__append_side(struct spool_writer *w, uint16_t tag, const void *data, uint32_t len,
 			      uint16_t keep_tag);
-/* Flush and close (not fsync: the spool is read back at once); returns the first error
- * seen. */
+/* Write the index (not in ring mode), flush and close (not fsync: the spool is read back
+ * at once); returns the first error seen. */
 int spool_writer__close(struct spool_writer *w);
 
 /* Whole-file read access without copies: items point into a read-only mapping.  The pages
@@ -85,6 +91,12 @@ struct spool_map {
 #define SPOOL_MAP_AHEAD	(4u << 20)
 
 int spool_map__open(struct spool_map *m, const char *path);
+/* The index a clean close wrote: *n offsets at *offs (in the mapping), or *n = 0 when there
+ * is none (a killed writer, ring mode, an older probex) or it does not check out (every
+ * entry a whole item before it, ascending). */
+void spool_map__index(const struct spool_map *m, const uint64_t **offs, size_t *n);
+/* The item at off, checked to lie whole in the file: 1, or -EBADMSG. */
+int spool_map__item_at(const struct spool_map *m, uint64_t off, struct spool_item *item);
 /* As spool_reader__next; item data stays valid until spool_map__close. */
 int spool_map__next(struct spool_map *m, struct spool_item *item);
 void spool_map__rewind(struct spool_map *m);

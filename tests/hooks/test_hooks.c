@@ -24,3 +24,8 @@ bool test_hooks__hash_stacks(void)
 {
 	return getenv("PROBEX_TEST_HASH_STACKS") != NULL;
 }
+
+bool test_hooks__spool_scan(void)
+{
+	return getenv("PROBEX_TEST_SPOOL_SCAN") != NULL;
+}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Finalize's external sort: a finalize forced to spill many sorted runs (recover --run-rows)
-# writes the same file as the in-memory sort; the runs never outlive the process (success,
+# writes the same file as the in-memory sort (and one that scans the spool for its side
+# items the same as one that reads them from the spool's index); the runs never outlive the process (success,
 # SIGKILL mid-merge, disk full), and an interrupted finalize leaves the spool recoverable.
 source "$(dirname "$0")/lib.sh"
 MNT="$TMP/small"
@@ -52,6 +53,13 @@ assert_ge "off_cpu rows with their waker's stack (16-row runs)" 1 \
 	"$(q "$W/spill16.parquet" "SELECT count(*) FROM events WHERE event_type = 'off_cpu' AND waker_stack_trace IS NOT NULL")"
 assert_ge "off_cpu rows with their blocking switch's stack (16-row runs)" 1 \
 	"$(q "$W/spill16.parquet" "SELECT count(*) FROM events WHERE event_type = 'off_cpu' AND stack_trace IS NOT NULL")"
+# The spool's index (written at a clean close) spares finalize a first pass over all of it:
+# the trace must be the one a full scan gives.
+grep -q "side items from the spool's index" "$W/mem.log" || fail "finalize did not use the spool's index"
+PROBEX_TEST_SPOOL_SCAN=1 nobody "$PROBEX_TEST" recover -v "$W/small.parquet.probex-spool" -o "$W/scan.parquet" 2>"$W/scan.log"
+assert_eq "finalize scanning the spool" 0 $?
+grep -q "scanned for its side items" "$W/scan.log" || fail "the test hook did not make finalize scan"
+compare mem.parquet scan.parquet "scanned spool against its index"
 assert_eq "files left next to the output" "" "$(ls "$W" | grep -v -e '\.parquet$' -e '\.probex-spool$' -e '\.log$')"
 
 "$PROBEX" recover --run-rows 15 "$W/small.parquet.probex-spool" -o "$W/x.parquet" 2>"$W/usage.log"
