@@ -25,3 +25,8 @@ bool test_hooks__spool_scan(void)
 {
 	return false;
 }
+
+bool test_hooks__die_after_spawn(void)
+{
+	return false;
+}

@@ -22,6 +22,10 @@ bool test_hooks__no_cfi_rules(void);
  * row's list, hashed (to check that both give the same answers).  PROBEX_TEST_HASH_STACKS. */
 bool test_hooks__hash_stacks(void);
 
+/* SIGKILL probex right after it forked the command, before the command is traced (to
+ * check that the stopped command does not outlive it).  PROBEX_TEST_DIE_AFTER_SPAWN. */
+bool test_hooks__die_after_spawn(void);
+
 /* Finalize a spool by scanning all of it for its side items, as if its writer had left no
  * index (to check that both give the same trace).  PROBEX_TEST_SPOOL_SCAN. */
 bool test_hooks__spool_scan(void);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -62,7 +63,7 @@ static int restore_caller(void)
 }
 
 static void child_run(int report_fd, char *const argv[], const struct priv_target *priv,
-		      const sigset_t *mask)
+		      const sigset_t *mask, pid_t probex)
 {
 	int err;
 
@@ -75,7 +76,14 @@ static void child_run(int report_fd, char *const argv[], const struct priv_targe
 	err = priv__drop(priv);
 	if (err)
 		child_fail(report_fd, 1, -err, 126);
+	/* Until probex has it in the traced map (it resumes us after that), the guardian
+	 * cannot stop us: die with probex instead of staying stopped.  Set after the uid
+	 * change, which clears it; then undone, so the command does not inherit it. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != probex)
+		_exit(127);
 	raise(SIGSTOP);
+	prctl(PR_SET_PDEATHSIG, 0);
 	execvp(argv[0], argv);
 	child_fail(report_fd, 2, errno, 127);
 }
@@ -84,7 +92,7 @@ int child__spawn(struct child *c, char *const argv[], const struct priv_target *
 		 const sigset_t *child_mask)
 {
 	int fds[2], st;
-	pid_t pid;
+	pid_t pid, self = getpid();
 
 	c->pid = -1;
 	c->report_fd = -1;
@@ -94,7 +102,7 @@ int child__spawn(struct child *c, char *const argv[], const struct priv_target *
 		return pid;
 	if (pid == 0) {
 		close(fds[0]);
-		child_run(fds[1], argv, priv, child_mask);
+		child_run(fds[1], argv, priv, child_mask, self);
 	}
 	close(fds[1]);
 	c->pid = pid;

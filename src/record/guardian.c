@@ -2,9 +2,11 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,8 +57,20 @@ static void guardian_kill_tree(int map_fd)
 	}
 }
 
+/* Until there is something to read on the socket (1), or probex is gone (0).  Its end of
+ * the socket is not enough to tell: a command forked but not yet exec'd holds a copy. */
+static int guardian_wait(int sock, int pidfd)
+{
+	struct pollfd p[2] = { { .fd = sock, .events = POLLIN }, { .fd = pidfd, .events = POLLIN } };
+
+	while (poll(p, pidfd >= 0 ? 2 : 1, -1) < 0)
+		if (errno != EINTR)
+			return 0;
+	return p[0].revents ? 1 : 0;
+}
+
 /* Only async-signal-safe calls: this runs in a fork of a threaded process. */
-static void guardian_run(int sock)
+static void guardian_run(int sock, int pidfd)
 {
 	char c = 0;
 	ssize_t n;
@@ -67,12 +81,14 @@ static void guardian_run(int sock)
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
-	map_fd = guardian_recv_map(sock);
+	map_fd = guardian_wait(sock, pidfd) ? guardian_recv_map(sock) : -1;
 	if (map_fd < 0)
 		_exit(0);
-	do
-		n = read(sock, &c, 1);
-	while (n < 0 && errno == EINTR);
+	n = 0;
+	if (guardian_wait(sock, pidfd))
+		do
+			n = read(sock, &c, 1);
+		while (n < 0 && errno == EINTR);
 	if (n == 1 && c == 'D')
 		_exit(0);
 	guardian_kill_tree(map_fd);
@@ -81,18 +97,20 @@ static void guardian_run(int sock)
 
 int guardian__start(void)
 {
-	int sv[2], st;
+	/* Without pidfds (before Linux 5.3) only the socket's end-of-file says probex died. */
+	int sv[2], st, pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
 	pid_t pid;
 
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
-		return -errno;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		st = -errno;
+		goto fail;
+	}
 	pid = fork();
 	if (pid < 0) {
-		int err = -errno;
-
+		st = -errno;
 		close(sv[0]);
 		close(sv[1]);
-		return err;
+		goto fail;
 	}
 	if (pid == 0) {
 		/* Double fork: the guardian is re-parented to init, so it is neither waited
@@ -100,13 +118,19 @@ int guardian__start(void)
 		close(sv[1]);
 		setsid();
 		if (fork() == 0)
-			guardian_run(sv[0]);
+			guardian_run(sv[0], pidfd);
 		_exit(0);
 	}
 	close(sv[0]);
+	if (pidfd >= 0)
+		close(pidfd);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	return sv[1];
+fail:
+	if (pidfd >= 0)
+		close(pidfd);
+	return st;
 }
 
 int guardian__arm(int fd, const int *fds, int n)

@@ -5,9 +5,9 @@
  * programs loaded and its buffers mapped, costs ~6 ms before the command may start), and
  * armed once they are loaded: it is then sent the traced-process map and the links of
  * the fork and exit programs that keep the map current, so that they stay in place as
- * long as it needs them.  It then waits on its socket: a 'D' byte means probex finished
- * normally; end-of-file without it means probex died, and every traced process is
- * SIGKILLed. */
+ * long as it needs them.  It then waits on its socket and on a pidfd of probex: a 'D'
+ * byte means probex finished normally; probex gone without it means it died, and every
+ * traced process is SIGKILLed. */
 #ifndef PROBEX_RECORD_GUARDIAN_H
 #define PROBEX_RECORD_GUARDIAN_H
 

@@ -393,6 +393,8 @@ static int session__start_command(struct session *s, struct child *child, const 
 	err = child__spawn(child, o->cmd, priv, orig);
 	if (err)
 		return err;
+	if (test_hooks__die_after_spawn())
+		raise(SIGKILL);
 	session_info__start(&s->info, o, child->pid, probes__missing(s->probes));
 	/* The spool has one writer at a time: this thread until the consumer starts.
 	 * Nothing is traced before probes__trace_pid, so the ring buffer is empty. */

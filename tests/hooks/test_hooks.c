@@ -29,3 +29,8 @@ bool test_hooks__spool_scan(void)
 {
 	return getenv("PROBEX_TEST_SPOOL_SCAN") != NULL;
 }
+
+bool test_hooks__die_after_spawn(void)
+{
+	return getenv("PROBEX_TEST_DIE_AFTER_SPAWN") != NULL;
+}

@@ -99,6 +99,13 @@ finalize_signal INT 2
 finalize_signal TERM 1
 assert_ge "signals that landed during finalization" 1 "$hits"
 
+# --- probex SIGKILLed right after forking the command, before tracing it: the guardian
+# cannot know the command yet, so the command (stopped, not exec'd) must die with probex.
+PROBEX_TEST_DIE_AFTER_SPAWN=1 "$PROBEX_TEST" -q -o "$TMP/spawn.parquet" --no-viewer -- sh -c "exec sleep 8323" 2>/dev/null
+assert_eq "exit status of probex killed after the fork" 137 $?
+sleep 0.5
+assert_no_leftovers "sleep 8323"
+
 # --- probex SIGKILLed at start-up: the stopped, not-yet-exec'd command is not left ------
 for delay in 0.05 0.2; do
 	out=$TMP/k$delay.parquet
