@@ -2,7 +2,8 @@
  * spool, detach.
  *
  * Threads: the main thread controls processes (signalfd for SIGCHLD and stop requests);
- * a consumer thread drains the ring buffer into the spool and does nothing else. */
+ * a consumer thread (consumer.c) drains the ring buffer into the spool and does nothing
+ * else. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
@@ -30,33 +31,12 @@
 #include "record/probes.h"
 #include "record/record.h"
 #include "record/sbfilter.h"
+#include "record/session.h"
 #include "record/session_info.h"
-#include "record/perfmaps.h"
 #include "record/tree.h"
 #include "spool/spool.h"
 
 #define STOP_GRACE_NS (2ull * 1000000000ull)
-/* Room kept under --max-size for the end-of-session item. */
-#define SPOOL_END_RESERVE (64u << 10)
-
-struct session {
-	const struct record_opts *opts;
-	const struct priv_target *priv;	/* the spool is the user's: created and removed as them */
-	struct session_info info;
-	struct spool_writer *spool;
-	struct probes *probes;
-	struct sbfilter *sbf;		/* side-band records of traced processes only */
-	pthread_t consumer;
-	bool consumer_started;
-	atomic_bool stop_consumer;
-	atomic_int consumer_err;
-	atomic_bool full;		/* the spool reached --max-size: nothing more is written */
-	int wake_fd;			/* eventfd: the consumer failed or the spool is full */
-	int sfd;			/* signalfd: SIGCHLD and stop requests */
-	int guard_fd;			/* the guardian's pipe */
-	uint64_t records;		/* written by the consumer only */
-	char *pack;			/* the consumer's: a stack-copy record, packed */
-};
 
 static uint64_t now_ns(clockid_t clk)
 {
@@ -64,136 +44,6 @@ static uint64_t now_ns(clockid_t clk)
 
 	clock_gettime(clk, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* A record with a stack copy is reserved at its largest: spool it packed (records.h),
- * without the unused kernel-frame room and stack bytes. */
-static int append_copy(struct session *s, const void *data, uint32_t size)
-{
-	const struct rec_hdr *h = data;
-	uint32_t fixed = rec_fixed_size(h->kind), off = rec_ustack_off(fixed), head, tail;
-	const struct rec_ustack *u = (const struct rec_ustack *)((const char *)data + off);
-
-	if (!fixed || h->kstack_n > PROBEX_MAX_FRAMES || size < off + sizeof(*u) ||
-	    u->len > size - off - sizeof(*u))
-		return spool_writer__append(s->spool, SPOOL_BPF, data, size);
-	if (!s->pack) {
-		s->pack = malloc(rec_ustack_off(REC_MAX_FIXED) + sizeof(*u) + PROBEX_USTACK_MAX);
-		if (!s->pack)
-			return -ENOMEM;
-	}
-	head = rec_spool_ustack_off(fixed, h->kstack_n);
-	tail = (uint32_t)sizeof(*u) + u->len;
-	if (tail > sizeof(*u) + PROBEX_USTACK_MAX)
-		return spool_writer__append(s->spool, SPOOL_BPF, data, size);
-	memcpy(s->pack, data, head);
-	memcpy(s->pack + head, u, tail);
-	return spool_writer__append(s->spool, SPOOL_BPF, s->pack, head + tail);
-}
-
-/* --max-size: would this item take the spool past it?  The first time, tell the main
- * thread, which stops the tree; later items are dropped (the recording has ended). */
-static bool spool_full(struct session *s, uint32_t size)
-{
-	uint64_t max = s->opts->max_spool_bytes;
-
-	if (!max)
-		return false;
-	if (atomic_load_explicit(&s->full, memory_order_relaxed))
-		return true;
-	if (spool_writer__bytes(s->spool) + 8 + ((size + 7u) & ~7u) <= max - SPOOL_END_RESERVE)
-		return false;
-	atomic_store(&s->full, true);
-	eventfd_write(s->wake_fd, 1);
-	return true;
-}
-
-static int on_record(void *ctx, const void *data, uint32_t size)
-{
-	struct session *s = ctx;
-	const struct rec_hdr *h = data;
-	const struct rec_fork *fk = data;
-
-	if (spool_full(s, size))
-		return 0;
-	s->records++;
-	if (size >= sizeof(*fk) && h->kind == REC_FORK) {
-		/* A traced process's children are traced: their mappings may be spooled. */
-		if (fk->child_tgid != h->tgid)
-			sbfilter__add_pid(s->sbf, fk->child_tgid);
-		/* --ring: the forks that shaped the address spaces outlive their segment. */
-		return spool_writer__append_side(s->spool, SPOOL_BPF, data, size, SPOOL_SIDE_BPF);
-	}
-	if (size >= sizeof(*h) && (h->flags & REC_F_USTACK_COPY))
-		return append_copy(s, data, size);
-	return spool_writer__append(s->spool, SPOOL_BPF, data, size);
-}
-
-static int spool_sideband(void *ctx, const struct perf_event_header *ev)
-{
-	struct session *s = ctx;
-	const uint16_t *size = (const uint16_t *)ev + 3;	/* perf_event_header.size */
-
-	if (spool_full(s, *size))
-		return 0;
-	/* --ring: mappings and execs outlive their segment (the stacks need them). */
-	return spool_writer__append_side(s->spool, SPOOL_PERF, ev, *size, SPOOL_PERF);
-}
-
-static void on_sideband(void *ctx, const struct perf_event_header *ev)
-{
-	struct session *s = ctx;
-
-	sbfilter__record(s->sbf, ev, spool_sideband, s);
-}
-
-static void *consumer_main(void *arg)
-{
-	struct session *s = arg;
-	/* Tests simulate a consumer that cannot keep up, to check that drops are counted. */
-	int n, delay_ms = test_hooks__consumer_delay_ms();
-	struct perfmaps *pm = NULL;
-	unsigned int cycle = 0;
-
-	if (perfmaps__new(&pm))
-		log__warn("no memory to copy JIT maps: JIT frames will be addresses");
-	while (!atomic_load(&s->stop_consumer)) {
-		if (delay_ms > 0)
-			usleep(delay_ms * 1000);
-		n = probes__poll(s->probes, 10);
-		if (n >= 0)
-			n = sbfilter__settle(s->sbf, false, spool_sideband, s);
-		/* JIT maps every ~100 ms: a map is copied while its process lives. */
-		if (n >= 0 && pm && ++cycle % 10 == 0)
-			n = perfmaps__poll(pm, probes__traced_map_fd(s->probes), s->spool);
-		/* Hand what we have to the kernel every cycle: if probex is killed, the page
-		 * cache still holds it for `probex recover`. */
-		if (n >= 0)
-			n = spool_writer__flush(s->spool);
-		if (n < 0)
-			goto fail;
-	}
-	/* Final drain: everything the kernel produced before the tree ended. */
-	do {
-		n = probes__poll(s->probes, 0);
-		if (n < 0)
-			goto fail;
-	} while (n > 0);
-	/* Both buffers are empty: every fork is known, what is still unknown is foreign. */
-	n = sbfilter__settle(s->sbf, true, spool_sideband, s);
-	if (pm)
-		n = perfmaps__poll(pm, probes__traced_map_fd(s->probes), s->spool);
-	if (n >= 0)
-		n = spool_writer__flush(s->spool);
-	if (n < 0)
-		goto fail;
-	perfmaps__free(pm);
-	return NULL;
-fail:
-	perfmaps__free(pm);
-	atomic_store(&s->consumer_err, n);
-	eventfd_write(s->wake_fd, 1);
-	return NULL;
 }
 
 int record__check(const struct record_opts *o)
@@ -282,7 +132,6 @@ static int run_tree(struct session *s, struct tree *t, int sfd)
 	}
 }
 
-
 /* Signals are taken through a signalfd from here on, so a Ctrl-C at any moment is
  * handled in order instead of killing probex half-way. */
 static void block_signals(sigset_t *mask, sigset_t *orig)
@@ -324,8 +173,8 @@ static int session__arm(struct session *s, const sigset_t *mask)
 		.sys_flags = o->sys_flags,
 		.offcpu_min_ns = o->offcpu_min_ns,
 		.trace_all = o->all_cpus,
-		.on_record = on_record,
-		.on_sideband = on_sideband,
+		.on_record = session__on_record,
+		.on_sideband = session__on_sideband,
 		.ctx = s,
 	};
 	int err, fds[GUARDIAN_MAX_FDS];
@@ -404,7 +253,7 @@ static int session__start_command(struct session *s, struct child *child, const 
 	if (!err && o->ring_bytes)
 		err = spool_writer__set_ring(s->spool, o->ring_bytes);
 	if (!err) {
-		err = -pthread_create(&s->consumer, NULL, consumer_main, s);
+		err = -pthread_create(&s->consumer, NULL, session__consumer_main, s);
 		s->consumer_started = !err;
 	}
 	if (!err)
@@ -446,7 +295,7 @@ static int session__attach(struct session *s)
 	if (!err && o->ring_bytes)
 		err = spool_writer__set_ring(s->spool, o->ring_bytes);
 	if (!err) {
-		err = -pthread_create(&s->consumer, NULL, consumer_main, s);
+		err = -pthread_create(&s->consumer, NULL, session__consumer_main, s);
 		s->consumer_started = !err;
 	}
 	for (int i = 0; !err && i < o->npids; i++) {

@@ -1,0 +1,149 @@
+/* The consumer thread of a recording session: ring buffer and side-band records into the
+ * spool (session.c runs everything else). */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/test_hooks.h"
+#include "record/perfmaps.h"
+#include "record/probes.h"
+#include "record/sbfilter.h"
+#include "record/session.h"
+#include "spool/spool.h"
+
+/* Room kept under --max-size for the end-of-session item. */
+#define SPOOL_END_RESERVE (64u << 10)
+
+/* A record with a stack copy is reserved at its largest: spool it packed (records.h),
+ * without the unused kernel-frame room and stack bytes. */
+static int append_copy(struct session *s, const void *data, uint32_t size)
+{
+	const struct rec_hdr *h = data;
+	uint32_t fixed = rec_fixed_size(h->kind), off = rec_ustack_off(fixed), head, tail;
+	const struct rec_ustack *u = (const struct rec_ustack *)((const char *)data + off);
+
+	if (!fixed || h->kstack_n > PROBEX_MAX_FRAMES || size < off + sizeof(*u) ||
+	    u->len > size - off - sizeof(*u))
+		return spool_writer__append(s->spool, SPOOL_BPF, data, size);
+	if (!s->pack) {
+		s->pack = malloc(rec_ustack_off(REC_MAX_FIXED) + sizeof(*u) + PROBEX_USTACK_MAX);
+		if (!s->pack)
+			return -ENOMEM;
+	}
+	head = rec_spool_ustack_off(fixed, h->kstack_n);
+	tail = (uint32_t)sizeof(*u) + u->len;
+	if (tail > sizeof(*u) + PROBEX_USTACK_MAX)
+		return spool_writer__append(s->spool, SPOOL_BPF, data, size);
+	memcpy(s->pack, data, head);
+	memcpy(s->pack + head, u, tail);
+	return spool_writer__append(s->spool, SPOOL_BPF, s->pack, head + tail);
+}
+
+/* --max-size: would this item take the spool past it?  The first time, tell the main
+ * thread, which stops the tree; later items are dropped (the recording has ended). */
+static bool spool_full(struct session *s, uint32_t size)
+{
+	uint64_t max = s->opts->max_spool_bytes;
+
+	if (!max)
+		return false;
+	if (atomic_load_explicit(&s->full, memory_order_relaxed))
+		return true;
+	if (spool_writer__bytes(s->spool) + 8 + ((size + 7u) & ~7u) <= max - SPOOL_END_RESERVE)
+		return false;
+	atomic_store(&s->full, true);
+	eventfd_write(s->wake_fd, 1);
+	return true;
+}
+
+int session__on_record(void *ctx, const void *data, uint32_t size)
+{
+	struct session *s = ctx;
+	const struct rec_hdr *h = data;
+	const struct rec_fork *fk = data;
+
+	if (spool_full(s, size))
+		return 0;
+	s->records++;
+	if (size >= sizeof(*fk) && h->kind == REC_FORK) {
+		/* A traced process's children are traced: their mappings may be spooled. */
+		if (fk->child_tgid != h->tgid)
+			sbfilter__add_pid(s->sbf, fk->child_tgid);
+		/* --ring: the forks that shaped the address spaces outlive their segment. */
+		return spool_writer__append_side(s->spool, SPOOL_BPF, data, size, SPOOL_SIDE_BPF);
+	}
+	if (size >= sizeof(*h) && (h->flags & REC_F_USTACK_COPY))
+		return append_copy(s, data, size);
+	return spool_writer__append(s->spool, SPOOL_BPF, data, size);
+}
+
+static int spool_sideband(void *ctx, const struct perf_event_header *ev)
+{
+	struct session *s = ctx;
+	const uint16_t *size = (const uint16_t *)ev + 3;	/* perf_event_header.size */
+
+	if (spool_full(s, *size))
+		return 0;
+	/* --ring: mappings and execs outlive their segment (the stacks need them). */
+	return spool_writer__append_side(s->spool, SPOOL_PERF, ev, *size, SPOOL_PERF);
+}
+
+void session__on_sideband(void *ctx, const struct perf_event_header *ev)
+{
+	struct session *s = ctx;
+
+	sbfilter__record(s->sbf, ev, spool_sideband, s);
+}
+
+void *session__consumer_main(void *arg)
+{
+	struct session *s = arg;
+	/* Tests simulate a consumer that cannot keep up, to check that drops are counted. */
+	int n, delay_ms = test_hooks__consumer_delay_ms();
+	struct perfmaps *pm = NULL;
+	unsigned int cycle = 0;
+
+	if (perfmaps__new(&pm))
+		log__warn("no memory to copy JIT maps: JIT frames will be addresses");
+	while (!atomic_load(&s->stop_consumer)) {
+		if (delay_ms > 0)
+			usleep(delay_ms * 1000);
+		n = probes__poll(s->probes, 10);
+		if (n >= 0)
+			n = sbfilter__settle(s->sbf, false, spool_sideband, s);
+		/* JIT maps every ~100 ms: a map is copied while its process lives. */
+		if (n >= 0 && pm && ++cycle % 10 == 0)
+			n = perfmaps__poll(pm, probes__traced_map_fd(s->probes), s->spool);
+		/* Hand what we have to the kernel every cycle: if probex is killed, the page
+		 * cache still holds it for `probex recover`. */
+		if (n >= 0)
+			n = spool_writer__flush(s->spool);
+		if (n < 0)
+			goto fail;
+	}
+	/* Final drain: everything the kernel produced before the tree ended. */
+	do {
+		n = probes__poll(s->probes, 0);
+		if (n < 0)
+			goto fail;
+	} while (n > 0);
+	/* Both buffers are empty: every fork is known, what is still unknown is foreign. */
+	n = sbfilter__settle(s->sbf, true, spool_sideband, s);
+	if (pm)
+		n = perfmaps__poll(pm, probes__traced_map_fd(s->probes), s->spool);
+	if (n >= 0)
+		n = spool_writer__flush(s->spool);
+	if (n < 0)
+		goto fail;
+	perfmaps__free(pm);
+	return NULL;
+fail:
+	perfmaps__free(pm);
+	atomic_store(&s->consumer_err, n);
+	eventfd_write(s->wake_fd, 1);
+	return NULL;
+}
