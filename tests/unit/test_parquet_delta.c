@@ -8,7 +8,6 @@
 
 #include "parquet_check.h"
 
-static char path[] = "/tmp/probex-pq-delta-XXXXXX.parquet";
 
 static uint64_t rng = 88172645463325252ull;
 static uint64_t next(void)
@@ -44,8 +43,8 @@ static void roundtrip(uint32_t n, int kind, bool nulls, const struct pq_options 
 	};
 	struct ttable tab = { 3, cols, n };
 
-	assert_int_equal(pqt_write(path, &tab, rg, 4, o, NULL, 0), 0);
-	pqt_verify(path, &tab);
+	assert_int_equal(pqt_write(pqt_path, &tab, rg, 4, o, NULL, 0), 0);
+	pqt_verify(pqt_path, &tab);
 	free(u);
 	free(s);
 	free(valid);
@@ -74,8 +73,8 @@ static void test_all_null(void **state)
 	struct tcol cols[] = { { { "uv", PQ_U64, false, true, false }, u, valid, NULL, NULL } };
 	struct ttable tab = { 1, cols, 64 };
 
-	assert_int_equal(pqt_write(path, &tab, rg, 1, NULL, NULL, 0), 0);
-	pqt_verify(path, &tab);
+	assert_int_equal(pqt_write(pqt_path, &tab, rg, 1, NULL, NULL, 0), 0);
+	pqt_verify(pqt_path, &tab);
 }
 
 static void test_small_sizes_and_pages(void **state)
@@ -90,24 +89,8 @@ static void test_small_sizes_and_pages(void **state)
 static void test_encoding_declared(void **state)
 {
 	roundtrip(1000, 0, false, NULL);
-	pqt_expect(path, "SELECT count(*) FROM parquet_metadata(%P) WHERE path_in_schema = 'ts' "
+	pqt_expect(pqt_path, "SELECT count(*) FROM parquet_metadata(%P) WHERE path_in_schema = 'ts' "
 			 "AND encodings LIKE '%DELTA_BINARY_PACKED%'", "1");
-}
-
-static int setup(void **state)
-{
-	int fd = mkstemps(path, 8);
-
-	if (fd < 0)
-		return -1;
-	close(fd);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	unlink(path);
-	return 0;
 }
 
 int main(void)
@@ -119,5 +102,5 @@ int main(void)
 		cmocka_unit_test(test_encoding_declared),
 		cmocka_unit_test(test_all_null),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, pqt_group_setup, pqt_group_teardown);
 }

@@ -9,7 +9,6 @@
 
 #include "parquet_check.h"
 
-static char path[] = "/tmp/probex-pq-intdict-XXXXXX.parquet";
 
 static uint64_t rng = 88172645463325252ull;
 static uint64_t next(void)
@@ -44,8 +43,8 @@ static void roundtrip(uint32_t n, int kind, bool nulls, const struct pq_options 
 	};
 	struct ttable tab = { 2, cols, n };
 
-	assert_int_equal(pqt_write(path, &tab, rg, 4, o, NULL, 0), 0);
-	pqt_verify(path, &tab);
+	assert_int_equal(pqt_write(pqt_path, &tab, rg, 4, o, NULL, 0), 0);
+	pqt_verify(pqt_path, &tab);
 	free(v);
 	free(w);
 	free(valid);
@@ -71,31 +70,15 @@ static void test_small_pages(void **state)
 static void test_encoding_and_pruning(void **state)
 {
 	roundtrip(1000, 0, false, NULL);
-	pqt_expect(path, "SELECT count(*) FROM parquet_metadata(%P) WHERE path_in_schema = 'id' "
+	pqt_expect(pqt_path, "SELECT count(*) FROM parquet_metadata(%P) WHERE path_in_schema = 'id' "
 			 "AND encodings LIKE '%RLE_DICTIONARY%'", "1");
 	/* Values 0, 3, .., 147: min and max are the chunk's, so a filter past them is empty. */
-	pqt_expect(path, "SELECT min(stats_min_value) || ' ' || max(stats_max_value) FROM "
+	pqt_expect(pqt_path, "SELECT min(stats_min_value) || ' ' || max(stats_max_value) FROM "
 			 "parquet_metadata(%P) WHERE path_in_schema = 'id'", "0 147");
-	pqt_expect(path, "SELECT count(*) FROM read_parquet(%P) WHERE id = 147", "14");
+	pqt_expect(pqt_path, "SELECT count(*) FROM read_parquet(%P) WHERE id = 147", "14");
 	roundtrip(3000, 2, false, NULL);
-	pqt_expect(path, "SELECT count(*) FROM parquet_metadata(%P) WHERE path_in_schema = 'id' "
+	pqt_expect(pqt_path, "SELECT count(*) FROM parquet_metadata(%P) WHERE path_in_schema = 'id' "
 			 "AND encodings NOT LIKE '%RLE_DICTIONARY%'", "1");
-}
-
-static int setup(void **state)
-{
-	int fd = mkstemps(path, 8);
-
-	if (fd < 0)
-		return -1;
-	close(fd);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	unlink(path);
-	return 0;
 }
 
 int main(void)
@@ -106,5 +89,5 @@ int main(void)
 		cmocka_unit_test(test_encoding_and_pruning),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, pqt_group_setup, pqt_group_teardown);
 }
