@@ -273,13 +273,14 @@ static int load(struct probes *p, bool select)
  * records can be told to stop at once rather than at its next timeout. */
 static int open_poll(struct probes *p)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
+	struct epoll_event rb = { .events = EPOLLIN, .data.fd = ring_buffer__epoll_fd(p->rb) };
+	struct epoll_event wake = { .events = EPOLLIN };
 
 	p->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	p->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (p->wake_fd < 0 || p->epfd < 0 ||
-	    epoll_ctl(p->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(p->rb), &ev) ||
-	    epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->wake_fd, &ev)) {
+	wake.data.fd = p->wake_fd;
+	if (p->wake_fd < 0 || p->epfd < 0 || epoll_ctl(p->epfd, EPOLL_CTL_ADD, rb.data.fd, &rb) ||
+	    epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->wake_fd, &wake)) {
 		log__error("cannot poll the ring buffer: %s", strerror(errno));
 		return -errno;
 	}
@@ -417,12 +418,14 @@ int probes__poll(struct probes *p, int timeout_ms)
 {
 	struct epoll_event ev[2];
 	eventfd_t v;
-	int m;
+	int m, n = 0;
 
 	/* Producers rarely wake us (see wakeup_bytes): wait, then consume regardless. */
-	if (timeout_ms && epoll_wait(p->epfd, ev, 2, timeout_ms) < 0 && errno != EINTR)
+	if (timeout_ms && (n = epoll_wait(p->epfd, ev, 2, timeout_ms)) < 0 && errno != EINTR)
 		return -errno;
-	eventfd_read(p->wake_fd, &v);
+	for (int i = 0; i < n; i++)
+		if (ev[i].data.fd == p->wake_fd)
+			eventfd_read(p->wake_fd, &v);	/* the wake is taken */
 	m = ring_buffer__consume(p->rb);
 	if (m < 0)
 		return m;
