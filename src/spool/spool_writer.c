@@ -152,24 +152,26 @@ static void index_add(struct spool_writer *w, uint64_t off)
 	w->index[w->nindex++] = off;
 }
 
+/* *at: where the item went. */
 static int append_item(struct spool_writer *w, uint16_t tag, const void *data, uint32_t len,
-		       bool indexed)
+		       bool indexed, uint64_t *at)
 {
-	uint64_t off;
 	int err;
 
 	if (w->seg && !w->err && (w->err = ring_make_room(w, 8 + ((len + 7u) & ~7u))))
 		return w->err;
-	off = w->bytes;
+	*at = w->bytes;
 	err = append_raw(w, tag, data, len);
 	if (!err && indexed)
-		index_add(w, off);
+		index_add(w, *at);
 	return err;
 }
 
 int spool_writer__append(struct spool_writer *w, uint16_t tag, const void *data, uint32_t len)
 {
-	return append_item(w, tag, data, len, tag != SPOOL_BPF);
+	uint64_t at;
+
+	return append_item(w, tag, data, len, tag != SPOOL_BPF, &at);
 }
 
 int spool_writer__append_side(struct spool_writer *w, uint16_t tag, const void *data, uint32_t len,
@@ -177,7 +179,7 @@ int spool_writer__append_side(struct spool_writer *w, uint16_t tag, const void *
 {
 	size_t need = SIDE_HDR + ((len + 7u) & ~7u);
 	uint64_t off;
-	int err = append_item(w, tag, data, len, true);
+	int err = append_item(w, tag, data, len, true, &off);
 
 	if (err || !w->seg)
 		return err;
@@ -193,7 +195,6 @@ int spool_writer__append_side(struct spool_writer *w, uint16_t tag, const void *
 		w->side = n;
 		w->side_cap = cap;
 	}
-	off = w->bytes - 8 - ((len + 7u) & ~7u);	/* where it went */
 	memcpy(w->side + w->side_len, &off, 8);
 	memcpy(w->side + w->side_len + 8, &keep_tag, 2);
 	memset(w->side + w->side_len + 10, 0, 2);
