@@ -16,9 +16,9 @@
 
 #include "bpf/records.h"
 #include "common/log.h"
-#include "common/test_hooks.h"
 #include "common/outfile.h"
 #include "common/strbuf.h"
+#include "common/test_hooks.h"
 #include "spool/spool.h"
 #include "symbolize/addrspace.h"
 #include "finalize/finalize.h"

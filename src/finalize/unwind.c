@@ -13,8 +13,8 @@
 #include "common/test_hooks.h"
 #include "finalize/cfirules.h"
 #include "finalize/unwind.h"
-#include "symbolize/debugfile.h"
 #include "symbolize/addrspace.h"
+#include "symbolize/debugfile.h"
 
 /* Live libdwfl sessions at most: each maps and indexes every object of its process
  * (a fork-heavy trace has thousands of spaces); the least recently used goes first. */

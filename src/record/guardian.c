@@ -1,8 +1,8 @@
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
-#include <poll.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
