@@ -17,6 +17,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "bpf/records.h"
+#include "bpf/uapi.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -250,11 +251,12 @@ int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
 }
 
 SEC("tp_btf/io_uring_complete")
-int BPF_PROG(io_uring_complete, void *ctx_, void *req, struct io_uring_cqe *cqe)
+int BPF_PROG(io_uring_complete, void *ctx_, void *req, struct probex_io_uring_cqe *cqe)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), key = (__u64)req;
 	struct rec_io_uring_complete *r;
 	struct iou_inflight *v;
+	struct probex_io_uring_cqe cq;
 	struct tstate *t = NULL;
 	bool stacked, same;
 	__u32 flags, w = 0;
@@ -271,7 +273,9 @@ int BPF_PROG(io_uring_complete, void *ctx_, void *req, struct io_uring_cqe *cqe)
 		return 0;
 	}
 	now = bpf_ktime_get_ns();
-	flags = BPF_CORE_READ(cqe, flags);
+	if (bpf_probe_read_kernel(&cq, sizeof(cq), cqe))
+		cq.res = 0, cq.flags = 0;
+	flags = cq.flags;
 	/* A stack only means something when the submitter itself posts the completion. */
 	same = (pid_tgid >> 32) == v->tgid;
 	if (same) {
@@ -286,7 +290,7 @@ int BPF_PROG(io_uring_complete, void *ctx_, void *req, struct io_uring_cqe *cqe)
 	__builtin_memcpy(r->h.comm, v->comm, sizeof(r->h.comm));
 	r->submit_ts = v->submit_ts;
 	r->user_data = v->user_data;
-	r->res = BPF_CORE_READ(cqe, res);
+	r->res = cq.res;
 	r->cqe_flags = flags;
 	r->opcode = v->opcode;
 	__builtin_memset(r->_pad, 0, sizeof(r->_pad));
@@ -299,7 +303,7 @@ out:
 }
 
 SEC("perf_event")
-int cpu_sample(struct bpf_perf_event_data *ctx)
+int cpu_sample(struct probex_perf_event_data *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct rec_cpu_sample *r;
@@ -310,7 +314,7 @@ int cpu_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	cnt_add(CNT_SAMPLES_TRACED, 1);
 	/* Full-width load: the verifier rejects narrow reads of this context field. */
-	kernel_mode = (*(volatile __u64 *)&ctx->regs.cs & 3) == 0;
+	kernel_mode = (*(volatile __u64 *)&ctx->cs & 3) == 0;
 	if (ustack_copy_bytes) {
 		r = rec_ustack_begin(sizeof(*r));
 		if (!r) {
@@ -334,6 +338,6 @@ int cpu_sample(struct bpf_perf_event_data *ctx)
 	/* In user mode the sample's registers are the user ones; in kernel mode the user
 	 * stack comes from the task's saved user registers, so those samples get both. */
 	rec_finish_regs(ctx, r, sizeof(*r), true, true, kernel_mode, !kernel_mode,
-			*(volatile __u64 *)&ctx->regs.ip, *(volatile __u64 *)&ctx->regs.bp);
+			*(volatile __u64 *)&ctx->ip, *(volatile __u64 *)&ctx->bp);
 	return 0;
 }

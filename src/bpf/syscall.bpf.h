@@ -77,14 +77,14 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 }
 
 /* Sum an iovec array's lengths, or SYS_BYTES_UNKNOWN when it is too long or unreadable. */
-static __always_inline __u64 iov_bytes(const struct iovec *iov, __u64 n)
+static __always_inline __u64 iov_bytes(const struct probex_iovec *iov, __u64 n)
 {
 	__u64 sum = 0;
 
 	if (n > PROBEX_IOV_MAX)
 		return SYS_BYTES_UNKNOWN;
 	for (int i = 0; i < PROBEX_IOV_MAX; i++) {
-		struct iovec v;
+		struct probex_iovec v;
 
 		if (i >= n)
 			break;
@@ -97,14 +97,14 @@ static __always_inline __u64 iov_bytes(const struct iovec *iov, __u64 n)
 
 static __always_inline __u64 sys_bytes(__u8 f, const __u64 *args)
 {
-	struct user_msghdr m;
+	struct probex_user_msghdr m;
 
 	if (f & SYSF_IOV)
-		return iov_bytes((const struct iovec *)args[1], args[2]);
+		return iov_bytes((const struct probex_iovec *)args[1], args[2]);
 	if (f & SYSF_MSG) {
 		if (bpf_probe_read_user(&m, sizeof(m), (void *)args[1]))
 			return SYS_BYTES_UNKNOWN;
-		return iov_bytes(m.msg_iov, m.msg_iovlen);
+		return iov_bytes((const struct probex_iovec *)m.msg_iov, m.msg_iovlen);
 	}
 	return SYS_BYTES_UNKNOWN;
 }
