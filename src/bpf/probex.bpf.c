@@ -152,7 +152,7 @@ int BPF_PROG(sched_process_exit, struct task_struct *p)
 
 		if (s) {
 			syscall_fill(s, t, REC_SYSCALL_UNFINISHED, t->enter_ts, pid_tgid, 1,
-				     (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()));
+				     (struct probex_pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()));
 			s->ret = 0;
 			bpf_ringbuf_submit(s, rb_flags());
 		} else {
@@ -209,7 +209,7 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid, struct li
 }
 
 SEC("tp_btf/page_fault_user")
-int BPF_PROG(page_fault_user, unsigned long address, struct pt_regs *regs, unsigned long error_code)
+int BPF_PROG(page_fault_user, unsigned long address, struct probex_pt_regs *regs, unsigned long error_code)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct rec_page_fault *r;
@@ -314,7 +314,7 @@ int cpu_sample(struct probex_perf_event_data *ctx)
 		return 0;
 	cnt_add(CNT_SAMPLES_TRACED, 1);
 	/* Full-width load: the verifier rejects narrow reads of this context field. */
-	kernel_mode = (*(volatile __u64 *)&ctx->cs & 3) == 0;
+	kernel_mode = (*(volatile __u64 *)&ctx->regs.cs & 3) == 0;
 	if (ustack_copy_bytes) {
 		r = rec_ustack_begin(sizeof(*r));
 		if (!r) {
@@ -338,6 +338,6 @@ int cpu_sample(struct probex_perf_event_data *ctx)
 	/* In user mode the sample's registers are the user ones; in kernel mode the user
 	 * stack comes from the task's saved user registers, so those samples get both. */
 	rec_finish_regs(ctx, r, sizeof(*r), true, true, kernel_mode, !kernel_mode,
-			*(volatile __u64 *)&ctx->ip, *(volatile __u64 *)&ctx->bp);
+			*(volatile __u64 *)&ctx->regs.ip, *(volatile __u64 *)&ctx->regs.bp);
 	return 0;
 }

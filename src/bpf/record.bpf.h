@@ -310,10 +310,11 @@ static __always_inline void rec_finish_regs(void *ctx, void *rec, __u32 fixed, b
 	}
 	if (want_user) {
 		if (!have_uregs) {
-			struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+			struct probex_pt_regs *regs =
+				(struct probex_pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 
-			uip = BPF_CORE_READ(regs, ip);
-			ufp = BPF_CORE_READ(regs, bp);
+			uip = regs->ip;
+			ufp = regs->bp;
 		}
 		un = user_stack(rec + fixed, uip, ufp, &h->flags);
 		if (un > PROBEX_MAX_FRAMES)
@@ -379,25 +380,25 @@ static __always_inline __u32 ustack_copy(__u8 *dst, __u64 sp)
  * interrupt entry wrote in both cases (a sample in user mode, or in a syscall). */
 static __always_inline void uregs_fill(__u64 *r)
 {
-	struct pt_regs *p = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	struct probex_pt_regs *p = (struct probex_pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 
-	r[UREG_AX] = BPF_CORE_READ(p, ax);
-	r[UREG_DX] = BPF_CORE_READ(p, dx);
-	r[UREG_CX] = BPF_CORE_READ(p, cx);
-	r[UREG_BX] = BPF_CORE_READ(p, bx);
-	r[UREG_SI] = BPF_CORE_READ(p, si);
-	r[UREG_DI] = BPF_CORE_READ(p, di);
-	r[UREG_BP] = BPF_CORE_READ(p, bp);
-	r[UREG_SP] = BPF_CORE_READ(p, sp);
-	r[UREG_R8] = BPF_CORE_READ(p, r8);
-	r[UREG_R9] = BPF_CORE_READ(p, r9);
-	r[UREG_R10] = BPF_CORE_READ(p, r10);
-	r[UREG_R11] = BPF_CORE_READ(p, r11);
-	r[UREG_R12] = BPF_CORE_READ(p, r12);
-	r[UREG_R13] = BPF_CORE_READ(p, r13);
-	r[UREG_R14] = BPF_CORE_READ(p, r14);
-	r[UREG_R15] = BPF_CORE_READ(p, r15);
-	r[UREG_IP] = BPF_CORE_READ(p, ip);
+	r[UREG_AX] = p->ax;
+	r[UREG_DX] = p->dx;
+	r[UREG_CX] = p->cx;
+	r[UREG_BX] = p->bx;
+	r[UREG_SI] = p->si;
+	r[UREG_DI] = p->di;
+	r[UREG_BP] = p->bp;
+	r[UREG_SP] = p->sp;
+	r[UREG_R8] = p->r8;
+	r[UREG_R9] = p->r9;
+	r[UREG_R10] = p->r10;
+	r[UREG_R11] = p->r11;
+	r[UREG_R12] = p->r12;
+	r[UREG_R13] = p->r13;
+	r[UREG_R14] = p->r14;
+	r[UREG_R15] = p->r15;
+	r[UREG_IP] = p->ip;
 }
 
 /* A record of `fixed` bytes whose user stack is a copy (REC_F_USTACK_COPY): reserved at

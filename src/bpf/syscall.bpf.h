@@ -34,10 +34,9 @@ static __always_inline __u8 sys_flags_of(long id)
 }
 
 /* The path argument, read at enter: at exit it may be gone (execve replaced the image). */
-static __always_inline void sys_read_path(struct tstate *t, struct pt_regs *regs, __u8 f)
+static __always_inline void sys_read_path(struct tstate *t, struct probex_pt_regs *regs, __u8 f)
 {
-	const char *arg = (const char *)(f & SYSF_PATH0 ? BPF_CORE_READ(regs, di)
-							: BPF_CORE_READ(regs, si));
+	const char *arg = (const char *)(f & SYSF_PATH0 ? regs->di : regs->si);
 	long n = bpf_probe_read_user_str(t->path, sizeof(t->path), arg);
 
 	t->has_path = 1;
@@ -53,7 +52,7 @@ static __always_inline void sys_read_path(struct tstate *t, struct pt_regs *regs
 }
 
 SEC("tp_btf/sys_enter")
-int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
+int BPF_PROG(sys_enter, struct probex_pt_regs *regs, long id)
 {
 	__u8 f = sys_flags_of(id);
 	struct tstate *t;
@@ -113,7 +112,7 @@ static __always_inline __u64 sys_bytes(__u8 f, const __u64 *args)
  * to exit (x86-64: rdi, rsi, rdx, r10, r8). */
 static __always_inline void syscall_fill(struct rec_syscall *r, struct tstate *t, __u8 kind,
 					 __u64 now, __u64 pid_tgid, __u32 weight,
-					 struct pt_regs *regs)
+					 struct probex_pt_regs *regs)
 {
 	hdr_fill(&r->h, kind, now, pid_tgid);
 	r->h.sub = t->sys;
@@ -122,19 +121,19 @@ static __always_inline void syscall_fill(struct rec_syscall *r, struct tstate *t
 	r->enter_cpu = t->enter_cpu;
 	r->nr = t->nr;
 	r->_pad = 0;
-	r->args[0] = BPF_CORE_READ(regs, di);
-	r->args[1] = BPF_CORE_READ(regs, si);
-	r->args[2] = BPF_CORE_READ(regs, dx);
-	r->args[3] = BPF_CORE_READ(regs, r10);
-	r->args[4] = BPF_CORE_READ(regs, r8);
+	r->args[0] = regs->di;
+	r->args[1] = regs->si;
+	r->args[2] = regs->dx;
+	r->args[3] = regs->r10;
+	r->args[4] = regs->r8;
 	r->bytes = SYS_BYTES_UNKNOWN;
 }
 
 SEC("tp_btf/sys_exit")
-int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
+int BPF_PROG(sys_exit, struct probex_pt_regs *regs, long ret)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	long id = BPF_CORE_READ(regs, orig_ax);
+	long id = regs->orig_ax;
 	struct rec_syscall *r;
 	struct tstate *t;
 	bool stacked, path;
