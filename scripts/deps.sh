@@ -22,8 +22,9 @@ apt_pkgs=(
 	# xz: the symbol fixture with Fedora-style mini-debuginfo (.gnu_debugdata)
 	xz-utils
 	fio wrk chromium
-	# integration tests compare per-syscall counts with strace -f -c
-	strace
+	# integration tests compare per-syscall counts with strace -f -c; make bench runs
+	# the same workloads under strace, perf and bpftrace (bench/peers.sh)
+	strace linux-perf bpftrace
 	# reliability suite: libFuzzer runtime, network namespaces, an HTTP client
 	libclang-rt-14-dev iproute2 curl
 )
