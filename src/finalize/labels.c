@@ -107,24 +107,39 @@ static void add_mark(struct strbuf *out, struct strbuf *mods, const char *mark)
 	add_module(mods, "");
 }
 
-static void user_frame(struct labeler *l, const struct stack_entry *e, uint32_t i,
-		       struct strbuf *out, struct strbuf *mods)
+const void *labeler__frame_mapping(struct labeler *l, const struct stack_entry *e, uint32_t i)
+{
+	uint64_t addr = e->frames[i];
+
+	return addrspace__find(l->as, e->space, i == 0 ? addr : addr - 1, e->ts);
+}
+
+void labeler__count_frame(struct labeler *l, unsigned int counted)
+{
+	l->st.user_frames++;
+	l->st.user_mapped += !!(counted & LABELER_MAPPED);
+	l->st.user_symbolized += !!(counted & LABELER_SYMBOLIZED);
+	l->st.user_jit += !!(counted & LABELER_JIT);
+}
+
+unsigned int labeler__user_frame(struct labeler *l, const struct stack_entry *e, uint32_t i,
+				 struct strbuf *out, struct strbuf *mods)
 {
 	uint64_t addr = e->frames[i];
 	/* Return addresses point after the call: look up the call instruction instead,
 	 * or call sites get attributed to the next line or inline scope. */
 	uint64_t look = i == 0 ? addr : addr - 1;
 	const struct mapping *m = addrspace__find(l->as, e->space, look, e->ts);
+	unsigned int counted = 0;
 	char path[4200];
 	char buf[4300];
 	size_t plen;
 
-	l->st.user_frames++;
 	if (m && anon_code(m->path)) {
 		const char *name = jitmaps__name(l->jit, e->space, look);
 
 		if (name) {
-			l->st.user_jit++;
+			counted |= LABELER_JIT;
 			add_label(out, name);
 			/* Kept in the symbol data: the map itself is gone after recording. */
 			strbuf__addf(&l->jit_used, "j %u %llx 1 %s\n", e->space, (unsigned long long)look, name);
@@ -132,19 +147,19 @@ static void user_frame(struct labeler *l, const struct stack_entry *e, uint32_t 
 			add_hex(out, addr);
 		}
 		add_module(mods, m->path[0] ? m->path : "//anon");
-		return;
+		goto done;
 	}
 	if (m && m->path[0] == '[') {
 		add_label(out, m->path);	/* [vdso], [uprobes], ... */
 		add_module(mods, m->path);
-		return;
+		goto done;
 	}
 	if (!m || m->path[0] != '/') {
 		add_hex(out, addr);
 		add_module(mods, m ? m->path : "");
-		return;
+		goto done;
 	}
-	l->st.user_mapped++;
+	counted |= LABELER_MAPPED;
 	snprintf(path, sizeof(path), "%s", m->path);
 	plen = strlen(path);
 	if (plen > 10 && !strcmp(path + plen - 10, " (deleted)"))
@@ -158,14 +173,17 @@ static void user_frame(struct labeler *l, const struct stack_entry *e, uint32_t 
 				add_label(out, r.names[k]);
 				add_module(mods, m->path);
 			}
-			l->st.user_symbolized++;
-			return;
+			counted |= LABELER_SYMBOLIZED;
+			goto done;
 		}
 	}
 	snprintf(buf, sizeof(buf), "%s+0x%llx", m->path,
 		 (unsigned long long)(addr - m->start + m->pgoff));
 	add_label(out, buf);
 	add_module(mods, m->path);
+done:
+	labeler__count_frame(l, counted);
+	return counted;
 }
 
 /* Frame-pointer walks through code without frame pointers (glibc's clone3, ld.so's entry)
@@ -191,12 +209,11 @@ static uint32_t code_frames(struct labeler *l, const struct stack_entry *e, uint
 	return n;
 }
 
-int labeler__user(struct labeler *l, const struct stack_entry *e, struct strbuf *out,
-		  struct strbuf *mods)
+uint32_t labeler__user_frames(struct labeler *l, const struct stack_entry *e, bool *trunc)
 {
 	uint32_t n = code_frames(l, e, e->n);
-	bool trunc = n < e->n || (e->flags & REC_F_USTACK_TRUNC);
 
+	*trunc = n < e->n || (e->flags & REC_F_USTACK_TRUNC);
 	if (n == e->n && (e->flags & REC_F_USTACK_TRUNC)) {
 		uint32_t run = 1;
 
@@ -205,11 +222,25 @@ int labeler__user(struct labeler *l, const struct stack_entry *e, struct strbuf 
 		if (run >= LOOP_RUN)
 			n -= run - 1;
 	}
+	return n;
+}
+
+void labeler__user_marks(struct strbuf *out, struct strbuf *mods, bool trunc)
+{
 	add_mark(out, mods, "[user]");
 	if (trunc)
 		add_mark(out, mods, "[truncated]");
+}
+
+int labeler__user(struct labeler *l, const struct stack_entry *e, struct strbuf *out,
+		  struct strbuf *mods)
+{
+	bool trunc;
+	uint32_t n = labeler__user_frames(l, e, &trunc);
+
+	labeler__user_marks(out, mods, trunc);
 	for (uint32_t i = n; i-- > 0;)
-		user_frame(l, e, i, out, mods);
+		labeler__user_frame(l, e, i, out, mods);
 	return out->err ? out->err : mods ? mods->err : 0;
 }
 

@@ -3,6 +3,7 @@
 #ifndef PROBEX_FINALIZE_LABELS_H
 #define PROBEX_FINALIZE_LABELS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common/strbuf.h"
@@ -44,6 +45,21 @@ const char *labeler__jit_used(const struct labeler *l);
  * path, "[vdso]", "//anon", or "" for the [user] and [truncated] marks). */
 int labeler__user(struct labeler *l, const struct stack_entry *e, struct strbuf *out,
 		  struct strbuf *mods);
+/* labeler__user in steps, for a caller that keeps the labels of frames it has seen
+ * (framecache.h): the frames to label (frames[0..n), leaf first; they are labelled root
+ * first) and whether the stack is marked truncated; the marks; one frame's labels, with
+ * the counters it moved (LABELER_*), which labeler__count_frame moves again for a frame
+ * whose labels are reused.  A frame's labels depend only on its address, whether it is
+ * the leaf, and the mapping labeler__frame_mapping finds for it (NULL: none). */
+#define LABELER_MAPPED 1u	/* in a file mapping */
+#define LABELER_SYMBOLIZED 2u	/* named from its file */
+#define LABELER_JIT 4u		/* named from a JIT map (also written to the symbol data) */
+uint32_t labeler__user_frames(struct labeler *l, const struct stack_entry *e, bool *trunc);
+void labeler__user_marks(struct strbuf *out, struct strbuf *mods, bool trunc);
+const void *labeler__frame_mapping(struct labeler *l, const struct stack_entry *e, uint32_t i);
+unsigned int labeler__user_frame(struct labeler *l, const struct stack_entry *e, uint32_t i,
+				 struct strbuf *out, struct strbuf *mods);
+void labeler__count_frame(struct labeler *l, unsigned int counted);
 /* Same for a kernel stack, starting with "[kernel]"; objects are "[kernel.kallsyms]" or
  * a module's name. */
 int labeler__kernel(struct labeler *l, const struct stack_entry *e, struct strbuf *out,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/strbuf.h"
+#include "finalize/framecache.h"
 #include "finalize/labels.h"
 #include "finalize/stackset.h"
 #include "finalize/stacklists.h"
@@ -27,6 +28,7 @@ struct label_job {
 	int err;
 	uint32_t *cut;			/* user stacks cut where a frame left code */
 	uint32_t ncut, cut_cap;
+	struct framecache *frames;	/* user frames' label ids, for the next stacks */
 };
 
 struct stacklists {
@@ -78,6 +80,7 @@ void stacklists__free(struct stacklists *sl)
 	free(sl->keys);
 	free(sl->slots);
 	free(sl->job.cut);
+	framecache__free(sl->job.frames);
 	free(sl);
 }
 
@@ -156,6 +159,68 @@ static int push_cut(struct label_job *j, uint32_t id)
 	return 0;
 }
 
+/* s holds "\x1flabel\x1flabel...", m the same with one object per label: into lb. */
+static int push_items(struct stacklists *sl, struct labelled *lb, const struct strbuf *s,
+		      const struct strbuf *m)
+{
+	int err = s->err ? s->err : m->err;
+
+	for (size_t i = 0, k = 0; !err && i < s->len;) {
+		int64_t lid = next_item(&sl->labels, s, &i), mid = k < m->len ? next_item(&sl->modules, m, &k) : -EINVAL;
+
+		err = lid < 0 ? (int)lid : mid < 0 ? (int)mid : push_id(lb, (uint32_t)lid, (uint32_t)mid);
+	}
+	return err;
+}
+
+/* One user frame: its labels from the frame cache, or labelled and then kept there (not
+ * a frame named by a JIT map, whose use the symbol data records each time). */
+static int label_user_frame(struct stacklists *sl, struct labelled *lb, const struct stack_entry *e,
+			    uint32_t i, struct strbuf *s, struct strbuf *m)
+{
+	struct label_job *j = &sl->job;
+	const void *map = labeler__frame_mapping(j->l, e, i);
+	struct framecache_hit hit;
+	uint32_t first = lb->nids;
+	unsigned int counted;
+	int err;
+
+	if (framecache__get(j->frames, map, e->frames[i], i == 0, &hit)) {
+		labeler__count_frame(j->l, hit.counted);
+		for (uint32_t k = 0; k < hit.n; k++)
+			if ((err = push_id(lb, hit.lids[k], hit.mids[k])))
+				return err;
+		return 0;
+	}
+	s->len = 0;
+	m->len = 0;
+	counted = labeler__user_frame(j->l, e, i, s, m);
+	err = push_items(sl, lb, s, m);
+	if (!err && !(counted & LABELER_JIT))
+		err = framecache__put(j->frames, map, e->frames[i], i == 0, counted, lb->ids + first,
+				      lb->mods + first, lb->nids - first);
+	return err;
+}
+
+static int label_user(struct stacklists *sl, struct labelled *lb, const struct stack_entry *e,
+		      struct strbuf *s, struct strbuf *m)
+{
+	struct label_job *j = &sl->job;
+	bool trunc;
+	uint32_t n = labeler__user_frames(j->l, e, &trunc);
+	int err;
+
+	if (!j->frames && !(j->frames = framecache__new()))
+		return -ENOMEM;
+	s->len = 0;
+	m->len = 0;
+	labeler__user_marks(s, m, trunc);
+	err = push_items(sl, lb, s, m);
+	for (uint32_t i = n; !err && i-- > 0;)
+		err = label_user_frame(sl, lb, e, i, s, m);
+	return err;
+}
+
 /* Label stack lb->n of set (the next one) into lb. */
 static int label_next(struct stacklists *sl, struct stackset *set, struct labelled *lb, bool user,
 		      struct strbuf *s, struct strbuf *m, uint64_t **buf, size_t *cap)
@@ -172,19 +237,19 @@ static int label_next(struct stacklists *sl, struct stackset *set, struct labell
 		stackset__get(set, id, &e);
 	if (err)
 		return err;
-	s->len = 0;
-	m->len = 0;
 	labeler__stats(j->l, &before);
-	err = user ? labeler__user(j->l, &e, s, m) : labeler__kernel(j->l, &e, s, m);
+	if (user) {
+		err = label_user(sl, lb, &e, s, m);
+	} else {
+		s->len = 0;
+		m->len = 0;
+		err = labeler__kernel(j->l, &e, s, m);
+		if (!err)
+			err = push_items(sl, lb, s, m);
+	}
 	labeler__stats(j->l, &after);
 	if (!err && after.user_cut_stacks != before.user_cut_stacks)
 		err = push_cut(j, id);
-	/* s is "\x1flabel\x1flabel...", m the same with one object per label. */
-	for (size_t i = 0, k = 0; !err && i < s->len;) {
-		int64_t lid = next_item(&sl->labels, s, &i), mid = k < m->len ? next_item(&sl->modules, m, &k) : -EINVAL;
-
-		err = lid < 0 ? (int)lid : mid < 0 ? (int)mid : push_id(lb, (uint32_t)lid, (uint32_t)mid);
-	}
 	return err ? err : push_off(lb);
 }
 
