@@ -8,24 +8,13 @@
 # resymbolize <= 1 s).  Needs root (BPF).  Writes $BUILD/bench/cbuild.md.
 #   RUNS=3 PROBEX=build/probex bench/cbuild.sh
 set -u
-BUILD=${BUILD:-build}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-PROBEX=${PROBEX:-$ROOT/$BUILD/probex}
-RUNS=${RUNS:-3}
-WORK=$(mktemp -d /tmp/probex-cbuild.XXXXXX)
+source "$(dirname "$0")/lib.sh"
+bench__setup cbuild "the cbuild benchmark loads BPF programs and needs root"
 OUT=$ROOT/$BUILD/bench/cbuild.md
-trap 'rm -rf "$WORK"' EXIT
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "bench: SKIPPED — the cbuild benchmark loads BPF programs and needs root"
-	exit 0
-fi
 "$ROOT/bench/workloads/cbuild.sh" "$WORK/src"
 # The cache directory of this run only: "cold" runs start from an empty one.
 export XDG_CACHE_HOME=$WORK/cache
 
-now() { date +%s.%N; }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 q() { "$PROBEX" query --no-header "$1" "$2" 2>/dev/null | head -n1; }
 clean() { make -s -C "$WORK/src" clean >/dev/null; }
 build() { make -s -C "$WORK/src" -j2 >/dev/null 2>&1; }

@@ -8,19 +8,9 @@
 # Prints a table and writes it to $BUILD/bench/peers.md.  Needs root (BPF, perf events).
 #   RUNS=3  PEERS="a b_nofp c g"  bench/peers.sh
 set -u
-BUILD=${BUILD:-build}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-PROBEX=$ROOT/$BUILD/probex
-BIN=$ROOT/$BUILD/bench
-RUNS=${RUNS:-3}
-WORK=$(mktemp -d /tmp/probex-peers.XXXXXX)
+source "$(dirname "$0")/lib.sh"
+bench__setup peers "tracing with probex, perf and bpftrace needs root"
 OUT=$ROOT/$BUILD/bench/peers.md
-trap 'rm -rf "$WORK"' EXIT
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "peers: SKIPPED — tracing with probex, perf and bpftrace needs root"
-	exit 0
-fi
 
 # Workloads (full paths: bpftrace -c wants one) and what each tool is asked to keep.
 declare -A CMD DESC
@@ -53,8 +43,6 @@ perf record -e sched:sched_switch,sched_wakeup -g|perf record -q -N -e sched:sch
 bpftrace: off-CPU time per user stack (in-kernel sums)|bpftrace -q -o $WORK/bt.txt -e '$BT_OFF' -c '{}'"
 ORDER=${PEERS:-"a b_nofp c g"}
 
-now() { date +%s.%N; }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 have() { command -v "${1%% *}" >/dev/null; }
 timed() { # command line → seconds (or "fail")
 	local t0 t1

@@ -5,19 +5,9 @@
 # Prints a table and writes it to $BUILD/bench/recorder.md.  Needs root (BPF).
 #   RUNS=3  WORKLOADS="a b c"  bench/run.sh
 set -u
-BUILD=${BUILD:-build}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-PROBEX=$ROOT/$BUILD/probex
-BIN=$ROOT/$BUILD/bench
-RUNS=${RUNS:-3}
-WORK=$(mktemp -d /tmp/probex-bench.XXXXXX)
+source "$(dirname "$0")/lib.sh"
+bench__setup bench "the recorder benchmark loads BPF programs and needs root"
 OUT=$ROOT/$BUILD/bench/recorder.md
-trap 'rm -rf "$WORK"' EXIT
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "bench: SKIPPED — the recorder benchmark loads BPF programs and needs root"
-	exit 0
-fi
 
 FIO_FILE=$WORK/fio.dat
 declare -A CMD DESC EXTRA
@@ -42,8 +32,6 @@ DESC[h]="h page faults of a real program (python3 hashing 300K strings to JSON; 
 ORDER=${WORKLOADS:-"a a_ref a_fp a_all b_sh b_deep b_nofp b_nofp_fp c d e f g h"}
 STACKS=$ROOT/$BUILD/bench/stacks.md
 
-now() { date +%s.%N; }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 q() { "$PROBEX" query --no-header "$1" "$2" 2>/dev/null | head -n1; }
 
 run_untraced() { # key → seconds
