@@ -151,6 +151,14 @@ static bool attached(const struct record_opts *o)
 	return o->npids || !o->cmd_argc;
 }
 
+static void *guardian_main(void *arg)
+{
+	struct session *s = arg;
+
+	s->guard_fd = guardian__start();
+	return NULL;
+}
+
 /* Spool, probes, kernel symbols (while still root), the guardian, the signal and wake-up
  * fds. */
 static int session__arm(struct session *s, const sigset_t *mask)
@@ -170,7 +178,9 @@ static int session__arm(struct session *s, const sigset_t *mask)
 		.ctx = s,
 	};
 	int err, fds[GUARDIAN_MAX_FDS];
+	pthread_t guard_thread;
 	struct priv_fs fs;
+	bool guard;
 	uint64_t t0;
 
 	err = priv__fs_enter(s->priv, &fs);
@@ -187,17 +197,16 @@ static int session__arm(struct session *s, const sigset_t *mask)
 		return -ENOMEM;
 	if (o->all_cpus)
 		sbfilter__trace_all(s->sbf);
-	/* The guardian first, while probex is small and has one thread (attached processes
-	 * are not ours to stop): forked in a thread beside the BPF load it slowed the load
-	 * (tracing `true`: 0.1047 -> 0.1028 s, medians of 60 runs interleaved), forked after
-	 * it, with the buffers mapped, it cost ~6 ms.  Kernel symbols load beside the BPF
-	 * load, which is mostly the kernel's work. */
-	s->guard_fd = attached(o) ? -1 : guardian__start();
+	/* Kernel symbols load beside the BPF load, which is mostly the kernel's work, and
+	 * so does the guardian's fork (attached processes are not ours to stop). */
 	err = session_info__load_ksyms(&s->info);
 	if (err)
 		return err;
+	guard = !attached(o) && !pthread_create(&guard_thread, NULL, guardian_main, s);
 	t0 = now_ns(CLOCK_MONOTONIC);
 	err = probes__open(&s->probes, &po);
+	if (guard)
+		pthread_join(guard_thread, NULL);
 	if (err)
 		return err;
 	log__debug("probes attached in %.3f s", (now_ns(CLOCK_MONOTONIC) - t0) / 1e9);
@@ -208,6 +217,8 @@ static int session__arm(struct session *s, const sigset_t *mask)
 		return -errno;
 	if (attached(o))
 		return 0;
+	if (!guard)
+		s->guard_fd = -EAGAIN;
 	if (s->guard_fd >= 0)
 		err = guardian__arm(s->guard_fd, fds, probes__guard_fds(s->probes, fds, GUARDIAN_MAX_FDS));
 	if (s->guard_fd < 0 || err) {
