@@ -134,12 +134,9 @@ static void event_detail(struct request *rq, const struct op_sel *sel, uint64_t 
 static uint64_t sel_bytes(const struct op_sel *sel)
 {
 	uint64_t sum = 0;
-	struct op_rec r;
 
-	for (uint64_t k = 0; k < sel->n; k++) {
-		op_sel__get(sel, k, &r);
-		sum += r.bytes;
-	}
+	for (uint64_t k = 0; k < sel->n; k++)
+		sum += op_sel__bytes(sel, k);
 	return sum;
 }
 
@@ -379,7 +376,6 @@ int ep_memory_statistics(struct request *rq)
 		 shrink = 0, mmap_bytes = 0, munmap_bytes = 0, npoints = 0;
 	struct usage_point *points = NULL;
 	struct window w;
-	struct op_rec r;
 	int status, err;
 
 	if ((status = api__window(rq, &w)) || (status = api__max_points(rq, &max_points)))
@@ -395,13 +391,12 @@ int ep_memory_statistics(struct request *rq)
 		goto cleanup;
 	}
 	for (uint64_t k = 0; k < sel[2].n; k++) {
-		op_sel__get(&sel[2], k, &r);
-		if (r.delta > 0) {
+		if (op_sel__delta(&sel[2], k) > 0) {
 			grow_ops++;
-			grow += r.bytes;
+			grow += op_sel__bytes(&sel[2], k);
 		} else {
 			shrink_ops++;
-			shrink += r.bytes;
+			shrink += op_sel__bytes(&sel[2], k);
 		}
 	}
 	mmap_bytes = sel_bytes(&sel[0]);

@@ -77,16 +77,17 @@ static int add_rec(struct builder *b, enum op op, const struct op_rec *r)
 
 	if (i >= b->cap[op])
 		return -EFAULT;	/* more records than exit rows: cannot happen */
+	/* The index keeps rn for end and pid, and start only for brk: check they come back. */
+	if (r->end != model__ts(b->m, r->rn) || r->srn > r->rn)
+		return -EFAULT;
 	ix->lat[i] = r->lat;
 	ix->bytes[i] = r->bytes;
 	if (ix->start)
 		ix->start[i] = r->start;
 	else if (r->start != (ix->start_at_end ? r->end : r->end - r->lat))
-		return -EFAULT;	/* op_index__start would not give it back */
-	ix->end[i] = r->end;
+		return -EFAULT;
 	if (ix->delta)
 		ix->delta[i] = r->delta;
-	ix->pid[i] = r->pid;
 	ix->rn[i] = r->rn;
 	ix->srn[i] = r->srn;
 	if (is_mem(op)) {
@@ -282,6 +283,33 @@ static int narrow_index(struct op_index *ix)
 	return 0;
 }
 
+/* Stack rows as distances back from rn (most are a few rows), the far ones on the side;
+ * the full column is freed. */
+static int narrow_srn(struct op_index *ix)
+{
+	uint64_t n = ix->n, k = 0;
+
+	if (!ALLOC(ix->srn_back, n))
+		return -ENOMEM;
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t back = ix->rn[i] - ix->srn[i];
+
+		ix->srn_back[i] = back < SRN_FAR ? (uint8_t)back : SRN_FAR;
+		ix->nsrn_far += back >= SRN_FAR;
+	}
+	if (!ALLOC(ix->srn_far_pos, ix->nsrn_far) || !ALLOC(ix->srn_far, ix->nsrn_far))
+		return -ENOMEM;
+	for (uint64_t i = 0; i < n; i++) {
+		if (ix->srn_back[i] != SRN_FAR)
+			continue;
+		ix->srn_far_pos[k] = (uint32_t)i;
+		ix->srn_far[k++] = ix->srn[i];
+	}
+	free(ix->srn);
+	ix->srn = NULL;
+	return 0;
+}
+
 /* The records, in row order in ix's columns, become the latency order; the size and row
  * orders are permutations of it. */
 static int finish_index(struct op_index *ix, const struct model *m, struct vec *lost,
@@ -300,7 +328,7 @@ static int finish_index(struct op_index *ix, const struct model *m, struct vec *
 		goto cleanup;
 	/* Row order: records were made pid by pid (pids ascending), each pid's in time order. */
 	for (uint64_t i = 0, p = 0; i < n; i++) {
-		while (m->pids[p] != ix->pid[i])
+		while (ix->rn[i] >= m->pid_off[p + 1])
 			p++;
 		ix->g_off[p + 1]++;
 	}
@@ -319,12 +347,12 @@ static int finish_index(struct op_index *ix, const struct model *m, struct vec *
 	GATHER(ix->bytes, perm, n);
 	if (ix->start)
 		GATHER(ix->start, perm, n);
-	GATHER(ix->end, perm, n);
 	if (ix->delta)
 		GATHER(ix->delta, perm, n);
-	GATHER(ix->pid, perm, n);
 	GATHER(ix->rn, perm, n);
 	GATHER(ix->srn, perm, n);
+	if (narrow_srn(ix))
+		goto cleanup;
 	for (uint64_t i = 0; i < n; i++) {
 		key[i] = ix->bytes[i];
 		perm[i] = (uint32_t)i;
@@ -505,8 +533,7 @@ static int alloc_columns(struct builder *b, const struct model *m)
 
 		ix->start_at_end = i == OP_IO_URING;
 		if (!ALLOC(ix->lat, n) || !ALLOC(ix->bytes, n) || (i == OP_BRK && !ALLOC(ix->start, n)) ||
-		    !ALLOC(ix->end, n) || (is_mem(i) && !ALLOC(ix->delta, n)) || !ALLOC(ix->pid, n) ||
-		    !ALLOC(ix->rn, n) || !ALLOC(ix->srn, n))
+		    (is_mem(i) && !ALLOC(ix->delta, n)) || !ALLOC(ix->rn, n) || !ALLOC(ix->srn, n))
 			return -ENOMEM;
 		if (is_mem(i))
 			nmem += n;
@@ -578,7 +605,8 @@ void ops__free(struct ops *o)
 	for (int i = 0; i < OP_MAX; i++) {
 		struct op_index *x = &o->op[i];
 		void *ptrs[] = { x->lat, x->bytes, x->lat32, x->lat_big, x->bytes32, x->bytes_big_pos,
-				 x->bytes_big, x->start, x->end, x->delta, x->pid, x->rn, x->srn,
+				 x->bytes_big, x->start, x->delta, x->rn, x->srn, x->srn_back,
+				 x->srn_far_pos, x->srn_far,
 				 x->s_lat, x->s_pos, x->g_idx, x->g_off, x->lost_pid,
 				 x->lost_t1, x->lost_t2, x->poison_pid, x->poison_rn,
 				 x->poison_start, x->poison_end };

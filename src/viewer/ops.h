@@ -36,15 +36,20 @@ struct op_rec {
 };
 
 /* Records of one op in (lat, rn) order as columns ("latency positions"), the size order
- * and the row order (pid-major, by end time) as permutations of them.  Times are stored
- * once, in latency order: the two other orders reach them through s_lat and g_idx (a
- * size-order scan filters through a bitmap of latency positions, see opsel.c), which
- * halves the index against copying start, end and pid into every order.  Sizes are
- * read through s_lat too: a size distribution walks n values at random, a few ms at
- * 10M events, against 8 B a record for a sorted copy. */
+ * and the row order (pid-major, by end time) as permutations of them.  A record keeps
+ * only what the model cannot give back: its exit (or completion) row rn gives its end
+ * time (model__ts) and its pid, its stack row is a one-byte distance back from rn, and
+ * its start follows from end and latency (brk's excepted).  The two other orders reach
+ * the columns through s_lat and g_idx (a size-order scan filters through a bitmap of
+ * latency positions, see opsel.c).  Sizes are read through s_lat too: a size
+ * distribution walks n values at random, a few ms at 10M events, against 8 B a record
+ * for a sorted copy. */
+#define SRN_FAR UINT8_MAX
+
 struct op_index {
 	uint64_t n;
 	uint64_t *lat, *bytes;			/* only while building (row order) */
+	uint32_t *srn;				/* only while building */
 	/* Latencies, ascending: 32 bits for the first nlat32, the 4.3 s and longer ones
 	 * after them in lat_big.  See op_index__lat. */
 	uint32_t *lat32;
@@ -56,13 +61,18 @@ struct op_index {
 	uint64_t nbytes_big;
 	uint32_t *bytes_big_pos;
 	uint64_t *bytes_big;
-	uint64_t *end;
 	/* Only brk's records start before their enter; io_uring's start at completion and
 	 * every other op's at its enter, end - lat.  See op_index__start. */
 	uint64_t *start;			/* NULL unless brk */
 	bool start_at_end;			/* io_uring */
 	int64_t *delta;				/* NULL unless a memory op (then all 0) */
-	uint32_t *pid, *rn, *srn;
+	uint32_t *rn;				/* the exit (or completion) row */
+	/* The row whose stack is shown (the enter row; io_uring: the completion) is
+	 * srn_back rows before rn; SRN_FAR there means (position, row) on the side, in
+	 * position order.  See op_index__srn. */
+	uint8_t *srn_back;
+	uint64_t nsrn_far;
+	uint32_t *srn_far_pos, *srn_far;
 	uint32_t *s_lat;			/* size position → latency position */
 	uint32_t *s_pos;			/* latency position → size position */
 	uint32_t *g_idx;			/* row order → latency position */
@@ -91,12 +101,26 @@ static inline uint64_t op_index__bytes(const struct op_index *ix, uint64_t k)
 	return ix->bytes_big[model__side_find(ix->bytes_big_pos, ix->nbytes_big, k)];
 }
 
+/* End (the exit or completion time) of the record at latency position k. */
+static inline uint64_t op_index__end(const struct model *m, const struct op_index *ix, uint64_t k)
+{
+	return model__ts(m, ix->rn[k]);
+}
+
 /* Start of the record at latency position k. */
-static inline uint64_t op_index__start(const struct op_index *ix, uint64_t k)
+static inline uint64_t op_index__start(const struct model *m, const struct op_index *ix, uint64_t k)
 {
 	if (ix->start)
 		return ix->start[k];
-	return ix->start_at_end ? ix->end[k] : ix->end[k] - op_index__lat(ix, k);
+	return ix->start_at_end ? op_index__end(m, ix, k) : op_index__end(m, ix, k) - op_index__lat(ix, k);
+}
+
+/* The stack row of the record at latency position k. */
+static inline uint32_t op_index__srn(const struct op_index *ix, uint64_t k)
+{
+	if (ix->srn_back[k] != SRN_FAR)
+		return ix->rn[k] - ix->srn_back[k];
+	return ix->srn_far[model__side_find(ix->srn_far_pos, ix->nsrn_far, k)];
 }
 
 /* mmap/munmap/brk records in (end, rn) order: the cumulative-usage timeline. */

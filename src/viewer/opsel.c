@@ -182,12 +182,13 @@ static void merge_size(struct op_sel *sel, uint32_t k, uint64_t *d, uint64_t *n)
 }
 
 /* First position in [lo, hi) of the row order whose end is >= t. */
-static uint64_t end_bound(const struct op_index *ix, uint64_t lo, uint64_t hi, uint64_t t)
+static uint64_t end_bound(const struct model *m, const struct op_index *ix, uint64_t lo,
+			  uint64_t hi, uint64_t t)
 {
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
-		if (ix->end[ix->g_idx[mid]] < t)
+		if (op_index__end(m, ix, ix->g_idx[mid]) < t)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -195,19 +196,61 @@ static uint64_t end_bound(const struct op_index *ix, uint64_t lo, uint64_t hi, u
 	return lo;
 }
 
-/* One pid, or a window holding few records: the candidates are one run of the row order
- * per pid (binary search on end times).  Marking their latency and size positions in
- * bitmaps and reading the bitmaps back yields both orders without sorting.  Returns false
- * (nothing done) when the window is wide, where a straight scan is cheaper. */
-static bool narrow(struct op_sel *sel, const struct model *m, const struct window *w, int *err)
+/* The run of pid index p's row order whose records end in the window: [*lo, *hi). */
+static void pid_run(const struct model *m, const struct op_index *ix, const struct window *w,
+		    uint32_t p, uint64_t *lo, uint64_t *hi)
+{
+	*lo = end_bound(m, ix, ix->g_off[p], ix->g_off[p + 1], w->start);
+	*hi = w->end == UINT64_MAX ? ix->g_off[p + 1] :
+	      end_bound(m, ix, *lo, ix->g_off[p + 1], w->end + 1);
+}
+
+/* Mark the records in the window by latency position in lat_bits (and by size position
+ * in size_bits, unless NULL): one run of the row order per clean pid, each record of
+ * which ends in the window; only its start is left to check. */
+static void mark(const struct op_sel *sel, const struct model *m, const struct window *w,
+		 uint32_t p0, uint32_t p1, uint64_t *lat_bits, uint64_t *size_bits)
+{
+	const struct op_index *ix = sel->ix;
+	uint64_t maxlat = ix->n ? op_index__lat(ix, ix->n - 1) : 0;
+
+	for (uint32_t p = p0; p < p1; p++) {
+		uint64_t lo, hi, safe;
+
+		if (sel->ndirty_pids && op_sel__is_dirty(sel, m->pids[p]))
+			continue;
+		pid_run(m, ix, w, p, &lo, &hi);
+		/* Past end w->start + the longest latency every record starts in the window
+		 * (brk's may start far earlier: all checked); before it, the check reads the
+		 * latency order at random. */
+		safe = hi;
+		if (!ix->start && w->start <= UINT64_MAX - maxlat)
+			safe = end_bound(m, ix, lo, hi, w->start + maxlat);
+		for (uint64_t g = lo; g < hi; g++) {
+			uint32_t k = ix->g_idx[g];
+
+			if (g < safe && op_index__start(m, ix, k) < w->start)
+				continue;
+			lat_bits[k >> 6] |= 1ull << (k & 63);
+			if (size_bits)
+				size_bits[ix->s_pos[k] >> 6] |= 1ull << (ix->s_pos[k] & 63);
+		}
+	}
+}
+
+/* The clean records of the window, merged with the recomputed ones, in both orders.  The
+ * candidates are found in the row order (binary search on end times per pid) and marked
+ * in bitmaps; reading the latency bitmap back yields the latency order without sorting.
+ * The size order comes from a bitmap of size positions when the window holds few records,
+ * else from one pass over the size order that keeps the marked latency positions (a
+ * bitmap small enough to stay in cache). */
+static int select_window(struct op_sel *sel, const struct model *m, const struct window *w)
 {
 	const struct op_index *ix = sel->ix;
 	uint64_t words = (ix->n + 63) / 64, cand = 0, d, n = 0;
+	uint64_t *lat_bits, *size_bits = NULL;
 	uint32_t p0 = 0, p1 = m->npids;
-	uint64_t *lat_bits, *size_bits;
-	bool n_lat = ix->n > 0;
 
-	*err = 0;
 	if (w->has_pid) {
 		int64_t pi = model__pid_index(m, w->pid);
 
@@ -217,46 +260,20 @@ static bool narrow(struct op_sel *sel, const struct model *m, const struct windo
 			p0 = (uint32_t)pi, p1 = (uint32_t)pi + 1;
 	}
 	for (uint32_t p = p0; p < p1; p++) {
-		uint64_t lo = end_bound(ix, ix->g_off[p], ix->g_off[p + 1], w->start);
+		uint64_t lo, hi;
 
-		cand += end_bound(ix, lo, ix->g_off[p + 1], w->end == UINT64_MAX ? UINT64_MAX : w->end + 1) - lo;
+		pid_run(m, ix, w, p, &lo, &hi);
+		cand += hi - lo;
 	}
-	if (!w->has_pid && cand * 4 > ix->n)
-		return false;
 	lat_bits = calloc(words + 1, sizeof(*lat_bits));
-	size_bits = calloc(words + 1, sizeof(*size_bits));
-	if (!lat_bits || !size_bits) {
+	if (sel->size_order && cand * 4 <= ix->n)
+		size_bits = calloc(words + 1, sizeof(*size_bits));
+	if (!lat_bits || (sel->size_order && cand * 4 <= ix->n && !size_bits)) {
 		free(lat_bits);
 		free(size_bits);
-		*err = -ENOMEM;
-		return true;
+		return -ENOMEM;
 	}
-	for (uint32_t p = p0; p < p1; p++) {
-		uint64_t lo = end_bound(ix, ix->g_off[p], ix->g_off[p + 1], w->start);
-		uint64_t hi = end_bound(ix, lo, ix->g_off[p + 1], w->end == UINT64_MAX ? UINT64_MAX : w->end + 1);
-
-		if (w->end == UINT64_MAX)
-			hi = ix->g_off[p + 1];
-		if (sel->ndirty_pids && op_sel__is_dirty(sel, m->pids[p]))
-			continue;
-		/* Past end w->start + the longest latency every record starts in the window
-		 * (brk's may start far earlier: all checked); before it, the check reads the
-		 * latency order at random. */
-		uint64_t safe = hi;
-
-		if (!ix->start && n_lat && w->start <= UINT64_MAX - op_index__lat(ix, ix->n - 1))
-			safe = end_bound(ix, lo, hi, w->start + op_index__lat(ix, ix->n - 1));
-		for (uint64_t g = lo; g < hi; g++) {
-			uint32_t k;
-
-			k = ix->g_idx[g];
-			if (g < safe && op_index__start(ix, k) < w->start)
-				continue;
-			lat_bits[k >> 6] |= 1ull << (k & 63);
-			if (sel->size_order)
-				size_bits[ix->s_pos[k] >> 6] |= 1ull << (ix->s_pos[k] & 63);
-		}
-	}
+	mark(sel, m, w, p0, p1, lat_bits, size_bits);
 	d = 0;
 	for (uint64_t i = 0; i < words; i++)
 		for (uint64_t bits = lat_bits[i]; bits; bits &= bits - 1)
@@ -265,25 +282,35 @@ static bool narrow(struct op_sel *sel, const struct model *m, const struct windo
 		sel->lat_order[sel->n++] = (uint32_t)(ix->n + d++);
 	if (sel->size_order) {
 		d = 0;
-		for (uint64_t i = 0; i < words; i++)
-			for (uint64_t bits = size_bits[i]; bits; bits &= bits - 1)
-				merge_size(sel, (uint32_t)(i * 64 + (uint64_t)__builtin_ctzll(bits)), &d, &n);
+		if (size_bits) {
+			for (uint64_t i = 0; i < words; i++)
+				for (uint64_t bits = size_bits[i]; bits; bits &= bits - 1)
+					merge_size(sel, (uint32_t)(i * 64 + (uint64_t)__builtin_ctzll(bits)), &d, &n);
+		} else {
+			for (uint64_t k = 0; k < ix->n; k++) {
+				uint32_t v = ix->s_lat[k];
+
+				if (lat_bits[v >> 6] >> (v & 63) & 1)
+					merge_size(sel, (uint32_t)k, &d, &n);
+			}
+		}
 		while (d < sel->ndirty)
 			sel->size_order[n++] = (uint32_t)(ix->n + d++);
 	}
 	free(lat_bits);
 	free(size_bits);
-	return true;
+	return 0;
 }
 
 int op_sel__build(struct op_sel *sel, const struct model *m, const struct ops *o, enum op op,
 		  const struct window *w, unsigned int flags)
 {
 	const struct op_index *ix = &o->op[op];
-	uint64_t cap = 0, k, d, *kept = NULL;
+	uint64_t cap = 0, d;
 	int err;
 
 	memset(sel, 0, sizeof(*sel));
+	sel->m = m;
 	sel->ix = ix;
 	sel->op = op;
 	sel->name = ops__name(o, op);
@@ -339,38 +366,7 @@ int op_sel__build(struct op_sel *sel, const struct model *m, const struct ops *o
 		if (sel->ndirty > 1)
 			qsort(sel->dirty_by_size, sel->ndirty, sizeof(*sel->dirty_by_size), cmp_size);
 	}
-	if (narrow(sel, m, w, &err))
-		return err;
-	/* Wide: keep the records of the latency order that fall in the window, merged with
-	 * the recomputed ones in (lat, rn) order; the same for the size order, whose records
-	 * are the kept latency positions (a bitmap, small enough to stay in cache). */
-	if (flags & SEL_SIZES) {
-		kept = calloc(ix->n / 64 + 1, sizeof(*kept));
-		if (!kept)
-			return -ENOMEM;
-	}
-	for (k = 0, d = 0; k < ix->n; k++) {
-		if (!keep(sel, w, op_index__start(ix, k), ix->end[k], ix->pid[k]))
-			continue;
-		merge_lat(sel, (uint32_t)k, &d);
-		if (kept)
-			kept[k >> 6] |= 1ull << (k & 63);
-	}
-	while (d < sel->ndirty)
-		sel->lat_order[sel->n++] = (uint32_t)(ix->n + d++);
-	if (!(flags & SEL_SIZES))
-		return 0;
-	uint64_t n = 0;
-	for (k = 0, d = 0; k < ix->n; k++) {
-		uint32_t v = ix->s_lat[k];
-
-		if (kept[v >> 6] >> (v & 63) & 1)
-			merge_size(sel, (uint32_t)k, &d, &n);
-	}
-	while (d < sel->ndirty)
-		sel->size_order[n++] = (uint32_t)(ix->n + d++);
-	free(kept);
-	return 0;
+	return select_window(sel, m, w);
 }
 
 void op_sel__get(const struct op_sel *sel, uint64_t k, struct op_rec *out)
@@ -383,9 +379,9 @@ void op_sel__get(const struct op_sel *sel, uint64_t k, struct op_rec *out)
 		return;
 	}
 	*out = (struct op_rec){ .lat = op_index__lat(ix, v), .bytes = op_index__bytes(ix, v),
-				.start = op_index__start(ix, v), .end = ix->end[v],
-				.delta = ix->delta ? ix->delta[v] : 0, .pid = ix->pid[v], .rn = ix->rn[v],
-				.srn = ix->srn[v] };
+				.start = op_index__start(sel->m, ix, v), .end = op_index__end(sel->m, ix, v),
+				.delta = ix->delta ? ix->delta[v] : 0, .pid = model__pid_of(sel->m, ix->rn[v]),
+				.rn = ix->rn[v], .srn = op_index__srn(ix, v) };
 }
 
 void op_sel__free(struct op_sel *sel)

@@ -20,6 +20,7 @@ struct window {
 #define SEL_RET 2u	/* the caller reads ret: a NULL ret on a counted pair is an error */
 
 struct op_sel {
+	const struct model *m;
 	const struct op_index *ix;
 	enum op op;		/* an enum op, or an extra operation (ops.h) */
 	const char *name;
@@ -46,6 +47,22 @@ static inline uint64_t op_sel__lat(const struct op_sel *sel, uint64_t k)
 	uint32_t v = sel->all ? (uint32_t)k : sel->lat_order[k];
 
 	return v < sel->ix->n ? op_index__lat(sel->ix, v) : sel->dirty[v - sel->ix->n].lat;
+}
+/* The bytes and the memory change of the k-th record in (latency, row) order: cheaper
+ * than op_sel__get for whole scans. */
+static inline uint64_t op_sel__bytes(const struct op_sel *sel, uint64_t k)
+{
+	uint32_t v = sel->all ? (uint32_t)k : sel->lat_order[k];
+
+	return v < sel->ix->n ? op_index__bytes(sel->ix, v) : sel->dirty[v - sel->ix->n].bytes;
+}
+static inline int64_t op_sel__delta(const struct op_sel *sel, uint64_t k)
+{
+	uint32_t v = sel->all ? (uint32_t)k : sel->lat_order[k];
+
+	if (v >= sel->ix->n)
+		return sel->dirty[v - sel->ix->n].delta;
+	return sel->ix->delta ? sel->ix->delta[v] : 0;
 }
 /* The bytes of the k-th record in size order. */
 static inline uint64_t op_sel__size(const struct op_sel *sel, uint64_t k)
