@@ -1,5 +1,6 @@
 /* Pass 1 over a trace: every row but its stack, into compact file-order columns. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 
 #include "common/bigmem.h"
 #include "common/log.h"
+#include "common/sort.h"
 #include "trace/duck.h"
 #include "trace/scan.h"
 #include "trace/schema.h"
@@ -24,6 +26,8 @@ struct scanner {
 	uint64_t cap;			/* rows allocated */
 	uint64_t done;			/* rows received (atomic: sinks run on DuckDB's threads) */
 	const volatile bool *cancel;
+	pthread_mutex_t side_lock;	/* appends to r->side from the sinks */
+	bool side_failed;		/* an append ran out of memory */
 	int8_t a_col[TRACE_MAX_TYPES], b_col[TRACE_MAX_TYPES];
 };
 
@@ -74,17 +78,106 @@ static int alloc_rows(struct scanner *sc, uint64_t n)
 	r->ts = bigmem__alloc(c * sizeof(*r->ts));
 	r->pid = bigmem__alloc(c * sizeof(*r->pid));
 	r->type = bigmem__alloc(c * sizeof(*r->type));
-	r->a = bigmem__alloc(c * sizeof(*r->a));
-	r->b = bigmem__alloc(c * sizeof(*r->b));
+	r->a32 = bigmem__alloc(c * sizeof(*r->a32));
 	r->flags = bigmem__alloc(c);
 	if (sc->tf->has_latency_ns)
-		r->latency = bigmem__alloc(c * sizeof(*r->latency));
+		r->lat32 = bigmem__alloc(c * sizeof(*r->lat32));
 	if (sc->tf->has_stack_weight)
-		r->weight = bigmem__alloc(c * sizeof(*r->weight));
-	if (!r->ts || !r->pid || !r->type || !r->a || !r->b || !r->flags ||
-	    (sc->tf->has_latency_ns && !r->latency) || (sc->tf->has_stack_weight && !r->weight))
+		r->w16 = bigmem__alloc(c * sizeof(*r->w16));
+	if (!r->ts || !r->pid || !r->type || !r->a32 || !r->flags ||
+	    (sc->tf->has_latency_ns && !r->lat32) || (sc->tf->has_stack_weight && !r->w16))
 		return -ENOMEM;
 	return 0;
+}
+
+/* Side values a sink has found in its batch, appended under the lock when it is full or
+ * the batch is done (a lock per value would serialise the sinks). */
+#define SIDE_BATCH 256
+
+struct side_batch {
+	unsigned int n;
+	struct { uint64_t val; uint32_t row; uint8_t kind; } e[SIDE_BATCH];
+};
+
+static int side__push(struct trace_side *s, uint32_t row, uint64_t val)
+{
+	if (s->n == s->cap) {
+		uint64_t cap = s->cap ? s->cap * 2 : 1024;
+		uint32_t *r = bigmem__grow(s->row, s->n * sizeof(*r), cap * sizeof(*r));
+
+		if (!r)
+			return -ENOMEM;
+		s->row = r;
+		uint64_t *v = bigmem__grow(s->val, s->n * sizeof(*v), cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->val = v;
+		s->cap = cap;
+	}
+	s->row[s->n] = row;
+	s->val[s->n++] = val;
+	return 0;
+}
+
+static void side_flush(struct scanner *sc, struct side_batch *b)
+{
+	pthread_mutex_lock(&sc->side_lock);
+	for (unsigned int i = 0; i < b->n && !sc->side_failed; i++)
+		sc->side_failed = side__push(&sc->r->side[b->e[i].kind], b->e[i].row, b->e[i].val) != 0;
+	pthread_mutex_unlock(&sc->side_lock);
+	b->n = 0;
+}
+
+static void side_add(struct scanner *sc, struct side_batch *b, int kind, uint64_t row, uint64_t val)
+{
+	if (b->n == SIDE_BATCH)
+		side_flush(sc, b);
+	b->e[b->n].val = val;
+	b->e[b->n].row = (uint32_t)row;
+	b->e[b->n++].kind = (uint8_t)kind;
+}
+
+/* Sinks append in the order DuckDB's threads finish their batches: put rows in order. */
+static int side_sort(struct trace_side *s)
+{
+	uint32_t *perm, *row;
+	uint64_t *key, *val;
+	bool sorted = true;
+
+	for (uint64_t i = 1; i < s->n && sorted; i++)
+		sorted = s->row[i - 1] <= s->row[i];
+	if (sorted)
+		return 0;
+	perm = bigmem__alloc(s->n * sizeof(*perm));
+	key = bigmem__alloc(s->n * sizeof(*key));
+	row = bigmem__alloc(s->n * sizeof(*row));
+	val = bigmem__alloc(s->n * sizeof(*val));
+	if (!perm || !key || !row || !val)
+		goto nomem;
+	for (uint64_t i = 0; i < s->n; i++) {
+		key[i] = s->row[i];
+		perm[i] = (uint32_t)i;
+	}
+	if (sort__radix_perm(key, perm, s->n, 32))
+		goto nomem;
+	for (uint64_t i = 0; i < s->n; i++) {
+		row[i] = s->row[perm[i]];
+		val[i] = s->val[perm[i]];
+	}
+	free(s->row);
+	free(s->val);
+	s->row = row;
+	s->val = val;
+	free(perm);
+	free(key);
+	return 0;
+nomem:
+	free(perm);
+	free(key);
+	free(row);
+	free(val);
+	return -ENOMEM;
 }
 
 
@@ -94,6 +187,7 @@ static void rows_sink(duckdb_function_info info, duckdb_data_chunk chunk, duckdb
 {
 	struct scanner *sc = duckdb_scalar_function_get_extra_info(info);
 	struct trace_rows *r = sc->r;
+	struct side_batch side = { 0 };
 	idx_t n = duckdb_data_chunk_get_size(chunk);
 	bool *res = duckdb_vector_get_data(out);
 	void *d[C__COUNT];
@@ -129,22 +223,39 @@ static void rows_sink(duckdb_function_info info, duckdb_data_chunk chunk, duckdb
 		r->type[row] = code;
 		r->ts[row] = ((uint64_t *)d[C_TS])[i];
 		r->pid[row] = ((uint32_t *)d[C_PID])[i];
+		r->a32[row] = 0;
 		if (ca >= 0 && sink__valid(v[ca], i)) {
-			r->a[row] = ((uint64_t *)d[ca])[i];
+			int64_t a = ((int64_t *)d[ca])[i];
+			bool big = a <= A32_BIG || a > INT32_MAX;
+
+			r->a32[row] = big ? A32_BIG : (int32_t)a;
+			if (big)
+				side_add(sc, &side, SIDE_A, row, (uint64_t)a);
 			f |= ROW_A;
 		}
 		if (cb >= 0 && sink__valid(v[cb], i)) {
-			r->b[row] = ((uint64_t *)d[cb])[i];
+			side_add(sc, &side, SIDE_B, row, ((uint64_t *)d[cb])[i]);
 			f |= ROW_B;
 		}
-		if (r->latency && sink__valid(v[C_LAT], i)) {
-			r->latency[row] = ((uint64_t *)d[C_LAT])[i];
-			f |= ROW_LAT;
+		if (r->lat32) {
+			uint64_t lat = sink__valid(v[C_LAT], i) ? ((uint64_t *)d[C_LAT])[i] : 0;
+
+			r->lat32[row] = lat >= UINT32_MAX ? UINT32_MAX : (uint32_t)lat;
+			if (lat >= UINT32_MAX)
+				side_add(sc, &side, SIDE_LAT, row, lat);
+			if (sink__valid(v[C_LAT], i))
+				f |= ROW_LAT;
 		}
-		if (r->weight)
-			r->weight[row] = sink__valid(v[C_WEIGHT], i) ? ((uint32_t *)d[C_WEIGHT])[i] : 1;
+		if (r->w16) {
+			uint32_t w = sink__valid(v[C_WEIGHT], i) ? ((uint32_t *)d[C_WEIGHT])[i] : 1;
+
+			r->w16[row] = w >= UINT16_MAX ? UINT16_MAX : (uint16_t)w;
+			if (w >= UINT16_MAX)
+				side_add(sc, &side, SIDE_WEIGHT, row, w);
+		}
 		r->flags[row] = f;
 	}
+	side_flush(sc, &side);
 	__atomic_add_fetch(&sc->done, n, __ATOMIC_RELAXED);
 }
 
@@ -281,7 +392,8 @@ int trace_rows__scan(duckdb_connection con, const struct trace_file *tf,
 		DUCKDB_TYPE_UBIGINT, DUCKDB_TYPE_UBIGINT, DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_UBIGINT,
 		DUCKDB_TYPE_UINTEGER,
 	};
-	struct scanner sc = { .tf = tf, .r = rows, .cancel = cancel };
+	struct scanner sc = { .tf = tf, .r = rows, .cancel = cancel,
+			      .side_lock = PTHREAD_MUTEX_INITIALIZER };
 	struct sink_spec spec = { "probex_rows", rows_sink, &sc, types, C__COUNT, false, DUCKDB_TYPE_BOOLEAN };
 	char name[48], enum_type[48], *sql = NULL;
 	uint64_t total = 0;
@@ -317,6 +429,10 @@ int trace_rows__scan(duckdb_connection con, const struct trace_file *tf,
 			   (unsigned long long)total);
 		err = -EINVAL;
 	}
+	if (!err && sc.side_failed)
+		err = -ENOMEM;
+	for (int k = 0; !err && k < SIDE__COUNT; k++)
+		err = side_sort(&rows->side[k]);
 	rows->n = total;
 cleanup:
 	free(sql);
@@ -346,11 +462,14 @@ void trace_rows__free(struct trace_rows *r)
 	free(r->type);
 	free(r->stack);
 	hmap__free(&r->stack_wide);
-	free(r->a);
-	free(r->b);
+	free(r->a32);
+	free(r->lat32);
+	free(r->w16);
+	for (int k = 0; k < SIDE__COUNT; k++) {
+		free(r->side[k].row);
+		free(r->side[k].val);
+	}
 	free(r->flags);
-	free(r->latency);
-	free(r->weight);
 	for (unsigned int i = 0; i < r->ntypes; i++)
 		free(r->type_names[i]);
 	free(r->stack_first);

@@ -29,6 +29,19 @@
  *   io_uring_complete             a = submit_ts_ns, b = io_uring_res (signed)
  *   process_fork                  a = child_pid, b = parent_pid
  *   process_exit                  a = exit_code (signed) */
+/* a that does not fit 32 signed bits (an mmap address, an io_uring submit time). */
+#define A32_BIG INT32_MIN
+
+/* Values kept beside a narrow column: (file row, value) pairs, in row order once a scan is
+ * done.  b is set on few rows (io_uring completions, forks): all its values are here. */
+enum trace_side_kind { SIDE_A, SIDE_B, SIDE_LAT, SIDE_WEIGHT, SIDE__COUNT };
+
+struct trace_side {
+	uint64_t n, cap;
+	uint32_t *row;
+	uint64_t *val;
+};
+
 /* Distinct event types a file may have: every syscall's two, and the fixed ones. */
 #define TRACE_MAX_TYPES 2048
 
@@ -41,10 +54,17 @@ struct trace_rows {
 	 * 0xffff or more, kept in stack_wide (row -> id; a trace has rarely so many). */
 	uint16_t *stack;
 	struct hmap stack_wide;
-	uint64_t *a, *b;
+	/* The type-specific values, narrowed as they are read (8 bytes a row of each would
+	 * make reading the rows the viewer's peak): a in 32 bits, A32_BIG there meaning it
+	 * is in side[SIDE_A]; latency_ns in 32 bits (NULL unless the file has it),
+	 * UINT32_MAX meaning side[SIDE_LAT]; stack_weight in 16 bits (NULL unless the file
+	 * has it; NULL values are 1), UINT16_MAX meaning side[SIDE_WEIGHT]; b only in
+	 * side[SIDE_B].  A value not set (see flags) reads 0. */
+	int32_t *a32;
+	uint32_t *lat32;
+	uint16_t *w16;
+	struct trace_side side[SIDE__COUNT];
 	uint8_t *flags;
-	uint64_t *latency;	/* NULL unless the file has latency_ns */
-	uint32_t *weight;	/* NULL unless the file has stack_weight (NULL values → 1) */
 
 	unsigned int ntypes;
 	char *type_names[TRACE_MAX_TYPES];

@@ -1,31 +1,10 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/bigmem.h"
 #include "viewer/columns.h"
-
-/* The rows with a b value, in row order, and their values; the full column goes. */
-static int compact_b(struct model *m)
-{
-	uint64_t k = 0;
-
-	for (uint64_t i = 0; i < m->n; i++)
-		m->nb += (m->flags[i] & ROW_B) != 0;
-	m->b_rn = bigmem__alloc((m->nb ? m->nb : 1) * sizeof(*m->b_rn));
-	m->b_val = bigmem__alloc((m->nb ? m->nb : 1) * sizeof(*m->b_val));
-	if (!m->b_rn || !m->b_val)
-		return -ENOMEM;
-	for (uint64_t i = 0; i < m->n; i++) {
-		if (!(m->flags[i] & ROW_B))
-			continue;
-		m->b_rn[k] = (uint32_t)i;
-		m->b_val[k++] = m->b[i];
-	}
-	free(m->b);
-	m->b = NULL;
-	return 0;
-}
 
 int model__side_collect(const uint32_t *narrow, const uint64_t *wide, uint64_t n, uint64_t nbig,
 			uint32_t **pos, uint64_t **vals)
@@ -45,59 +24,6 @@ int model__side_collect(const uint32_t *narrow, const uint64_t *wide, uint64_t n
 	return 0;
 }
 
-/* latency_ns in 32 bits a row, the values that do not fit on the side; the full column
- * goes. */
-static int compact_latency(struct model *m)
-{
-	if (!m->latency)
-		return 0;
-	m->lat32 = bigmem__alloc((m->n ? m->n : 1) * sizeof(*m->lat32));
-	if (!m->lat32)
-		return -ENOMEM;
-	for (uint64_t i = 0; i < m->n; i++) {
-		bool big = (m->flags[i] & ROW_LAT) && m->latency[i] >= UINT32_MAX;
-
-		/* A NULL latency's slot was never written: 0, never read. */
-		m->lat32[i] = big ? UINT32_MAX : (m->flags[i] & ROW_LAT) ? (uint32_t)m->latency[i] : 0;
-		m->nlat_big += big;
-	}
-	if (model__side_collect(m->lat32, m->latency, m->n, m->nlat_big, &m->lat_big_rn, &m->lat_big))
-		return -ENOMEM;
-	free(m->latency);
-	m->latency = NULL;
-	return 0;
-}
-
-/* a in 32 bits a row, the values that do not fit on the side; the full column goes. */
-static int compact_a(struct model *m)
-{
-	uint64_t k = 0;
-
-	m->a32 = bigmem__alloc((m->n ? m->n : 1) * sizeof(*m->a32));
-	if (!m->a32)
-		return -ENOMEM;
-	for (uint64_t i = 0; i < m->n; i++) {
-		int64_t v = (m->flags[i] & ROW_A) ? (int64_t)m->a[i] : 0;
-		bool big = v <= A32_BIG || v > INT32_MAX;
-
-		m->a32[i] = big ? A32_BIG : (int32_t)v;
-		m->na_big += big;
-	}
-	m->a_big_rn = bigmem__alloc((m->na_big + 1) * sizeof(*m->a_big_rn));
-	m->a_big = bigmem__alloc((m->na_big + 1) * sizeof(*m->a_big));
-	if (!m->a_big_rn || !m->a_big)
-		return -ENOMEM;
-	for (uint64_t i = 0; i < m->n; i++) {
-		if (m->a32[i] != A32_BIG)
-			continue;
-		m->a_big_rn[k] = (uint32_t)i;
-		m->a_big[k++] = m->a[i];
-	}
-	free(m->a);
-	m->a = NULL;
-	return 0;
-}
-
 uint64_t model__a_big(const struct model *m, uint64_t rn, uint64_t *cursor)
 {
 	uint64_t k;
@@ -109,38 +35,6 @@ uint64_t model__a_big(const struct model *m, uint64_t rn, uint64_t *cursor)
 	}
 	k = model__side_find(m->a_big_rn, m->na_big, rn);
 	return k < m->na_big && m->a_big_rn[k] == rn ? m->a_big[k] : 0;
-}
-
-/* stack_weight in 16 bits a row, the values that do not fit on the side; the full
- * column goes. */
-static int compact_weight(struct model *m)
-{
-	uint64_t k = 0;
-
-	if (!m->weight)
-		return 0;
-	m->w16 = bigmem__alloc((m->n ? m->n : 1) * sizeof(*m->w16));
-	if (!m->w16)
-		return -ENOMEM;
-	for (uint64_t i = 0; i < m->n; i++) {
-		bool big = m->weight[i] >= UINT16_MAX;
-
-		m->w16[i] = big ? UINT16_MAX : (uint16_t)m->weight[i];
-		m->nw_big += big;
-	}
-	m->w_big_rn = malloc((m->nw_big + 1) * sizeof(*m->w_big_rn));
-	m->w_big = malloc((m->nw_big + 1) * sizeof(*m->w_big));
-	if (!m->w_big_rn || !m->w_big)
-		return -ENOMEM;
-	for (uint64_t i = 0; i < m->n; i++) {
-		if (m->w16[i] != UINT16_MAX)
-			continue;
-		m->w_big_rn[k] = (uint32_t)i;
-		m->w_big[k++] = m->weight[i];
-	}
-	free(m->weight);
-	m->weight = NULL;
-	return 0;
 }
 
 uint64_t model__b(const struct model *m, uint64_t rn, uint64_t *cursor)
@@ -156,15 +50,29 @@ uint64_t model__b(const struct model *m, uint64_t rn, uint64_t *cursor)
 	return k < m->nb && m->b_rn[k] == rn ? m->b_val[k] : 0;
 }
 
-int model__compact(struct model *m)
+/* Take a side part: its file rows are remapped to model rows later (model__remap_sides). */
+static void take_side(struct trace_side *sd, uint64_t *n, uint32_t **rns, uint64_t **vals)
 {
-	int err;
+	*n = sd->n;
+	*rns = sd->row;
+	*vals = sd->val;
+	memset(sd, 0, sizeof(*sd));
+}
 
-	/* b first (its side part is small), a last: each step holds the wide column it
-	 * narrows and the narrow one, so the peak is the first step's. */
-	if ((err = compact_b(m)) || (err = compact_latency(m)) || (err = compact_a(m)))
-		return err;
-	return compact_weight(m);
+void model__take_columns(struct model *m, struct trace_rows *r)
+{
+	m->flags = r->flags;
+	m->a32 = r->a32;
+	m->lat32 = r->lat32;
+	m->w16 = r->w16;
+	r->flags = NULL;
+	r->a32 = NULL;
+	r->lat32 = NULL;
+	r->w16 = NULL;
+	take_side(&r->side[SIDE_A], &m->na_big, &m->a_big_rn, &m->a_big);
+	take_side(&r->side[SIDE_B], &m->nb, &m->b_rn, &m->b_val);
+	take_side(&r->side[SIDE_LAT], &m->nlat_big, &m->lat_big_rn, &m->lat_big);
+	take_side(&r->side[SIDE_WEIGHT], &m->nw_big, &m->w_big_rn, &m->w_big);
 }
 
 /* One side part from file rows to model rows: rows rn (in model order) that `is_big`
@@ -180,7 +88,7 @@ int model__remap_sides(struct model *m)
 	if (m->nlat_big)
 		REMAP_SIDE(m->nlat_big, m->lat_big_rn, m->lat_big, uint64_t, m->lat32[rn] == UINT32_MAX);
 	if (m->nw_big)
-		REMAP_SIDE(m->nw_big, m->w_big_rn, m->w_big, uint32_t, m->w16[rn] == UINT16_MAX);
+		REMAP_SIDE(m->nw_big, m->w_big_rn, m->w_big, uint64_t, m->w16[rn] == UINT16_MAX);
 	return 0;
 }
 

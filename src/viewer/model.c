@@ -247,20 +247,10 @@ int model__build_rows(struct model *m, struct trace_rows *r, uint32_t *rank)
 	void *tmp = NULL;
 	int err;
 
-	/* Ranks replace pids; the wide columns are narrowed while in file order (a, b and
-	 * latency at 8 bytes a row would otherwise live beside their sorted copies). */
+	/* Ranks replace pids; the narrow columns and their side parts move over. */
 	free(r->pid);
 	r->pid = NULL;
-	m->flags = r->flags;
-	m->a = r->a;
-	m->b = r->b;
-	m->latency = r->latency;
-	m->weight = r->weight;
-	r->flags = NULL;
-	r->a = r->b = r->latency = NULL;
-	r->weight = NULL;
-	if ((err = model__compact(m)))
-		goto cleanup;
+	model__take_columns(m, r);
 	m->pid_off = calloc(m->npids + 1, sizeof(*m->pid_off));
 	cursor = calloc(m->npids + 1, sizeof(*cursor));
 	dest = bigmem__alloc((n ? n : 1) * sizeof(*dest));
@@ -418,19 +408,15 @@ void model__free(struct model *m)
 	free(m->ts_big);
 	free(m->type);
 	free(m->file_row);
-	free(m->a);
 	free(m->a32);
 	free(m->a_big_rn);
 	free(m->a_big);
-	free(m->b);
 	free(m->b_rn);
 	free(m->b_val);
 	free(m->flags);
-	free(m->latency);
 	free(m->lat32);
 	free(m->lat_big_rn);
 	free(m->lat_big);
-	free(m->weight);
 	free(m->w16);
 	free(m->w_big_rn);
 	free(m->w_big);

@@ -31,7 +31,6 @@ struct model {
 	uint64_t *ts_big;
 	uint16_t *type;
 	uint32_t *file_row;
-	uint64_t *a;		/* only while building */
 	/* a (see trace/scan.h) as 32 signed bits a row; a value that does not fit (an mmap
 	 * address, an io_uring submit time) is A32_BIG there and (row, value) on the side,
 	 * in row order.  See model__a. */
@@ -39,27 +38,24 @@ struct model {
 	uint64_t na_big;
 	uint32_t *a_big_rn;
 	uint64_t *a_big;
-	uint64_t *b;		/* only while building */
 	/* b is set on few rows (io_uring completions, forks): kept for those only, as
 	 * (row, value) in row order.  See model__b. */
 	uint64_t nb;
 	uint32_t *b_rn;
 	uint64_t *b_val;
 	uint8_t *flags;
-	uint64_t *latency;	/* only while building */
 	/* latency_ns (NULL unless the file has it): 32 bits a row, and the few values of
 	 * 2^32 - 1 ns (4.3 s) or more as (row, value) in row order.  See model__latency. */
 	uint32_t *lat32;
 	uint64_t nlat_big;
 	uint32_t *lat_big_rn;
 	uint64_t *lat_big;
-	uint32_t *weight;	/* only while building */
 	/* stack_weight (NULL unless the file has it) in 16 bits a row; UINT16_MAX there
 	 * means the value is on the side, (row, value) in row order.  See model__weight. */
 	uint16_t *w16;
 	uint64_t nw_big;
 	uint32_t *w_big_rn;
-	uint32_t *w_big;
+	uint64_t *w_big;
 	/* Stack id per row, NULL until the stack pass is done: uint16_t when every id fits
 	 * (stack_narrow), else uint32_t.  Read it through model__stack(). */
 	void *stack;
@@ -118,8 +114,6 @@ void model__type_window(const struct model *m, unsigned int c, uint32_t p, uint6
  * ascending order cost O(1) a row; NULL means a binary search. */
 uint64_t model__b(const struct model *m, uint64_t rn, uint64_t *cursor);
 
-#define A32_BIG INT32_MIN
-
 /* The value on the side for row rn; *cursor (start at 0), when not NULL, makes calls for
  * ascending rows O(1) each. */
 uint64_t model__a_big(const struct model *m, uint64_t rn, uint64_t *cursor);
@@ -159,7 +153,7 @@ static inline uint32_t model__weight(const struct model *m, uint64_t rn)
 {
 	if (m->w16[rn] != UINT16_MAX)
 		return m->w16[rn];
-	return m->w_big[model__side_find(m->w_big_rn, m->nw_big, rn)];
+	return (uint32_t)m->w_big[model__side_find(m->w_big_rn, m->nw_big, rn)];
 }
 
 #define TS_BLOCK_SHIFT 8
