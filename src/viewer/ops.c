@@ -60,7 +60,31 @@ struct builder {
 	uint64_t cap[OP_MAX];
 	uint64_t b_cursor, a_cursor;	/* model__b, model__a: io_uring completions come in row order */
 	struct vec lost[OP_MAX], poison[OP_MAX], mem, mmap_e, munmap_e;
+	/* Per op, what does not fit the narrow columns, by row-order position. */
+	struct vec lat_big[OP_MAX], bytes_big[OP_MAX], srn_far[OP_MAX];
 };
+
+struct pos_val { uint64_t val; uint32_t pos; };
+
+/* Record i's value of a narrowed column: in it, or (UINT32_MAX there) in side, whose
+ * positions ascend. */
+static uint64_t wide_at(const uint32_t *narrow, const struct vec *side, uint64_t i)
+{
+	const struct pos_val *pv = side->p;
+	uint64_t lo = 0, hi = side->n;
+
+	if (narrow[i] != UINT32_MAX)
+		return narrow[i];
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (pv[mid].pos < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return pv[lo].val;
+}
 
 static bool is_mem(int op)
 {
@@ -69,6 +93,20 @@ static bool is_mem(int op)
 
 struct enter_tuple { uint64_t ts, count; uint32_t pid, rn; bool has; };
 struct mem_tuple { uint64_t start, end; int64_t delta; uint32_t pid, rn; uint8_t op; };
+
+/* v into a 32-bit column at position i, or on the side. */
+static int narrow32(uint32_t *slot, struct vec *side, uint64_t i, uint64_t v)
+{
+	struct pos_val *pv;
+
+	*slot = v < UINT32_MAX ? (uint32_t)v : UINT32_MAX;
+	if (v < UINT32_MAX)
+		return 0;
+	if (!(pv = vec__push(side)))
+		return -ENOMEM;
+	*pv = (struct pos_val){ v, (uint32_t)i };
+	return 0;
+}
 
 static int add_rec(struct builder *b, enum op op, const struct op_rec *r)
 {
@@ -80,8 +118,9 @@ static int add_rec(struct builder *b, enum op op, const struct op_rec *r)
 	/* The index keeps rn for end and pid, and start only for brk: check they come back. */
 	if (r->end != model__ts(b->m, r->rn) || r->srn > r->rn)
 		return -EFAULT;
-	ix->lat[i] = r->lat;
-	ix->bytes[i] = r->bytes;
+	if (narrow32(&ix->lat32[i], &b->lat_big[op], i, r->lat) ||
+	    narrow32(&ix->bytes32[i], &b->bytes_big[op], i, r->bytes))
+		return -ENOMEM;
 	if (ix->start)
 		ix->start[i] = r->start;
 	else if (r->start != (ix->start_at_end ? r->end : r->end - r->lat))
@@ -89,7 +128,14 @@ static int add_rec(struct builder *b, enum op op, const struct op_rec *r)
 	if (ix->delta)
 		ix->delta[i] = r->delta;
 	ix->rn[i] = r->rn;
-	ix->srn[i] = r->srn;
+	ix->srn_back[i] = r->rn - r->srn < SRN_FAR ? (uint8_t)(r->rn - r->srn) : SRN_FAR;
+	if (ix->srn_back[i] == SRN_FAR) {
+		struct pos_val *pv = vec__push(&b->srn_far[op]);
+
+		if (!pv)
+			return -ENOMEM;
+		*pv = (struct pos_val){ r->srn, (uint32_t)i };
+	}
 	if (is_mem(op)) {
 		struct mem_tuple *t = vec__push(&b->mem);
 
@@ -253,76 +299,41 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 		(col) = g_;                                                            \
 	} while (0)
 
-/* lat and bytes (in latency order) in 32 bits; the 64-bit columns are freed. */
-static int narrow_index(struct op_index *ix)
-{
-	uint64_t n = ix->n;
-
-	if (!ALLOC(ix->lat32, n) || !ALLOC(ix->bytes32, n))
-		return -ENOMEM;
-	while (ix->nlat32 < n && ix->lat[ix->nlat32] < UINT32_MAX)
-		ix->nlat32++;
-	for (uint64_t i = 0; i < ix->nlat32; i++)
-		ix->lat32[i] = (uint32_t)ix->lat[i];
-	if (!ALLOC(ix->lat_big, n - ix->nlat32))
-		return -ENOMEM;
-	for (uint64_t i = ix->nlat32; i < n; i++)
-		ix->lat_big[i - ix->nlat32] = ix->lat[i];
-	for (uint64_t i = 0; i < n; i++) {
-		bool big = ix->bytes[i] >= UINT32_MAX;
-
-		ix->bytes32[i] = big ? UINT32_MAX : (uint32_t)ix->bytes[i];
-		ix->nbytes_big += big;
-	}
-	if (model__side_collect(ix->bytes32, ix->bytes, n, ix->nbytes_big, &ix->bytes_big_pos,
-				&ix->bytes_big))
-		return -ENOMEM;
-	free(ix->lat);
-	free(ix->bytes);
-	ix->lat = ix->bytes = NULL;
-	return 0;
-}
-
-/* Stack rows as distances back from rn (most are a few rows), the far ones on the side;
- * the full column is freed. */
-static int narrow_srn(struct op_index *ix)
-{
-	uint64_t n = ix->n, k = 0;
-
-	if (!ALLOC(ix->srn_back, n))
-		return -ENOMEM;
-	for (uint64_t i = 0; i < n; i++) {
-		uint32_t back = ix->rn[i] - ix->srn[i];
-
-		ix->srn_back[i] = back < SRN_FAR ? (uint8_t)back : SRN_FAR;
-		ix->nsrn_far += back >= SRN_FAR;
-	}
-	if (!ALLOC(ix->srn_far_pos, ix->nsrn_far) || !ALLOC(ix->srn_far, ix->nsrn_far))
-		return -ENOMEM;
-	for (uint64_t i = 0; i < n; i++) {
-		if (ix->srn_back[i] != SRN_FAR)
-			continue;
-		ix->srn_far_pos[k] = (uint32_t)i;
-		ix->srn_far[k++] = ix->srn[i];
-	}
-	free(ix->srn);
-	ix->srn = NULL;
-	return 0;
-}
+/* A side part by row-order position, re-keyed by latency position (perm: latency position
+ * -> row-order position): the entries of the positions whose narrow value (already in
+ * latency order) is `far`. */
+#define RESIDE(narrow, far, side, n, cnt, pos_out, val_out, vtype)                         \
+	do {                                                                               \
+		uint64_t k_ = 0;                                                           \
+		(cnt) = (side)->n;                                                         \
+		if (!ALLOC(pos_out, cnt) || !ALLOC(val_out, cnt))                          \
+			goto cleanup;                                                      \
+		for (uint64_t i_ = 0; i_ < (n) && k_ < (cnt); i_++) {                      \
+			const struct pos_val *pv_ = (side)->p;                             \
+			uint64_t lo_ = 0, hi_ = (side)->n;                                 \
+			if ((narrow)[i_] != (far))                                         \
+				continue;                                                  \
+			while (lo_ < hi_) {                                                \
+				uint64_t mid_ = lo_ + (hi_ - lo_) / 2;                     \
+				if (pv_[mid_].pos < perm[i_])                              \
+					lo_ = mid_ + 1;                                    \
+				else                                                       \
+					hi_ = mid_;                                        \
+			}                                                                  \
+			(pos_out)[k_] = (uint32_t)i_;                                      \
+			(val_out)[k_++] = (vtype)pv_[lo_].val;                             \
+		}                                                                          \
+	} while (0)
 
 /* The records, in row order in ix's columns, become the latency order; the size and row
  * orders are permutations of it. */
-static int finish_index(struct op_index *ix, const struct model *m, struct vec *lost,
-			struct vec *poison)
+static int finish_index(struct op_index *ix, const struct model *m, struct builder *b, int op)
 {
+	struct vec *lost = &b->lost[op], *poison = &b->poison[op];
 	uint64_t n = ix->n, maxlat = 0, maxb = 0, *key = NULL;
 	uint32_t *perm = NULL;
 	int err = -ENOMEM;
 
-	for (uint64_t i = 0; i < n; i++) {
-		maxlat = ix->lat[i] > maxlat ? ix->lat[i] : maxlat;
-		maxb = ix->bytes[i] > maxb ? ix->bytes[i] : maxb;
-	}
 	if (!ALLOC(key, n) || !ALLOC(perm, n) || !ALLOC(ix->g_idx, n) ||
 	    !(ix->g_off = calloc(m->npids + 1, sizeof(*ix->g_off))))
 		goto cleanup;
@@ -336,25 +347,36 @@ static int finish_index(struct op_index *ix, const struct model *m, struct vec *
 		ix->g_off[p + 1] += ix->g_off[p];
 	/* Records come in row order, so a stable sort by latency gives (lat, rn). */
 	for (uint64_t i = 0; i < n; i++) {
-		key[i] = ix->lat[i];
+		key[i] = wide_at(ix->lat32, &b->lat_big[op], i);
+		maxlat = key[i] > maxlat ? key[i] : maxlat;
 		perm[i] = (uint32_t)i;
 	}
 	if (sort__radix_perm(key, perm, n, sort__bits(maxlat)))
 		goto cleanup;
 	for (uint64_t i = 0; i < n; i++)
 		ix->g_idx[perm[i]] = (uint32_t)i;
-	GATHER(ix->lat, perm, n);
-	GATHER(ix->bytes, perm, n);
+	/* Latencies ascend: the long ones are the last, lat_big in order. */
+	while (ix->nlat32 < n && key[perm[ix->nlat32]] < UINT32_MAX)
+		ix->nlat32++;
+	if (!ALLOC(ix->lat_big, n - ix->nlat32))
+		goto cleanup;
+	for (uint64_t i = ix->nlat32; i < n; i++)
+		ix->lat_big[i - ix->nlat32] = key[perm[i]];
+	GATHER(ix->lat32, perm, n);
+	GATHER(ix->bytes32, perm, n);
+	RESIDE(ix->bytes32, UINT32_MAX, &b->bytes_big[op], n, ix->nbytes_big, ix->bytes_big_pos,
+	       ix->bytes_big, uint64_t);
+	GATHER(ix->srn_back, perm, n);
+	RESIDE(ix->srn_back, SRN_FAR, &b->srn_far[op], n, ix->nsrn_far, ix->srn_far_pos,
+	       ix->srn_far, uint32_t);
 	if (ix->start)
 		GATHER(ix->start, perm, n);
 	if (ix->delta)
 		GATHER(ix->delta, perm, n);
 	GATHER(ix->rn, perm, n);
-	GATHER(ix->srn, perm, n);
-	if (narrow_srn(ix))
-		goto cleanup;
 	for (uint64_t i = 0; i < n; i++) {
-		key[i] = ix->bytes[i];
+		key[i] = op_index__bytes(ix, i);
+		maxb = key[i] > maxb ? key[i] : maxb;
 		perm[i] = (uint32_t)i;
 	}
 	if (sort__radix_perm(key, perm, n, sort__bits(maxb)))
@@ -367,8 +389,6 @@ static int finish_index(struct op_index *ix, const struct model *m, struct vec *
 		ix->s_pos[perm[i]] = (uint32_t)i;
 	ix->s_lat = perm;	/* size position → latency position */
 	perm = NULL;
-	if (narrow_index(ix))
-		goto cleanup;
 	ix->nlost = lost->n;
 	if (!ALLOC(ix->lost_pid, lost->n) || !ALLOC(ix->lost_t1, lost->n) || !ALLOC(ix->lost_t2, lost->n))
 		goto cleanup;
@@ -532,8 +552,8 @@ static int alloc_columns(struct builder *b, const struct model *m)
 		uint64_t n = b->cap[i];
 
 		ix->start_at_end = i == OP_IO_URING;
-		if (!ALLOC(ix->lat, n) || !ALLOC(ix->bytes, n) || (i == OP_BRK && !ALLOC(ix->start, n)) ||
-		    (is_mem(i) && !ALLOC(ix->delta, n)) || !ALLOC(ix->rn, n) || !ALLOC(ix->srn, n))
+		if (!ALLOC(ix->lat32, n) || !ALLOC(ix->bytes32, n) || (i == OP_BRK && !ALLOC(ix->start, n)) ||
+		    (is_mem(i) && !ALLOC(ix->delta, n)) || !ALLOC(ix->rn, n) || !ALLOC(ix->srn_back, n))
 			return -ENOMEM;
 		if (is_mem(i))
 			nmem += n;
@@ -553,6 +573,7 @@ int ops__build(struct ops *o, const struct model *m, const volatile bool *cancel
 	for (int i = 0; i < OP_MAX; i++) {
 		b.lost[i].elem = sizeof(struct lost);
 		b.poison[i].elem = sizeof(struct poison);
+		b.lat_big[i].elem = b.bytes_big[i].elem = b.srn_far[i].elem = sizeof(struct pos_val);
 	}
 	b.mem.elem = sizeof(struct mem_tuple);
 	b.mmap_e.elem = b.munmap_e.elem = sizeof(struct enter_tuple);
@@ -581,7 +602,7 @@ int ops__build(struct ops *o, const struct model *m, const volatile bool *cancel
 		err = cancel && *cancel ? -ECANCELED :
 		      build_pid(&b, o, m->pids[p], m->pid_off[p], m->pid_off[p + 1]);
 	for (int i = 0; !err && i < o->nops; i++)
-		err = finish_index(&o->op[i], m, &b.lost[i], &b.poison[i]);
+		err = finish_index(&o->op[i], m, &b, i);
 	if (!err)
 		err = finish_timeline(&o->mem, &b.mem, m->min_ts);
 	if (!err)
@@ -591,6 +612,9 @@ int ops__build(struct ops *o, const struct model *m, const volatile bool *cancel
 	for (int i = 0; i < OP_MAX; i++) {
 		free(b.lost[i].p);
 		free(b.poison[i].p);
+		free(b.lat_big[i].p);
+		free(b.bytes_big[i].p);
+		free(b.srn_far[i].p);
 	}
 	free(b.mem.p);
 	free(b.mmap_e.p);
@@ -604,8 +628,8 @@ void ops__free(struct ops *o)
 {
 	for (int i = 0; i < OP_MAX; i++) {
 		struct op_index *x = &o->op[i];
-		void *ptrs[] = { x->lat, x->bytes, x->lat32, x->lat_big, x->bytes32, x->bytes_big_pos,
-				 x->bytes_big, x->start, x->delta, x->rn, x->srn, x->srn_back,
+		void *ptrs[] = { x->lat32, x->lat_big, x->bytes32, x->bytes_big_pos,
+				 x->bytes_big, x->start, x->delta, x->rn, x->srn_back,
 				 x->srn_far_pos, x->srn_far,
 				 x->s_lat, x->s_pos, x->g_idx, x->g_off, x->lost_pid,
 				 x->lost_t1, x->lost_t2, x->poison_pid, x->poison_rn,

@@ -48,10 +48,9 @@ struct op_rec {
 
 struct op_index {
 	uint64_t n;
-	uint64_t *lat, *bytes;			/* only while building (row order) */
-	uint32_t *srn;				/* only while building */
 	/* Latencies, ascending: 32 bits for the first nlat32, the 4.3 s and longer ones
-	 * after them in lat_big.  See op_index__lat. */
+	 * after them in lat_big.  See op_index__lat.  (While the index is built, every
+	 * column is in row order and the wide values wait in the builder.) */
 	uint32_t *lat32;
 	uint64_t nlat32;
 	uint64_t *lat_big;
