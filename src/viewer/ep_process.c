@@ -58,7 +58,7 @@ int api__lifetimes_json(const struct model *m, char **json, size_t *len, char **
 		t = model__ts(m, r);
 		if (hmap__get(&by_child, model__a(m, r, NULL), &idx)) {
 			f = &forks[idx];
-			if (f->ts < t || (f->ts == t && f->file_row < m->file_row[r]))
+			if (f->ts < t || (f->ts == t && f->file_row < model__file_row(m, r)))
 				continue;
 		} else {
 			if (nforks == capf) {
@@ -74,7 +74,7 @@ int api__lifetimes_json(const struct model *m, char **json, size_t *len, char **
 		}
 		f->parent = (uint32_t)model__b(m, r, NULL);
 		f->ts = t;
-		f->file_row = m->file_row[r];
+		f->file_row = model__file_row(m, r);
 	}
 	for (uint32_t p = 0; p < m->npids; p++) {
 		uint64_t lo = m->pid_off[p], hi = m->pid_off[p + 1];
@@ -300,7 +300,7 @@ int ep_process_events(struct request *rq)
 			continue;
 		memset(counts, 0, nb * sizeof(*counts));
 		for (uint64_t i = lo; i < hi; i++) {
-			uint64_t t = model__ts(m, m->by_type[i]);
+			uint64_t t = model__ts(m, model__by_type(m, i));
 
 			/* In time order: advance the bucket instead of dividing ((b + 1) * size
 			 * stays within the range, so it cannot overflow). */

@@ -88,7 +88,7 @@ static bool flame_rows__next(struct flame_rows *it, uint32_t *rn)
 {
 	for (;;) {
 		while (it->k < it->hi) {
-			uint32_t r = it->m->by_type[it->k++];
+			uint32_t r = model__by_type(it->m, it->k++);
 
 			if (model__stack(it->m, r) > STACK_EMPTY) {
 				*rn = r;
@@ -375,7 +375,7 @@ int ep_event_list(struct request *rq)
 		return api__fail(rq, 500, "out of memory");
 	}
 	for (uint64_t i = 0; i < shown; i++)
-		rows[i] = m->file_row[page[i]];
+		rows[i] = model__file_row(m, page[i]);
 	/* A payload the file cannot give (a damaged column the other endpoints never read)
 	 * leaves the list usable: the rows go out without it, and the reason with them. */
 	if (payload__fetch(rq, rows, (uint32_t)shown, &pl))

@@ -21,17 +21,24 @@ struct loader {
 };
 
 /* Resident MiB, for the debug log of each loading step (what each one costs). */
-static unsigned long rss_mib(void)
+/* "RSS now, peak so far" for the debug log, from /proc/self/status. */
+static const char *rss_mib(void)
 {
-	unsigned long size = 0, rss = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
+	static __thread char buf[64];
+	unsigned long rss = 0, hwm = 0, v;
+	char line[128];
+	FILE *f = fopen("/proc/self/status", "r");
 
-	if (f) {
-		if (fscanf(f, "%lu %lu", &size, &rss) != 2)
-			rss = 0;
-		fclose(f);
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "VmRSS: %lu kB", &v) == 1)
+			rss = v;
+		else if (sscanf(line, "VmHWM: %lu kB", &v) == 1)
+			hwm = v;
 	}
-	return rss * (unsigned long)sysconf(_SC_PAGESIZE) >> 20;
+	if (f)
+		fclose(f);
+	snprintf(buf, sizeof(buf), "RSS %lu MiB, peak %lu MiB", rss >> 10, hwm >> 10);
+	return buf;
 }
 
 static double now(void)
@@ -112,7 +119,7 @@ static int load_rows(struct loader *ld, struct trace_rows *rows)
 
 	if ((err = trace_rows__scan(ld->con, &st->tf, &st->stopping, rows)))
 		return err;
-	log__debug("load: rows read in %.2f s (RSS %lu MiB)", now() - t, rss_mib());
+	log__debug("load: rows read in %.2f s (%s)", now() - t, rss_mib());
 	if ((err = model__build_summary(&st->m, &st->tf, rows, &rank)))
 		return err;
 	/* The summary is answered while the rows are sorted (a second at 20M rows). */
@@ -129,7 +136,7 @@ static int load_rows(struct loader *ld, struct trace_rows *rows)
 	}
 	if ((err = model__build_rows(&st->m, rows, rank)))
 		return err;
-	log__debug("load: rows sorted in %.2f s (RSS %lu MiB; %llu times on the side)", now() - t,
+	log__debug("load: rows sorted in %.2f s (%s; %llu times on the side)", now() - t,
 		   rss_mib(), (unsigned long long)st->m.nts_big);
 	if (api__lifetimes_json(&st->m, &st->lifetimes_json, &st->lifetimes_len, &st->lifetimes_error))
 		return -ENOMEM;
@@ -156,7 +163,7 @@ static void *ops_main(void *arg)
 	malloc_trim(0);
 	for (int i = 0; i < st->ops.nops; i++)
 		recs += st->ops.op[i].n;
-	log__debug("load: %llu operations paired in %.2f s (RSS %lu MiB)", (unsigned long long)recs,
+	log__debug("load: %llu operations paired in %.2f s (%s)", (unsigned long long)recs,
 		   now() - t, rss_mib());
 	state__set_ready(st, READY_OPS);
 	return NULL;
@@ -188,7 +195,7 @@ static void *loader_main(void *arg)
 		t = now();
 		err = st->stopping ? -ECANCELED : trace_rows__scan_stacks(ld->con, &st->tf, &st->stopping,
 									 &rows);
-		log__debug("load: stacks read in %.2f s (RSS %lu MiB)", now() - t, rss_mib());
+		log__debug("load: stacks read in %.2f s (%s)", now() - t, rss_mib());
 	}
 	t = now();
 	if (!err)
@@ -200,7 +207,7 @@ static void *loader_main(void *arg)
 	if (!err && ops_err)
 		err = (int)(intptr_t)ops_err;
 	if (!err) {
-		log__debug("load: all parts in (RSS %lu MiB)", rss_mib());
+		log__debug("load: all parts in (%s)", rss_mib());
 		state__set_ready(st, READY_STACKS);
 		log__info("ready in %.1f s (%u distinct stacks)", now() - t0,
 			  st->m.nstacks > 2 ? st->m.nstacks - 2 : 0);

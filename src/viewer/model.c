@@ -292,8 +292,15 @@ int model__build_rows(struct model *m, struct trace_rows *r, uint32_t *rank)
 			goto cleanup;
 	if ((err = model__remap_sides(m)))
 		goto cleanup;
-	if ((err = build_type_index(m)) || (err = model__narrow_ts(m)))
+	/* Packed once the 64-bit times are gone (narrow_ts), so the full and the packed
+	 * columns never meet them. */
+	if ((err = build_type_index(m)) || (err = model__narrow_ts(m)) ||
+	    (err = pack32__build(&m->by_type_p, m->by_type, n)) ||
+	    (err = pack32__build(&m->file_row_p, m->file_row, n)))
 		goto cleanup;
+	free(m->by_type);
+	free(m->file_row);
+	m->by_type = m->file_row = NULL;
 	m->nnames = r->nnames;
 	m->name_pid = r->name_pid;
 	m->name = r->name;
@@ -348,22 +355,25 @@ static char *render_stack(const struct trace_rows *r, uint32_t id, uint32_t *len
  * step a cache miss.) */
 /* The stack pass's ids (file order, 16 bits with the wide ones aside) in row order: 16
  * bits a row when every id fits, else 32.  Returns the array or NULL. */
-static void *stacks_in_row_order(const struct trace_rows *r, const uint32_t *perm, uint64_t n,
-				 bool *narrow)
+static void *stacks_in_row_order(const struct trace_rows *r, const struct model *m, bool *narrow)
 {
+	uint64_t n = m->n;
+
 	*narrow = r->stack_wide.n == 0;
 	if (*narrow) {
 		uint16_t *dst = bigmem__alloc((n ? n : 1) * sizeof(*dst));
 
 		for (uint64_t i = 0; dst && i < n; i++)
-			dst[i] = r->stack[perm[i]];
+			dst[i] = r->stack[model__file_row(m, i)];
 		return dst;
 	}
 	uint32_t *dst = bigmem__alloc((n ? n : 1) * sizeof(*dst)), id;
 
 	for (uint64_t i = 0; dst && i < n; i++) {
-		dst[i] = r->stack[perm[i]];
-		if (dst[i] == STACK_WIDE && hmap__get(&r->stack_wide, perm[i], &id))
+		uint32_t f = model__file_row(m, i);
+
+		dst[i] = r->stack[f];
+		if (dst[i] == STACK_WIDE && hmap__get(&r->stack_wide, f, &id))
 			dst[i] = id;
 	}
 	return dst;
@@ -385,7 +395,7 @@ int model__attach_stacks(struct model *m, struct trace_rows *r)
 	}
 	m->nstacks = r->nstacks;
 	/* File order to row order. */
-	stack = stacks_in_row_order(r, m->file_row, m->n, &narrow);
+	stack = stacks_in_row_order(r, m, &narrow);
 	if (!stack)
 		return -ENOMEM;
 	free(r->stack);
@@ -424,6 +434,8 @@ void model__free(struct model *m)
 	free(m->pids);
 	free(m->pid_off);
 	free(m->by_type);
+	pack32__free(&m->by_type_p);
+	pack32__free(&m->file_row_p);
 	free(m->type_pid_off);
 	for (unsigned int c = 0; m->type_names && c < m->ntypes; c++)
 		free(m->type_names[c]);
@@ -539,7 +551,7 @@ void model__type_window(const struct model *m, unsigned int c, uint32_t p, uint6
 	while (l < h) {		/* first row with ts >= start */
 		uint64_t mid = l + (h - l) / 2;
 
-		if (model__ts(m, m->by_type[mid]) < start)
+		if (model__ts(m, model__by_type(m, mid)) < start)
 			l = mid + 1;
 		else
 			h = mid;
@@ -549,7 +561,7 @@ void model__type_window(const struct model *m, unsigned int c, uint32_t p, uint6
 	while (l < h) {		/* first row with ts > end */
 		uint64_t mid = l + (h - l) / 2;
 
-		if (model__ts(m, m->by_type[mid]) <= end)
+		if (model__ts(m, model__by_type(m, mid)) <= end)
 			l = mid + 1;
 		else
 			h = mid;

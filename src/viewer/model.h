@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/pack32.h"
 #include "trace/scan.h"
 #include "trace/schema.h"
 #include "trace/tracefile.h"
@@ -30,7 +31,10 @@ struct model {
 	uint32_t *ts_big_rn;
 	uint64_t *ts_big;
 	uint16_t *type;
+	/* Each row's row number in the file (packed, see model__file_row); file_row is the
+	 * full column while building. */
 	uint32_t *file_row;
+	struct pack32 file_row_p;
 	/* a (see trace/scan.h) as 32 signed bits a row; a value that does not fit (an mmap
 	 * address, an io_uring submit time) is A32_BIG there and (row, value) on the side,
 	 * in row order.  See model__a. */
@@ -77,7 +81,8 @@ struct model {
 	/* Rows by type: by_type[type_off[c] ..] are the rns of type c, pid-major and in time
 	 * order within a pid; rows of type c and pid index p start at
 	 * type_pid_off[c * (npids + 1) + p]. */
-	uint32_t *by_type;
+	uint32_t *by_type;		/* only while building; then packed: */
+	struct pack32 by_type_p;	/* see model__by_type */
 	uint64_t *type_pid_off;
 
 	/* First non-empty process_name per pid (sorted by pid). */
@@ -176,6 +181,18 @@ static inline uint64_t model__latency(const struct model *m, uint64_t rn)
 	if (m->lat32[rn] != UINT32_MAX)
 		return m->lat32[rn];
 	return m->lat_big[model__side_find(m->lat_big_rn, m->nlat_big, rn)];
+}
+
+/* The file row of row rn. */
+static inline uint32_t model__file_row(const struct model *m, uint64_t rn)
+{
+	return pack32__get(&m->file_row_p, rn);
+}
+
+/* Entry i of the rows-by-type index. */
+static inline uint32_t model__by_type(const struct model *m, uint64_t i)
+{
+	return pack32__get(&m->by_type_p, i);
 }
 
 /* Index of pid in pids, or -1. */

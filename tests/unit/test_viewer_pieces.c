@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/pack32.h"
 #include "common/sort.h"
 #include "viewer/dist.h"
 #include "viewer/json.h"
@@ -249,9 +250,40 @@ static void test_radix_sort_is_stable(void **state)
 	free(perm);
 }
 
+/* Packed arrays give every value back: runs of close values, wide blocks, a partial
+ * last block, the extremes. */
+static void test_pack32_round_trip(void **state)
+{
+	static const uint64_t sizes[] = { 0, 1, 255, 256, 257, 100000 };
+	uint64_t x = 88172645463325252ull;
+
+	(void)state;
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		uint64_t n = sizes[s];
+		uint32_t *v = malloc((n + 1) * sizeof(*v));
+		struct pack32 p;
+
+		for (uint64_t i = 0; i < n; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			/* Mostly ascending runs; every 1000th block random over the whole range. */
+			v[i] = (i >> 8) % 1000 == 7 ? (uint32_t)x : (uint32_t)(i * 3 + (x & 15));
+		}
+		if (n)
+			v[n - 1] = UINT32_MAX, v[0] = 0;
+		assert_int_equal(pack32__build(&p, v, n), 0);
+		for (uint64_t i = 0; i < n; i++)
+			assert_int_equal(pack32__get(&p, i), v[i]);
+		if (n == 100000)
+			assert_true(p.nwide >= 1 && pack32__bytes(&p) < n * 3);
+		pack32__free(&p);
+		free(v);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pack32_round_trip),
 		cmocka_unit_test(test_json_structure),
 		cmocka_unit_test(test_json_escaping),
 		cmocka_unit_test(test_json_double_not_finite),
