@@ -1,8 +1,13 @@
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "common/bigmem.h"
+#include "common/fdio.h"
 #include "common/utf8.h"
 #include "viewer/json.h"
 
@@ -10,12 +15,70 @@ void json__init(struct json *j)
 {
 	memset(j, 0, sizeof(*j));
 	j->first[0] = true;
+	j->spill_fd = -1;
 }
 
 void json__free(struct json *j)
 {
 	free(j->buf);
+	if (j->spill_fd >= 0)
+		close(j->spill_fd);
 	json__init(j);
+}
+
+void json__spill(struct json *j, size_t at)
+{
+	j->spill_at = at;
+}
+
+static int spill_file(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != ENOENT))
+		return fd;
+	/* A file system without O_TMPFILE: a named file, unlinked at once. */
+	if ((size_t)snprintf(path, sizeof(path), "%s/probex-json.XXXXXX", dir) >= sizeof(path))
+		return -1;
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+/* The buffer so far to the spill file; false (and the writer unusable) on failure. */
+static bool spill(struct json *j)
+{
+	if (j->spill_fd < 0 && (j->spill_fd = spill_file()) < 0) {
+		j->oom = true;
+		return false;
+	}
+	if (fdio__write_all(j->spill_fd, j->buf, j->len)) {
+		j->oom = true;
+		return false;
+	}
+	j->spilled += j->len;
+	j->len = 0;
+	return true;
+}
+
+bool json__steal_fd(struct json *j, int *fd, uint64_t *size)
+{
+	if (j->spill_fd < 0)
+		return false;
+	*fd = -1;
+	if (!j->oom && spill(j)) {
+		*fd = j->spill_fd;
+		*size = j->spilled;
+		j->spill_fd = -1;
+	}
+	json__free(j);
+	return true;
 }
 
 char *json__steal(struct json *j, size_t *len)
@@ -42,14 +105,28 @@ static bool reserve(struct json *j, size_t n)
 		return false;
 	if (j->len + n + 1 <= j->cap)
 		return true;
+	if (j->spill_at && j->len + n + 1 > j->spill_at && j->len) {
+		if (!spill(j))
+			return false;
+		if (n + 1 <= j->cap)
+			return true;
+	}
 	cap = j->cap ? j->cap : 4096;
 	while (cap < j->len + n + 1)
 		cap *= 2;
-	/* Big responses (every latency of a large trace: tens of MB) grow in huge pages. */
-	b = cap >= BIGMEM_HUGE ? bigmem__grow(j->buf, j->len, cap) : realloc(j->buf, cap);
+	/* realloc moves a big buffer by remapping its pages, so the old and the new copy of a
+	 * response of hundreds of MB (every point of a 100M-event trace) never coexist. */
+	b = realloc(j->buf, cap);
 	if (!b) {
 		j->oom = true;
 		return false;
+	}
+	/* Big responses grow in huge pages (a hint: failure is fine). */
+	if (cap >= BIGMEM_HUGE) {
+		uintptr_t lo = ((uintptr_t)b + BIGMEM_HUGE - 1) & ~(uintptr_t)(BIGMEM_HUGE - 1);
+
+		if (lo < (uintptr_t)b + cap)
+			madvise((void *)lo, (uintptr_t)b + cap - lo, MADV_HUGEPAGE);
 	}
 	j->buf = b;
 	j->cap = cap;

@@ -17,12 +17,26 @@ struct json {
 	int depth;
 	bool first[JSON_MAX_DEPTH];	/* no element written yet at this depth */
 	bool after_key;			/* the next value completes a key: no comma */
+	/* Spilling (json__spill): past spill_at bytes the buffer goes to an unlinked temp
+	 * file, spill_fd (-1 until then), and starts again. */
+	size_t spill_at;
+	int spill_fd;
+	uint64_t spilled;
 };
 
 void json__init(struct json *j);
 void json__free(struct json *j);
-/* Hand the buffer to the caller (NUL-terminated); NULL if an allocation failed. */
+/* Hand the buffer to the caller (NUL-terminated); NULL if an allocation failed.  Not for
+ * a spilled writer (json__steal_fd). */
 char *json__steal(struct json *j, size_t *len);
+/* Keep at most about `at` bytes in memory: a response of every point of a 100M-event
+ * trace (hundreds of MB of JSON) is written on to an unlinked file in $TMPDIR (or /tmp)
+ * instead, which the kernel may page out, and is sent from there. */
+void json__spill(struct json *j, size_t at);
+/* After json__spill: true if the output went to a file, whose descriptor (positioned
+ * nowhere in particular; the caller sends [0, *size)) goes to the caller in *fd; -1
+ * there if writing it failed.  false: the output is in memory (json__steal). */
+bool json__steal_fd(struct json *j, int *fd, uint64_t *size);
 
 void json__obj_begin(struct json *j);
 void json__obj_end(struct json *j);

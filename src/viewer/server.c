@@ -28,15 +28,20 @@ static __thread bool reply_sets_cookie;
 
 /* What the bundled UI needs and nothing more: its own scripts, styles (and the inline
  * style attributes of its tooltips), data: images, requests to this origin only. */
+/* Responses past this many bytes are written on to a temp file (json__spill). */
+#define SPILL_AT ((size_t)64 << 20)
+
 #define CSP "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; " \
 	    "img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; " \
 	    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+static enum MHD_Result send_response(struct MHD_Connection *conn, unsigned int status,
+				     struct MHD_Response *r, const char *type);
 
 static enum MHD_Result send_buf(struct MHD_Connection *conn, unsigned int status, char *body,
 				size_t len, const char *type, bool must_free)
 {
 	struct MHD_Response *r;
-	enum MHD_Result ret;
 
 	r = MHD_create_response_from_buffer(len, body, must_free ? MHD_RESPMEM_MUST_FREE :
 								   MHD_RESPMEM_PERSISTENT);
@@ -45,6 +50,26 @@ static enum MHD_Result send_buf(struct MHD_Connection *conn, unsigned int status
 			free(body);
 		return MHD_NO;
 	}
+	return send_response(conn, status, r, type);
+}
+
+/* A response spilled to a file (json__spill): sent from it, then closed. */
+static enum MHD_Result send_fd(struct MHD_Connection *conn, int fd, uint64_t size)
+{
+	struct MHD_Response *r = MHD_create_response_from_fd64(size, fd);
+
+	if (!r) {
+		close(fd);
+		return MHD_NO;
+	}
+	return send_response(conn, MHD_HTTP_OK, r, "application/json");
+}
+
+static enum MHD_Result send_response(struct MHD_Connection *conn, unsigned int status,
+				     struct MHD_Response *r, const char *type)
+{
+	enum MHD_Result ret;
+
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(r, "Content-Security-Policy", CSP);
@@ -108,9 +133,10 @@ static enum MHD_Result serve_api(struct viewer_state *st, struct MHD_Connection 
 	const struct api_route *route = api__route(name);
 	struct request rq = { .st = st };
 	enum MHD_Result ret;
+	uint64_t size = 0;
 	size_t len = 0;
 	char *body;
-	int status;
+	int status, fd;
 
 	if (!route) {
 		char msg[300];
@@ -134,6 +160,7 @@ static enum MHD_Result serve_api(struct viewer_state *st, struct MHD_Connection 
 	}
 	params__init(&rq.p, get_arg, conn);
 	json__init(&rq.out);
+	json__spill(&rq.out, SPILL_AT);
 	state__enter(st);
 	status = route->fn(&rq);
 	conn__put(st, rq.conn);
@@ -143,6 +170,9 @@ static enum MHD_Result serve_api(struct viewer_state *st, struct MHD_Connection 
 		return send_error(conn, (unsigned int)status,
 				  rq.error[0] ? rq.error : "internal error", rq.error_param);
 	}
+	if (json__steal_fd(&rq.out, &fd, &size))
+		return fd >= 0 ? send_fd(conn, fd, size) :
+		       send_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot write the response", NULL);
 	body = json__steal(&rq.out, &len);
 	if (!body)
 		return send_error(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory", NULL);

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/pack32.h"
 #include "common/sort.h"
@@ -280,10 +281,49 @@ static void test_pack32_round_trip(void **state)
 	}
 }
 
+/* A writer that spills to a file gives the same bytes as one that keeps them. */
+static void test_json_spill_same_bytes(void **state)
+{
+	struct json a, b;
+	size_t alen;
+	uint64_t blen = 0;
+	char *abuf, *bbuf;
+	int fd;
+
+	(void)state;
+	json__init(&a);
+	json__init(&b);
+	json__spill(&b, 100);
+	for (struct json *j = &a; j; j = j == &a ? &b : NULL) {
+		json__obj_begin(j);
+		json__key(j, "values");
+		json__arr_begin(j);
+		for (int i = 0; i < 5000; i++)
+			json__u64(j, (uint64_t)i * 7919);
+		json__arr_end(j);
+		json__key(j, "s");
+		json__str(j, "tail \"quoted\"");
+		json__obj_end(j);
+	}
+	assert_false(json__steal_fd(&a, &fd, &blen));
+	abuf = json__steal(&a, &alen);
+	assert_non_null(abuf);
+	assert_true(json__steal_fd(&b, &fd, &blen));
+	assert_true(fd >= 0);
+	assert_int_equal(blen, alen);
+	bbuf = malloc(blen + 1);
+	assert_int_equal(pread(fd, bbuf, blen, 0), (ssize_t)blen);
+	assert_memory_equal(abuf, bbuf, alen);
+	close(fd);
+	free(abuf);
+	free(bbuf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pack32_round_trip),
+		cmocka_unit_test(test_json_spill_same_bytes),
 		cmocka_unit_test(test_json_structure),
 		cmocka_unit_test(test_json_escaping),
 		cmocka_unit_test(test_json_double_not_finite),
