@@ -262,7 +262,7 @@ int ep_event_flamegraph(struct request *rq)
 		struct pick *picks = NULL;
 		uint64_t npicks = 0;
 		/* off_cpu rows weigh what they lasted: a flame graph of blocked time. */
-		bool blocked = code == m->code_of[EV_OFF_CPU] && m->lat32;
+		bool blocked = code == m->code_of[EV_OFF_CPU] && m->has_latency_ns;
 
 		status = flame_pick(m, code, &w, seed, max_stacks, &picks, &npicks, &in_range);
 		if (!status)
@@ -391,7 +391,7 @@ int ep_event_list(struct request *rq)
 		json__u64(&rq->out, model__ts(m, r));
 		/* The reference has no latency here; probex's own files carry it. */
 		json__key(&rq->out, "latency_ns");
-		if (m->lat32 && (m->flags[r] & ROW_LAT))
+		if (m->has_latency_ns && (m->flags[r] & ROW_LAT))
 			json__u64(&rq->out, model__latency(m, r));
 		else
 			json__null(&rq->out);

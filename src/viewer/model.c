@@ -301,6 +301,11 @@ int model__build_rows(struct model *m, struct trace_rows *r, uint32_t *rank)
 	free(m->by_type);
 	free(m->file_row);
 	m->by_type = m->file_row = NULL;
+	/* latency_ns only where a row has it (exit rows, off-CPU intervals). */
+	if (m->lat32 && (err = sparse32__build(&m->lat, m->lat32, m->flags, ROW_LAT, n)))
+		goto cleanup;
+	free(m->lat32);
+	m->lat32 = NULL;
 	m->nnames = r->nnames;
 	m->name_pid = r->name_pid;
 	m->name = r->name;
@@ -425,6 +430,7 @@ void model__free(struct model *m)
 	free(m->b_val);
 	free(m->flags);
 	free(m->lat32);
+	sparse32__free(&m->lat);
 	free(m->lat_big_rn);
 	free(m->lat_big);
 	free(m->w16);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "common/pack32.h"
+#include "common/sparse32.h"
 #include "trace/scan.h"
 #include "trace/schema.h"
 #include "trace/tracefile.h"
@@ -50,7 +51,8 @@ struct model {
 	uint8_t *flags;
 	/* latency_ns (NULL unless the file has it): 32 bits a row, and the few values of
 	 * 2^32 - 1 ns (4.3 s) or more as (row, value) in row order.  See model__latency. */
-	uint32_t *lat32;
+	uint32_t *lat32;	/* only while building; then the rows that have one: */
+	struct sparse32 lat;
 	uint64_t nlat_big;
 	uint32_t *lat_big_rn;
 	uint64_t *lat_big;
@@ -178,8 +180,10 @@ static inline uint64_t model__ts(const struct model *m, uint64_t rn)
 /* latency_ns of row rn (which has ROW_LAT set). */
 static inline uint64_t model__latency(const struct model *m, uint64_t rn)
 {
-	if (m->lat32[rn] != UINT32_MAX)
-		return m->lat32[rn];
+	uint32_t v = sparse32__get(&m->lat, rn);
+
+	if (v != UINT32_MAX)
+		return v;
 	return m->lat_big[model__side_find(m->lat_big_rn, m->nlat_big, rn)];
 }
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/pack32.h"
+#include "common/sparse32.h"
 #include "common/sort.h"
 #include "viewer/dist.h"
 #include "viewer/json.h"
@@ -281,6 +282,38 @@ static void test_pack32_round_trip(void **state)
 	}
 }
 
+/* A sparse column answers every set row with its value and says which rows are set, at
+ * block edges too. */
+static void test_sparse32_round_trip(void **state)
+{
+	static const uint64_t sizes[] = { 0, 1, 511, 512, 513, 4096, 100003 };
+	uint64_t x = 2463534242ull;
+
+	(void)state;
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		uint64_t n = sizes[s];
+		uint32_t *v = malloc((n + 1) * sizeof(*v));
+		uint8_t *f = malloc(n + 1);
+		struct sparse32 sp;
+
+		for (uint64_t i = 0; i < n; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			v[i] = (uint32_t)(x >> 11);
+			/* About 4 in 10 set, with a fully set and a fully clear block. */
+			f[i] = (i >> 9) == 3 ? 5 : (i >> 9) == 5 ? 2 : (x % 10 < 4 ? 4 : 1);
+		}
+		assert_int_equal(sparse32__build(&sp, v, f, 4, n), 0);
+		for (uint64_t i = 0; i < n; i++) {
+			assert_int_equal(sparse32__has(&sp, i), (f[i] & 4) != 0);
+			if (f[i] & 4)
+				assert_int_equal(sparse32__get(&sp, i), v[i]);
+		}
+		sparse32__free(&sp);
+		free(v);
+		free(f);
+	}
+}
+
 /* A writer that spills to a file gives the same bytes as one that keeps them. */
 static void test_json_spill_same_bytes(void **state)
 {
@@ -323,6 +356,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pack32_round_trip),
+		cmocka_unit_test(test_sparse32_round_trip),
 		cmocka_unit_test(test_json_spill_same_bytes),
 		cmocka_unit_test(test_json_structure),
 		cmocka_unit_test(test_json_escaping),
