@@ -77,7 +77,8 @@ static int alloc_rows(struct scanner *sc, uint64_t n)
 	sc->cap = c;
 	r->ts = bigmem__alloc(c * sizeof(*r->ts));
 	r->pid = bigmem__alloc(c * sizeof(*r->pid));
-	r->type = bigmem__alloc(c * sizeof(*r->type));
+	r->type_narrow = r->ntypes <= 256;
+	r->type = bigmem__alloc(c * (r->type_narrow ? 1 : 2));
 	r->a32 = bigmem__alloc(c * sizeof(*r->a32));
 	r->flags = bigmem__alloc(c);
 	if (sc->tf->has_latency_ns)
@@ -220,7 +221,10 @@ static void rows_sink(duckdb_function_info info, duckdb_data_chunk chunk, duckdb
 			duckdb_scalar_function_set_error(info, msg);
 			return;
 		}
-		r->type[row] = code;
+		if (r->type_narrow)
+			((uint8_t *)r->type)[row] = (uint8_t)code;
+		else
+			((uint16_t *)r->type)[row] = code;
 		r->ts[row] = ((uint64_t *)d[C_TS])[i];
 		r->pid[row] = ((uint32_t *)d[C_PID])[i];
 		r->a32[row] = 0;
@@ -401,8 +405,9 @@ int trace_rows__scan(duckdb_connection con, const struct trace_file *tf,
 
 	memset(rows, 0, sizeof(*rows));
 	snprintf(enum_type, sizeof(enum_type), "probex_type_%u", sink__generation());
-	if ((err = row_count(con, tf, &total)) || (err = alloc_rows(&sc, total)) ||
-	    (err = read_types(&sc, con, enum_type)))
+	/* Types first: their number sets the width of the type column. */
+	if ((err = row_count(con, tf, &total)) || (err = read_types(&sc, con, enum_type)) ||
+	    (err = alloc_rows(&sc, total)))
 		goto cleanup;
 	log__debug("scan: %llu rows, %u types", (unsigned long long)total, rows->ntypes);
 	if (sink__register(con, &spec, name, sizeof(name))) {

@@ -49,7 +49,10 @@ struct trace_rows {
 	uint64_t n;		/* rows, in file order */
 	uint64_t *ts;
 	uint32_t *pid;
-	uint16_t *type;		/* code < TRACE_MAX_TYPES */
+	/* Event type codes (< TRACE_MAX_TYPES): a byte each when the file has at most 256
+	 * types (type_narrow), else 16 bits.  Read with trace_rows__type. */
+	void *type;
+	bool type_narrow;
 	/* Pass 2: the stack id of each row in 16 bits; STACK_WIDE there means an id of
 	 * 0xffff or more, kept in stack_wide (row -> id; a trace has rarely so many). */
 	uint16_t *stack;
@@ -99,6 +102,11 @@ int trace_rows__scan_names(duckdb_connection con, const struct trace_file *tf,
 int trace_rows__scan_stacks(duckdb_connection con, const struct trace_file *tf,
 			    const volatile bool *cancel, struct trace_rows *rows);
 void trace_rows__free(struct trace_rows *rows);
+
+static inline unsigned int trace_rows__type(const struct trace_rows *r, uint64_t i)
+{
+	return r->type_narrow ? ((const uint8_t *)r->type)[i] : ((const uint16_t *)r->type)[i];
+}
 
 /* Label i of the pool. */
 static inline const char *trace_rows__label(const struct trace_rows *r, uint64_t i, uint32_t *len)

@@ -90,7 +90,7 @@ int ep_histogram(struct request *rq)
 			 * on end_ns may land one past); (b + 1) * size cannot overflow here. */
 			while (b + 1 < nb && model__ts(m, r) - start >= (b + 1) * size)
 				b++;
-			counts[b * nt + m->type[r]]++;
+			counts[b * nt + model__type(m, r)]++;
 		}
 		total += hi - lo;
 	}

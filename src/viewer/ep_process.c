@@ -53,7 +53,7 @@ int api__lifetimes_json(const struct model *m, char **json, size_t *len, char **
 		struct fork_info *f;
 		uint64_t t;
 
-		if (m->type[r] != fork_code || (m->flags[r] & (ROW_A | ROW_B)) != (ROW_A | ROW_B))
+		if ((int)model__type(m, r) != fork_code || (m->flags[r] & (ROW_A | ROW_B)) != (ROW_A | ROW_B))
 			continue;
 		t = model__ts(m, r);
 		if (hmap__get(&by_child, model__a(m, r, NULL), &idx)) {
@@ -90,7 +90,7 @@ int api__lifetimes_json(const struct model *m, char **json, size_t *len, char **
 			l->start = forks[idx].ts;
 		}
 		for (uint64_t r = lo; exit_code >= 0 && r < hi; r++) {
-			if (m->type[r] != exit_code)
+			if ((int)model__type(m, r) != exit_code)
 				continue;
 			/* Every process_exit row must carry exit_code (the reference fails). */
 			if (!(m->flags[r] & ROW_A)) {
@@ -280,7 +280,7 @@ int ep_process_events(struct request *rq)
 			json__key(j, "ts_ns");
 			json__u64(j, model__ts(m, r));
 			json__key(j, "event_type");
-			json__str(j, m->type_names[m->type[r]]);
+			json__str(j, m->type_names[model__type(m, r)]);
 			json__obj_end(j);
 		}
 		json__arr_end(j);

@@ -354,7 +354,7 @@ int ep_event_list(struct request *rq)
 		return api__fail(rq, 500, "out of memory");
 	/* Asked-for types the trace lacks match nothing (f.n == 0 with a filter). */
 	for (uint64_t r = lo; r < hi && (!filter || f.n); r++) {
-		if (filter && !f.seen[m->type[r]])
+		if (filter && !f.seen[model__type(m, r)])
 			continue;
 		total++;
 		if (skipped < offset) {
@@ -396,7 +396,7 @@ int ep_event_list(struct request *rq)
 		else
 			json__null(&rq->out);
 		json__key(&rq->out, "event_type");
-		json__str(&rq->out, m->type_names[m->type[r]]);
+		json__str(&rq->out, m->type_names[model__type(m, r)]);
 		json__key(&rq->out, "pid");
 		json__u64(&rq->out, pid);
 		json__key(&rq->out, "stack_trace");

@@ -130,7 +130,10 @@ static int sort_segment(struct model *m, uint64_t lo, uint64_t hi, uint64_t *key
 	if ((err = sort__radix_perm(keys, perm, len, sort__bits(max - min))))
 		return err;
 	permute(m->ts + lo, sizeof(*m->ts), perm, len, tmp);
-	permute(m->type + lo, sizeof(*m->type), perm, len, tmp);
+	if (m->type_narrow)
+		permute((uint8_t *)m->type + lo, 1, perm, len, tmp);
+	else
+		permute((uint16_t *)m->type + lo, 2, perm, len, tmp);
 	permute(m->file_row + lo, sizeof(*m->file_row), perm, len, tmp);
 	permute(m->a32 + lo, sizeof(*m->a32), perm, len, tmp);
 	permute(m->flags + lo, sizeof(*m->flags), perm, len, tmp);
@@ -157,14 +160,14 @@ static int build_type_index(struct model *m)
 	}
 	for (uint32_t p = 0; p < m->npids; p++)
 		for (uint64_t r = m->pid_off[p]; r < m->pid_off[p + 1]; r++)
-			m->type_pid_off[m->type[r] * stride + p + 1]++;
+			m->type_pid_off[model__type(m, r) * stride + p + 1]++;
 	/* Prefix sums over (type, pid) in that order; each type's slot npids is its end. */
 	for (uint64_t i = 1; i < nt * stride; i++)
 		m->type_pid_off[i] += m->type_pid_off[i - 1];
 	memcpy(cur, m->type_pid_off, nt * stride * sizeof(*cur));
 	for (uint32_t p = 0; p < m->npids; p++)
 		for (uint64_t r = m->pid_off[p]; r < m->pid_off[p + 1]; r++)
-			m->by_type[cur[m->type[r] * stride + p]++] = (uint32_t)r;
+			m->by_type[cur[model__type(m, r) * stride + p]++] = (uint32_t)r;
 	free(cur);
 	return 0;
 }
@@ -272,7 +275,18 @@ int model__build_rows(struct model *m, struct trace_rows *r, uint32_t *rank)
 	free(rank);
 	rank = NULL;
 	SCATTER(m->ts, r->ts, uint64_t);
-	SCATTER(m->type, r->type, uint16_t);
+	m->type_narrow = r->type_narrow;
+	if (m->type_narrow) {
+		uint8_t *t8 = r->type;
+
+		SCATTER(m->type, t8, uint8_t);	/* frees t8 */
+		r->type = NULL;
+	} else {
+		uint16_t *t16 = r->type;
+
+		SCATTER(m->type, t16, uint16_t);	/* frees t16 */
+		r->type = NULL;
+	}
 	SCATTER(m->flags, m->flags, uint8_t);
 	SCATTER(m->a32, m->a32, int32_t);
 	if (m->lat32)

@@ -31,7 +31,10 @@ struct model {
 	uint64_t nts_big;
 	uint32_t *ts_big_rn;
 	uint64_t *ts_big;
-	uint16_t *type;
+	/* Event type codes, a byte each when there are at most 256 types (type_narrow), else
+	 * 16 bits: read them with model__type. */
+	void *type;
+	bool type_narrow;
 	/* Each row's row number in the file (packed, see model__file_row); file_row is the
 	 * full column while building. */
 	uint32_t *file_row;
@@ -185,6 +188,12 @@ static inline uint64_t model__latency(const struct model *m, uint64_t rn)
 	if (v != UINT32_MAX)
 		return v;
 	return m->lat_big[model__side_find(m->lat_big_rn, m->nlat_big, rn)];
+}
+
+/* Event type code of row rn. */
+static inline unsigned int model__type(const struct model *m, uint64_t rn)
+{
+	return m->type_narrow ? ((const uint8_t *)m->type)[rn] : ((const uint16_t *)m->type)[rn];
 }
 
 /* The file row of row rn. */

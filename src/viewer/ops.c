@@ -173,7 +173,7 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 	uint64_t brk_enter = 0;
 
 	for (uint64_t r = lo; r < hi; r++) {
-		uint16_t c = m->type[r];
+		unsigned int c = model__type(m, r);
 		int op = o->code_op[c], role = o->code_role[c];
 		struct op_rec rec;
 		uint64_t e;

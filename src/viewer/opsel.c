@@ -49,7 +49,7 @@ static int null_ret(struct op_sel *sel, const struct model *m, uint32_t pid, uin
 {
 	snprintf(sel->error, sizeof(sel->error),
 		 "column 'ret' is NULL on the %s row at ts_ns %llu (pid %u)",
-		 m->type_names[m->type[rn]], (unsigned long long)model__ts(m, rn), pid);
+		 m->type_names[model__type(m, rn)], (unsigned long long)model__ts(m, rn), pid);
 	return -EINVAL;
 }
 
@@ -86,7 +86,7 @@ static int replay_pid(struct op_sel *sel, const struct model *m, const struct op
 	if (!queue)
 		return -ENOMEM;
 	for (uint64_t r = lo; !err && r < hi; r++) {
-		uint16_t c = m->type[r];
+		unsigned int c = model__type(m, r);
 		struct op_rec rec;
 		uint64_t e, te, tr;
 		bool has_ret;
