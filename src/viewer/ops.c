@@ -66,15 +66,12 @@ struct builder {
 
 struct pos_val { uint64_t val; uint32_t pos; };
 
-/* Record i's value of a narrowed column: in it, or (UINT32_MAX there) in side, whose
- * positions ascend. */
-static uint64_t wide_at(const uint32_t *narrow, const struct vec *side, uint64_t i)
+/* The value side (positions ascending) keeps for row-order position i, which it has. */
+static uint64_t side_val(const struct vec *side, uint64_t i)
 {
 	const struct pos_val *pv = side->p;
 	uint64_t lo = 0, hi = side->n;
 
-	if (narrow[i] != UINT32_MAX)
-		return narrow[i];
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
@@ -84,6 +81,12 @@ static uint64_t wide_at(const uint32_t *narrow, const struct vec *side, uint64_t
 			hi = mid;
 	}
 	return pv[lo].val;
+}
+
+/* Record i's value of a narrowed column: in it, or (UINT32_MAX there) on the side. */
+static uint64_t wide_at(const uint32_t *narrow, const struct vec *side, uint64_t i)
+{
+	return narrow[i] != UINT32_MAX ? narrow[i] : side_val(side, i);
 }
 
 static bool is_mem(int op)
@@ -309,19 +312,10 @@ static int build_pid(struct builder *b, const struct ops *o, uint32_t pid, uint6
 		if (!ALLOC(pos_out, cnt) || !ALLOC(val_out, cnt))                          \
 			goto cleanup;                                                      \
 		for (uint64_t i_ = 0; i_ < (n) && k_ < (cnt); i_++) {                      \
-			const struct pos_val *pv_ = (side)->p;                             \
-			uint64_t lo_ = 0, hi_ = (side)->n;                                 \
 			if ((narrow)[i_] != (far))                                         \
 				continue;                                                  \
-			while (lo_ < hi_) {                                                \
-				uint64_t mid_ = lo_ + (hi_ - lo_) / 2;                     \
-				if (pv_[mid_].pos < perm[i_])                              \
-					lo_ = mid_ + 1;                                    \
-				else                                                       \
-					hi_ = mid_;                                        \
-			}                                                                  \
 			(pos_out)[k_] = (uint32_t)i_;                                      \
-			(val_out)[k_++] = (vtype)pv_[lo_].val;                             \
+			(val_out)[k_++] = (vtype)side_val(side, perm[i_]);                 \
 		}                                                                          \
 	} while (0)
 
