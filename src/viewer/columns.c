@@ -6,7 +6,10 @@
 #include "common/bigmem.h"
 #include "viewer/columns.h"
 
-int model__side_collect(const uint32_t *narrow, const uint64_t *wide, uint64_t n, uint64_t nbig,
+/* The side part of a column narrowed to 32 bits, where UINT32_MAX marks the nbig of its
+ * n values kept whole: their positions and wide values, in position order.  0 or -ENOMEM
+ * (the caller frees what was allocated). */
+static int side_collect(const uint32_t *narrow, const uint64_t *wide, uint64_t n, uint64_t nbig,
 			uint32_t **pos, uint64_t **vals)
 {
 	uint64_t k = 0;
@@ -113,7 +116,7 @@ int model__narrow_ts(struct model *m)
 			m->nts_big += big;
 		}
 	}
-	if (model__side_collect(m->ts32, m->ts, m->n, m->nts_big, &m->ts_big_rn, &m->ts_big))
+	if (side_collect(m->ts32, m->ts, m->n, m->nts_big, &m->ts_big_rn, &m->ts_big))
 		return -ENOMEM;
 	free(m->ts);
 	m->ts = NULL;

@@ -14,12 +14,6 @@ void model__take_columns(struct model *m, struct trace_rows *r);
  * (m->file_row gives each model row's file row).  0 or -ENOMEM. */
 int model__remap_sides(struct model *m);
 
-/* The side part of a column narrowed to 32 bits, where UINT32_MAX marks the nbig of its
- * n values kept whole: their positions and wide values, in position order.  0 or -ENOMEM
- * (the caller frees what was allocated). */
-int model__side_collect(const uint32_t *narrow, const uint64_t *wide, uint64_t n, uint64_t nbig,
-			uint32_t **pos, uint64_t **vals);
-
 /* The sorted rows' ts in 32 bits a row (see model__ts); the full column is freed.  0 or
  * -ENOMEM. */
 int model__narrow_ts(struct model *m);
