@@ -307,6 +307,10 @@ void json__raw(struct json *j, const char *s, size_t n)
 
 void json__reserve(struct json *j, size_t n)
 {
+	/* A spilling writer keeps at most spill_at bytes: a bigger hint (every latency of a
+	 * large trace) would let the buffer hold them all before the next spill. */
+	if (j->spill_at && n > j->spill_at)
+		n = j->spill_at;
 	reserve(j, n);
 }
 

@@ -327,6 +327,8 @@ static void test_json_spill_same_bytes(void **state)
 	json__init(&a);
 	json__init(&b);
 	json__spill(&b, 100);
+	/* A hint past the limit must not let the buffer grow past it. */
+	json__reserve(&b, 1 << 20);
 	for (struct json *j = &a; j; j = j == &a ? &b : NULL) {
 		json__obj_begin(j);
 		json__key(j, "values");
@@ -341,6 +343,7 @@ static void test_json_spill_same_bytes(void **state)
 	assert_false(json__steal_fd(&a, &fd, &blen));
 	abuf = json__steal(&a, &alen);
 	assert_non_null(abuf);
+	assert_true(b.cap <= 4096);	/* the smallest buffer; the hint asked for 1 MiB */
 	assert_true(json__steal_fd(&b, &fd, &blen));
 	assert_true(fd >= 0);
 	assert_int_equal(blen, alen);
