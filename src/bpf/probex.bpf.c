@@ -25,6 +25,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 #include "bpf/syscall.bpf.h"
 #include "bpf/offcpu.bpf.h"
+#include "bpf/ksym.bpf.h"
 
 /* The state the sched_switch tracepoint reports for prev (kernel's
  * __trace_sched_switch_state): preempted → TASK_REPORT_MAX, else the highest

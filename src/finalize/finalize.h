@@ -12,7 +12,7 @@ struct ksyms;
 struct finalize_opts {
 	const char *spool;		/* input */
 	const char *output;		/* final path; written as OUTPUT.probex-tmp, then renamed */
-	const struct ksyms *ksyms;	/* kernel symbols read while privileged; NULL → hex */
+	struct ksyms *ksyms;		/* kernel symbols (read, or asked for lazily); NULL → hex */
 	int threads;			/* DuckDB threads, 0 = default */
 	int progress;			/* print progress lines (on a TTY) */
 	bool force;			/* replace an existing output instead of keeping it as .old */

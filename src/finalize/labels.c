@@ -15,7 +15,7 @@
 
 struct labeler {
 	const struct addrspace *as;
-	const struct ksyms *ks;
+	struct ksyms *ks;
 	struct usym *usym;
 	struct jitmaps *jit;
 	struct strbuf jit_used;		/* "j SPACE ADDR 1 NAME" lines: JIT names given */
@@ -39,7 +39,7 @@ static bool anon_code(const char *path)
 	       !strncmp(path, "/memfd:", 7);
 }
 
-struct labeler *labeler__new(const struct addrspace *as, const struct ksyms *ks)
+struct labeler *labeler__new(const struct addrspace *as, struct ksyms *ks)
 {
 	struct labeler *l = calloc(1, sizeof(*l));
 
@@ -288,6 +288,10 @@ int labeler__kernel(struct labeler *l, const struct stack_entry *e, struct strbu
 {
 	uint32_t skip = 0;
 
+	/* A lazy table names this stack's new addresses in one request; if that fails they
+	 * stay addresses, as without symbols (the failure is the resolver's to report). */
+	if (l->ks)
+		ksyms__resolve(l->ks, e->frames, e->n);
 	while (skip < e->n) {
 		const char *name = kernel_name(l, e->frames[skip]);
 

@@ -33,7 +33,7 @@ struct labeler_stats {
 /* The labeller's counters as the JSON value of META_SYMBOLIZE (malloc'd; NULL on ENOMEM). */
 char *labeler__stats_json(const struct labeler_stats *st);
 
-struct labeler *labeler__new(const struct addrspace *as, const struct ksyms *ks);
+struct labeler *labeler__new(const struct addrspace *as, struct ksyms *ks);
 void labeler__free(struct labeler *l);
 /* Name frames in anonymous executable mappings from these JIT maps (not owned). */
 struct jitmaps;

@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "symbolize/ksym.h"
 #include "probex.skel.h"
+#include "record/kresolve.h"
 #include "record/probes.h"
 
 #define SIDEBAND_PAGES 64
@@ -545,8 +546,9 @@ void probes__close_async(struct probes *p)
 }
 
 /* Our programs as kallsyms names them (tag, then the full function name from BTF, not
- * the 15-character program name), for kernel stacks sampled inside them: kallsyms is read
- * while they load, so it may not have them. */
+ * the 15-character program name), for kernel stacks sampled inside them: the kernel's
+ * symbol lookup runs once they are unloaded, and kallsyms (where it is read instead) is
+ * read while they load. */
 void probes__prog_syms(const struct probes *p, struct ksym_add **out, size_t *n)
 {
 	struct bpf_program *prog;
@@ -583,4 +585,10 @@ void probes__prog_syms(const struct probes *p, struct ksym_add **out, size_t *n)
 	}
 	*out = a;
 	*n = cnt;
+}
+
+struct ksyms *probes__ksyms(const struct probes *p)
+{
+	return kresolve__ksyms(bpf_program__fd(p->skel->progs.ksym_lookup),
+			       bpf_map__fd(p->skel->maps.ksym_buf));
 }

@@ -57,6 +57,9 @@ const char *probes__missing(const struct probes *p);
 /* Kernel symbols of the loaded programs (labels malloc'd, the array too; none on error). */
 struct ksym_add;
 void probes__prog_syms(const struct probes *p, struct ksym_add **out, size_t *n);
+/* A lazy kernel symbol table served by the loaded lookup program (record/kresolve.h);
+ * it outlives p.  NULL and errno when it cannot run. */
+struct ksyms *probes__ksyms(const struct probes *p);
 /* Detach everything and free. */
 void probes__close(struct probes *p);
 /* The same in a thread of its own (or here, when no thread can be started); the process

@@ -197,11 +197,8 @@ static int session__arm(struct session *s, const sigset_t *mask)
 		return -ENOMEM;
 	if (o->all_cpus)
 		sbfilter__trace_all(s->sbf);
-	/* Kernel symbols load beside the BPF load, which is mostly the kernel's work, and
-	 * so does the guardian's fork (attached processes are not ours to stop). */
-	err = session_info__load_ksyms(&s->info);
-	if (err)
-		return err;
+	/* The guardian forks beside the BPF load, which is mostly the kernel's work
+	 * (attached processes are not ours to stop). */
 	guard = !attached(o) && !pthread_create(&guard_thread, NULL, guardian_main, s);
 	t0 = now_ns(CLOCK_MONOTONIC);
 	err = probes__open(&s->probes, &po);
@@ -211,6 +208,14 @@ static int session__arm(struct session *s, const sigset_t *mask)
 		return err;
 	log__debug("probes attached in %.3f s", (now_ns(CLOCK_MONOTONIC) - t0) / 1e9);
 	probes__prog_syms(s->probes, &s->info.extra, &s->info.nextra);
+	s->info.ksyms = probes__ksyms(s->probes);
+	if (!s->info.ksyms) {
+		log__debug("kernel symbol lookup program unavailable (%s): reading /proc/kallsyms",
+			   strerror(errno));
+		err = session_info__load_ksyms(&s->info);
+		if (err)
+			return err;
+	}
 	s->sfd = signalfd(-1, mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	s->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (s->sfd < 0 || s->wake_fd < 0)

@@ -54,8 +54,8 @@ static void *ksyms_main(void *arg)
 }
 
 /* Reading /proc/kallsyms is 30-50 ms of kernel formatting and parsing: it runs beside the
- * BPF load and the command instead of before them.  The files are opened here, while
- * root: the kernel decides at open whether their reader sees addresses. */
+ * command instead of before it.  The files are opened here, while root: the kernel
+ * decides at open whether their reader sees addresses. */
 int session_info__load_ksyms(struct session_info *si)
 {
 	int err = ksyms__open(&si->ksyms_fd, &si->kmods_fd);
@@ -77,7 +77,10 @@ struct ksyms *session_info__ksyms(struct session_info *si)
 	if (si->ksyms_started) {
 		pthread_join(si->ksyms_thread, NULL);
 		si->ksyms_started = false;
-		if (si->ksyms && si->nextra && ksyms__add(si->ksyms, si->extra, si->nextra))
+	}
+	if (si->ksyms && si->nextra && !si->extra_added) {
+		si->extra_added = true;
+		if (ksyms__add(si->ksyms, si->extra, si->nextra))
 			log__warn("our BPF programs' frames will be addresses: out of memory");
 	}
 	if (si->ksyms_open) {

@@ -22,13 +22,15 @@ struct session_info {
 	struct ksym_add *extra;		/* added to ksyms once read: our BPF programs */
 	size_t nextra;
 	pthread_t ksyms_thread;
-	bool ksyms_started, ksyms_open;
+	bool ksyms_started, ksyms_open, extra_added;
 	int ksyms_fd, kmods_fd;
 };
 
-/* Kernel symbols must be opened while privileged (kptr_restrict hides them otherwise);
- * they are read in a thread of their own.  session_info__ksyms waits for them (NULL when
- * unavailable); they stay owned by si. */
+/* Kernel symbols come from the kernel's own lookup, asked after recording (si->ksyms set
+ * by the caller, see record/kresolve.h); where that cannot run, from /proc/kallsyms,
+ * which must be opened while privileged (kptr_restrict hides the addresses otherwise)
+ * and is read in a thread of its own.  session_info__ksyms waits for them (NULL when
+ * unavailable) and adds our BPF programs' symbols; they stay owned by si. */
 int session_info__load_ksyms(struct session_info *si);
 struct ksyms *session_info__ksyms(struct session_info *si);
 void session_info__start(struct session_info *si, const struct record_opts *o, pid_t root,

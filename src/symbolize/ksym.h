@@ -3,6 +3,7 @@
 #define PROBEX_SYMBOLIZE_KSYM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct ksyms;
 
@@ -33,6 +34,22 @@ int ksyms__add(struct ksyms *k, const struct ksym_add *a, size_t n);
  * text (_etext, _einittext), or past a group's last symbol by more than its module size (or
  * KSYMS_TAIL_MAX when unknown): a lookup never crosses a gap into the nearest lower symbol. */
 const char *ksyms__label(const struct ksyms *k, unsigned long long addr, unsigned long long *offset);
+
+/* A lazy table starts empty and asks `lookup` for the addresses ksyms__resolve is given:
+ * lookup writes, for each of n addresses, the kernel's "%pS" text ("func+0xoff/0xsize",
+ * then " [module]" for a module's symbol; anything else for an address it cannot name)
+ * as a NUL-terminated string at out + i * stride.  0 or a negative errno.  ctx_free (may
+ * be NULL) is called with ctx when the table is freed. */
+typedef int (*ksyms_lookup_fn)(void *ctx, const uint64_t *addrs, size_t n, char *out,
+			       size_t stride);
+#define KSYMS_LABEL_MAX		256	/* stride of a lookup's answers */
+#define KSYMS_RESOLVE_BATCH	64	/* addresses per lookup call */
+
+struct ksyms *ksyms__new_lazy(ksyms_lookup_fn lookup, void *ctx, void (*ctx_free)(void *ctx));
+/* Make sure every address of addrs[0..n) is named or known unnamable: those not yet are
+ * asked for (duplicates once).  No-op for a table read from a file.  0 or -errno (the
+ * addresses asked for in a failed call stay unnamed, later calls may ask again). */
+int ksyms__resolve(struct ksyms *k, const uint64_t *addrs, size_t n);
 
 /* Number of text symbols kept (for messages and tests). */
 unsigned long ksyms__count(const struct ksyms *k);

@@ -44,3 +44,26 @@ assert_eq "true processes without a named user frame" 0 \
 assert_eq "rows whose labels changed" 0 \
 	"$(q "$out" "SELECT count(*) FROM read_parquet('$out', file_row_number=true) a JOIN read_parquet('$TMP/r.parquet', file_row_number=true) b USING (file_row_number) WHERE a.stack_trace IS DISTINCT FROM b.stack_trace")"
 assert_eq "rows in both" "$(q "$out" "SELECT count(*) FROM events")" "$(q "$TMP/r.parquet" "SELECT count(*) FROM events")"
+
+# Kernel frames are named by the kernel's own lookup after recording, without reading
+# /proc/kallsyms: the same names as a finalize of the same spool from kallsyms (`recover`
+# as root).  Compared outside the tracing machinery: kallsyms, read after our programs
+# are gone, leaves their frames as addresses (or names another program loaded there
+# since), which changes how much of the leaf end is recognised as tracing and dropped.
+strace -f -qq -e trace=openat -o "$TMP/opens" "$PROBEX" -q -o "$TMP/k.parquet" --no-viewer -- true ||
+	fail "probex under strace failed"
+assert_eq "recordings that open /proc/kallsyms" 0 "$(grep -c kallsyms "$TMP/opens")"
+PROBEX_TEST_KEEP_SPOOL=1 "$PROBEX_TEST" -v --no-viewer --stacks=all -o "$TMP/ks.parquet" -- \
+	sh -c 'dd if=/dev/zero of=/dev/null bs=1 count=5000 2>/dev/null; ls -R /usr/share/doc >/dev/null' 2>"$TMP/ks.err" ||
+	fail "probex failed"
+"$PROBEX" recover "$TMP/ks.parquet.probex-spool" -o "$TMP/kr.parquet" 2>"$TMP/recover.err" || fail "recover failed"
+kframes() { echo "SELECT ts_ns, pid, event_type, list_filter(stack_trace[list_position(stack_trace, '[kernel]'):], x -> NOT regexp_matches(x, '^(0x|bpf_|__bpf_|__traceiter_|perf_trace_|trace_event_raw_event_|__perf_|perf_swevent_|perf_event_)')) AS k FROM read_parquet('$1') WHERE list_contains(stack_trace, '[kernel]')"; }
+assert_ge "kernel stacks" 1000 "$(q "$TMP/ks.parquet" "SELECT count(*) FROM ($(kframes "$TMP/ks.parquet"))")"
+differ=$(q "$TMP/ks.parquet" "SELECT count(*) FROM ($(kframes "$TMP/ks.parquet") EXCEPT ALL $(kframes "$TMP/kr.parquet"))")
+if [ "$differ" != 0 ]; then	# what differs, and what the recorder and recover said
+	"$PROBEX" query "$TMP/ks.parquet" "$(kframes "$TMP/ks.parquet") EXCEPT ALL $(kframes "$TMP/kr.parquet") LIMIT 3"
+	cat "$TMP/ks.err" "$TMP/recover.err"
+fi
+assert_eq "kernel stacks named otherwise than from kallsyms" 0 "$differ"
+assert_eq "kernel frames left as addresses" 0 \
+	"$(q "$TMP/ks.parquet" "SELECT count(*) FROM (SELECT unnest(stack_trace[list_position(stack_trace, '[kernel]'):]) AS f FROM events) WHERE f LIKE '0x%'")"

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -265,6 +266,106 @@ static void test_bad_files(void **state)
 	unlink(path);
 }
 
+/* A fake kernel for the lazy table: answers like %pS for two functions and a module's,
+ * hostile text for some addresses, and counts what it is asked. */
+struct fake_kernel {
+	unsigned calls, asked;
+	int fail;
+};
+
+static int fake_lookup(void *ctx, const uint64_t *addrs, size_t n, char *out, size_t stride)
+{
+	struct fake_kernel *fk = ctx;
+
+	fk->calls++;
+	if (fk->fail)
+		return fk->fail;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = addrs[i];
+		char *o = out + i * stride;
+
+		fk->asked++;
+		if (a >= 0xffffffff81000100ULL && a < 0xffffffff81000180ULL)
+			snprintf(o, stride, "do_read+0x%llx/0x80", (unsigned long long)(a - 0xffffffff81000100ULL));
+		else if (a >= 0xffffffff81000180ULL && a < 0xffffffff81000200ULL)
+			snprintf(o, stride, "vfs_read.cold+0x%llx/0x80", (unsigned long long)(a - 0xffffffff81000180ULL));
+		else if (a >= 0xffffffffc0001000ULL && a < 0xffffffffc0001040ULL)
+			snprintf(o, stride, "nvme_irq+0x%llx/0x40 [nvme]", (unsigned long long)(a - 0xffffffffc0001000ULL));
+		else if (a == 0xffffffff82000000ULL)
+			snprintf(o, stride, "bad+0x10/0x8");		/* offset past the size */
+		else if (a == 0xffffffff82000001ULL)
+			snprintf(o, stride, "bad+0x100/0x200");		/* offset past the address */
+		else if (a == 0xffffffff82000002ULL)
+			snprintf(o, stride, "+0x0/0x10");		/* no name */
+		else if (a == 0xffffffff82000003ULL)
+			snprintf(o, stride, "x+0x0/0x10 [unterminated");
+		else if (a == 0xffffffff82000004ULL)
+			snprintf(o, stride, "x+0x0/0x10 []");
+		else if (a == 0xffffffff82000005ULL)
+			snprintf(o, stride, "x+0x0/0xffffffffffffffff");	/* past the address space */
+		else if (a == 0xffffffff82000006ULL)
+			memset(o, 'a', stride - 1), o[stride - 1] = '\0';
+		else
+			snprintf(o, stride, "0x%llx", (unsigned long long)a);	/* no symbol */
+	}
+	return 0;
+}
+
+static void test_lazy(void **state)
+{
+	struct fake_kernel fk = { 0 };
+	struct ksyms *k = ksyms__new_lazy(fake_lookup, &fk, NULL);
+	const uint64_t stack[] = { 0xffffffff81000110ULL, 0xffffffff81000120ULL, 0xffffffff81000110ULL,
+				   0xffffffffc0001004ULL, 0xffffffff81000190ULL, 0xffffffff90000000ULL };
+	uint64_t hostile[7], many[200];
+	unsigned long long off = 0;
+
+	assert_non_null(k);
+	assert_null(ksyms__label(k, stack[0], NULL));
+	assert_int_equal(ksyms__resolve(k, stack, 6), 0);
+	assert_int_equal(fk.calls, 1);
+	assert_int_equal(fk.asked, 5);		/* the repeated address once */
+	assert_string_equal(ksyms__label(k, 0xffffffff81000120ULL, &off), "do_read");
+	assert_int_equal(off, 0x20);
+	assert_string_equal(ksyms__label(k, 0xffffffff8100017fULL, NULL), "do_read");
+	assert_string_equal(ksyms__label(k, 0xffffffff81000180ULL, NULL), "vfs_read.cold");
+	assert_string_equal(ksyms__label(k, 0xffffffffc0001004ULL, NULL), "nvme_irq [nvme]");
+	assert_null(ksyms__label(k, 0xffffffffc0001040ULL, NULL));
+	assert_null(ksyms__label(k, 0xffffffff90000000ULL, NULL));
+	/* Covered and known-unnamable addresses are not asked again. */
+	assert_int_equal(ksyms__resolve(k, stack, 6), 0);
+	assert_int_equal(ksyms__resolve(k, (const uint64_t[]){ 0xffffffff81000170ULL }, 1), 0);
+	assert_int_equal(fk.calls, 1);
+	/* Our BPF programs' symbols, added before labelling, need no question either. */
+	assert_int_equal(ksyms__add(k, (const struct ksym_add[]){ { 0xffffffffc0200000ULL, 0x100,
+			 "bpf_prog_0123456789abcdef_sys_exit", "bpf" } }, 1), 0);
+	assert_int_equal(ksyms__resolve(k, (const uint64_t[]){ 0xffffffffc0200010ULL }, 1), 0);
+	assert_int_equal(fk.calls, 1);
+	assert_string_equal(ksyms__label(k, 0xffffffffc0200010ULL, NULL),
+			    "bpf_prog_0123456789abcdef_sys_exit [bpf]");
+	/* Answers that are not "name+0xoff/0xsize[ [module]]" for that address name nothing. */
+	for (int i = 0; i < 7; i++)
+		hostile[i] = 0xffffffff82000000ULL + i;
+	assert_int_equal(ksyms__resolve(k, hostile, 7), 0);
+	for (int i = 0; i < 7; i++)
+		assert_null(ksyms__label(k, hostile[i], NULL));
+	assert_string_equal(ksyms__label(k, 0xffffffff81000110ULL, NULL), "do_read");
+	/* More addresses than one call takes: several calls, each address asked once. */
+	fk.calls = fk.asked = 0;
+	for (int i = 0; i < 200; i++)
+		many[i] = 0xffffffff83000000ULL + 16 * (uint64_t)i;
+	assert_int_equal(ksyms__resolve(k, many, 200), 0);
+	assert_int_equal(fk.asked, 200);
+	assert_int_equal(fk.calls, (200 + KSYMS_RESOLVE_BATCH - 1) / KSYMS_RESOLVE_BATCH);
+	/* A failing lookup: an error, the addresses stay unnamed and may be asked again. */
+	fk.fail = -EIO;
+	assert_int_equal(ksyms__resolve(k, (const uint64_t[]){ 0xffffffff81000000ULL }, 1), -EIO);
+	assert_null(ksyms__label(k, 0xffffffff81000000ULL, NULL));
+	ksyms__free(k);
+	/* A table read from a file never asks. */
+	assert_int_equal(ksyms__resolve(NULL, stack, 6), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -274,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_added),
 		cmocka_unit_test(test_zero_table),
 		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_lazy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
