@@ -30,3 +30,8 @@ bool test_hooks__die_after_spawn(void)
 {
 	return false;
 }
+
+bool test_hooks__kallsyms(void)
+{
+	return false;
+}

@@ -30,4 +30,8 @@ bool test_hooks__die_after_spawn(void);
  * index (to check that both give the same trace).  PROBEX_TEST_SPOOL_SCAN. */
 bool test_hooks__spool_scan(void);
 
+/* Name kernel frames from /proc/kallsyms, as where the kernel's own lookup cannot run (to
+ * check that fallback).  PROBEX_TEST_KALLSYMS. */
+bool test_hooks__kallsyms(void);
+
 #endif

@@ -34,3 +34,8 @@ bool test_hooks__die_after_spawn(void)
 {
 	return getenv("PROBEX_TEST_DIE_AFTER_SPAWN") != NULL;
 }
+
+bool test_hooks__kallsyms(void)
+{
+	return getenv("PROBEX_TEST_KALLSYMS") != NULL;
+}

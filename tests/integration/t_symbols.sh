@@ -67,3 +67,10 @@ fi
 assert_eq "kernel stacks named otherwise than from kallsyms" 0 "$differ"
 assert_eq "kernel frames left as addresses" 0 \
 	"$(q "$TMP/ks.parquet" "SELECT count(*) FROM (SELECT unnest(stack_trace[list_position(stack_trace, '[kernel]'):]) AS f FROM events) WHERE f LIKE '0x%'")"
+# Where the kernel's lookup cannot run, /proc/kallsyms (read while root) names them.
+PROBEX_TEST_KALLSYMS=1 "$PROBEX_TEST" -q --no-viewer --stacks=all -o "$TMP/kk.parquet" -- \
+	sh -c 'dd if=/dev/zero of=/dev/null bs=1 count=2000 2>/dev/null' || fail "probex failed"
+assert_ge "kernel frames named from kallsyms" 1000 \
+	"$(q "$TMP/kk.parquet" "SELECT count(*) FROM (SELECT unnest(stack_trace[list_position(stack_trace, '[kernel]'):]) AS f FROM events WHERE list_contains(stack_trace, '[kernel]')) WHERE f NOT LIKE '0x%' AND f NOT LIKE '[%'")"
+assert_eq "kernel frames left as addresses (kallsyms)" 0 \
+	"$(q "$TMP/kk.parquet" "SELECT count(*) FROM (SELECT unnest(stack_trace[list_position(stack_trace, '[kernel]'):]) AS f FROM events) WHERE f LIKE '0x%'")"
