@@ -10,27 +10,7 @@
 #include "common/bigmem.h"
 #include "common/log.h"
 #include "symbolize/ksym.h"
-
-struct ksym {
-	unsigned long long addr, end;	/* [addr, end) is attributed to this symbol */
-	uint32_t label;			/* offset in ksyms.pool */
-	uint32_t module;		/* offset of the module name in pool, 0 for the core kernel */
-	uint16_t rank;			/* among symbols at one address, lowest wins (then the
-					 * first listed: labels are stored in input order) */
-	bool terminator;		/* end-of-text marker: nothing lies past it */
-	bool unknown;			/* lazy table: an address the kernel could not name */
-};
-
-struct ksyms {
-	struct ksym *syms;		/* in symbuf */
-	size_t n;
-	char *pool;			/* in poolbuf: labels and module names; offset 0 is "" */
-	size_t pool_len;
-	struct bigmem_buf symbuf, poolbuf;
-	ksyms_lookup_fn lookup;		/* lazy table: names asked for by address */
-	void *lookup_ctx;
-	void (*lookup_free)(void *ctx);
-};
+#include "symbolize/ksym_priv.h"
 
 struct kmod {
 	char name[64];
@@ -78,7 +58,7 @@ cleanup:
 	return err;
 }
 
-static int ksyms__pool_add(struct ksyms *k, const char *a, size_t alen, const char *b, size_t blen,
+int ksyms__pool_add(struct ksyms *k, const char *a, size_t alen, const char *b, size_t blen,
 			   uint32_t *off)
 {
 	/* "name" or "name [module]" */
@@ -134,16 +114,10 @@ static bool ksym__is_terminator(const char *name, size_t len)
 	return (len == 6 && !memcmp(name, "_etext", 6)) || (len == 10 && !memcmp(name, "_einittext", 10));
 }
 
-struct ksyms_parse {
-	bool nonzero;			/* any address, text or not, is nonzero */
-	bool unsorted;			/* kallsyms comes sorted; other files may not */
-	uint32_t mod;			/* pool offset of the current run's module name */
-	char mod_name[64];
-};
 
 /* A new last symbol at addr labelled "name" or "name [mod]" (the table is sorted later).
  * *out stays valid until the next push. */
-static int ksyms__push(struct ksyms *k, struct ksyms_parse *ps, unsigned long long addr,
+int ksyms__push(struct ksyms *k, struct ksyms_parse *ps, unsigned long long addr,
 		       const char *name, size_t name_len, const char *mod, size_t mod_len,
 		       struct ksym **out)
 {
@@ -327,7 +301,7 @@ static unsigned long long ksyms__group_end(const struct ksyms *k, const struct k
 /* kallsyms is sorted but for what was added late (BPF programs, some module symbols):
  * sort only the part after the sorted prefix and merge it in, from the back, through a
  * copy of that part (a full qsort of 120K symbols was half of the load's CPU time). */
-static void ksyms__sort(struct ksym *syms, size_t n)
+void ksyms__sort(struct ksym *syms, size_t n)
 {
 	size_t pre = 1, tail, i, j, out;
 	struct ksym *t;
@@ -501,7 +475,7 @@ unsigned long ksyms__count(const struct ksyms *k)
 }
 
 /* The last symbol starting at or below addr, or NULL. */
-static const struct ksym *ksyms__floor(const struct ksyms *k, unsigned long long addr)
+const struct ksym *ksyms__floor(const struct ksyms *k, unsigned long long addr)
 {
 	size_t lo = 0, hi = k->n;
 
@@ -525,130 +499,4 @@ const char *ksyms__label(const struct ksyms *k, unsigned long long addr, unsigne
 	if (offset)
 		*offset = addr - s->addr;
 	return k->pool + s->label;
-}
-
-/* An address a lazy table already asked for and the kernel could not name. */
-static bool ksyms__known_unknown(const struct ksyms *k, unsigned long long addr)
-{
-	const struct ksym *s = ksyms__floor(k, addr);
-
-	return s && s->unknown && s->addr == addr;
-}
-
-struct ksyms *ksyms__new_lazy(ksyms_lookup_fn lookup, void *ctx, void (*ctx_free)(void *ctx))
-{
-	struct ksyms *k = calloc(1, sizeof(*k));
-	uint32_t empty;
-
-	if (!k || ksyms__pool_add(k, "", 0, NULL, 0, &empty)) {
-		free(k);
-		errno = ENOMEM;
-		return NULL;
-	}
-	k->lookup = lookup;
-	k->lookup_ctx = ctx;
-	k->lookup_free = ctx_free;
-	return k;
-}
-
-/* "func+0xoff/0xsize" or "func+0xoff/0xsize [module]", as the kernel prints %pS, for
- * the address addr: the symbol's extent and label.  Anything else (the kernel prints the
- * bare address when it has no symbol) is false. */
-static bool ksyms__parse_ps(const char *s, unsigned long long addr, struct ksym_add *out,
-			    char *name, size_t name_cap, char *mod, size_t mod_cap)
-{
-	const char *plus = strstr(s, "+0x"), *p, *close;
-	unsigned long long off, size;
-	char *end;
-
-	if (!plus || plus == s || (size_t)(plus - s) >= name_cap)
-		return false;
-	errno = 0;
-	off = strtoull(plus + 1, &end, 16);
-	if (errno || *end != '/' || strncmp(end + 1, "0x", 2))
-		return false;
-	size = strtoull(end + 1, &end, 16);
-	if (errno || off >= size || off > addr || addr - off > ~0ULL - size)
-		return false;
-	memcpy(name, s, plus - s);
-	name[plus - s] = '\0';
-	mod[0] = '\0';
-	if (*end) {
-		p = end;
-		close = strchr(p, ']');
-		if (p[0] != ' ' || p[1] != '[' || !close || close[1] || close == p + 2 ||
-		    (size_t)(close - p - 2) >= mod_cap)
-			return false;
-		memcpy(mod, p + 2, close - p - 2);
-		mod[close - p - 2] = '\0';
-	}
-	*out = (struct ksym_add){ .addr = addr - off, .len = size, .label = name,
-				  .module = mod[0] ? mod : NULL };
-	return true;
-}
-
-/* One batch of addresses the table does not cover: asked for, and each answer added, as
- * its symbol's extent or, when the kernel has no name for it, as that address alone. */
-static int ksyms__resolve_batch(struct ksyms *k, const uint64_t *addrs, size_t n,
-				char *labels)
-{
-	struct ksyms_parse ps = { 0 };
-	char name[KSYMS_LABEL_MAX], mod[64];
-	int err = k->lookup(k->lookup_ctx, addrs, n, labels, KSYMS_LABEL_MAX);
-
-	if (err)
-		return err;
-	for (size_t i = 0; i < n && !err; i++) {
-		const char *s = labels + i * KSYMS_LABEL_MAX;
-		struct ksym_add a;
-		struct ksym *sym;
-
-		if (ksyms__parse_ps(s, addrs[i], &a, name, sizeof(name), mod, sizeof(mod))) {
-			err = ksyms__push(k, &ps, a.addr, a.label, strlen(a.label), a.module,
-					  a.module ? strlen(a.module) : 0, &sym);
-			if (!err)
-				sym->end = a.addr + a.len;
-		} else {
-			err = ksyms__push(k, &ps, addrs[i], "", 0, NULL, 0, &sym);
-			if (!err) {
-				sym->end = addrs[i] + 1;
-				sym->unknown = true;
-			}
-		}
-	}
-	ksyms__sort(k->syms, k->n);
-	return err;
-}
-
-int ksyms__resolve(struct ksyms *k, const uint64_t *addrs, size_t n)
-{
-	uint64_t batch[KSYMS_RESOLVE_BATCH];
-	char *labels;
-	size_t m = 0;
-	int err = 0;
-
-	if (!k || !k->lookup)
-		return 0;
-	labels = malloc(KSYMS_RESOLVE_BATCH * KSYMS_LABEL_MAX);
-	if (!labels)
-		return -ENOMEM;
-	for (size_t i = 0; i < n && !err; i++) {
-		bool seen = false;
-
-		if (ksyms__label(k, addrs[i], NULL) || ksyms__known_unknown(k, addrs[i]))
-			continue;
-		for (size_t j = 0; j < m && !seen; j++)
-			seen = batch[j] == addrs[i];
-		if (seen)
-			continue;
-		batch[m++] = addrs[i];
-		if (m == KSYMS_RESOLVE_BATCH) {
-			err = ksyms__resolve_batch(k, batch, m, labels);
-			m = 0;
-		}
-	}
-	if (!err && m)
-		err = ksyms__resolve_batch(k, batch, m, labels);
-	free(labels);
-	return err;
 }
