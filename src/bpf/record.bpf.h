@@ -178,21 +178,31 @@ static __always_inline void hdr_fill(struct rec_hdr *h, __u8 kind, __u64 ts, __u
 	bpf_get_current_comm(h->comm, sizeof(h->comm));
 }
 
-/* Claim this CPU's scratch slot for the current nesting level; scratch_put() releases
- * it.  A nested program finishes before the one it interrupted resumes, so a plain
- * per-CPU counter is enough. */
-static __always_inline void *scratch_get(void)
+/* Claim this CPU's current nesting level (*d); scratch_put() releases it.  A nested
+ * program finishes before the one it interrupted resumes, so a plain per-CPU counter is
+ * enough.  NULL when every level is taken. */
+static __always_inline struct scratch *scratch_claim(__u32 *d)
 {
-	__u32 zero = 0, d;
+	__u32 zero = 0, v;
 	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
 
 	if (!s)
 		return NULL;
-	d = s->depth;
-	if (d >= SCRATCH_DEPTH)
+	v = s->depth;
+	if (v >= SCRATCH_DEPTH)
 		return NULL;
-	s->depth = d + 1;
-	return s->buf[d];
+	s->depth = v + 1;
+	*d = v;
+	return s;
+}
+
+/* This nesting level's scratch record. */
+static __always_inline void *scratch_get(void)
+{
+	__u32 d;
+	struct scratch *s = scratch_claim(&d);
+
+	return s ? s->buf[d] : NULL;
 }
 
 static __always_inline void scratch_put(void)
@@ -425,18 +435,15 @@ static __always_inline void uregs_fill(__u64 *r)
  * stacks and sends it. */
 static __always_inline void *rec_ustack_begin(__u32 fixed)
 {
-	__u32 zero = 0, d;
-	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+	__u32 d;
+	struct scratch *s = scratch_claim(&d);
 	void *buf;
 
 	if (!s)
 		return NULL;
-	d = s->depth;
-	if (d >= SCRATCH_DEPTH)
-		return NULL;
 	buf = bpf_map_lookup_elem(&ucopy, &d);
-	if (buf)
-		s->depth = d + 1;
+	if (!buf)
+		s->depth = d;	/* released: the caller counts a drop and sends nothing */
 	return buf;
 }
 

@@ -111,9 +111,8 @@ struct ksyms *kresolve__ksyms(int prog_fd, int map_fd)
 		return NULL;
 	r->prog_fd = fcntl(prog_fd, F_DUPFD_CLOEXEC, 0);
 	r->map_fd = fcntl(map_fd, F_DUPFD_CLOEXEC, 0);
-	r->warned = true;	/* the check below reports through errno */
-	err = r->prog_fd < 0 || r->map_fd < 0 ? -errno : kresolver__lookup(r, &zero, 1, probe, sizeof(probe));
-	r->warned = false;
+	/* One run to check the program can: the caller falls back to kallsyms if not. */
+	err = r->prog_fd < 0 || r->map_fd < 0 ? -errno : kresolver__run(r, &zero, 1, probe, sizeof(probe));
 	k = err ? NULL : ksyms__new_lazy(kresolver__lookup, r, kresolver__free);
 	if (!k) {
 		kresolver__free(r);

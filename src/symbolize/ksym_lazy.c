@@ -9,12 +9,13 @@
 #include "symbolize/ksym.h"
 #include "symbolize/ksym_priv.h"
 
-/* An address a lazy table already asked for and the kernel could not name. */
-static bool ksyms__known_unknown(const struct ksyms *k, unsigned long long addr)
+/* An address the table already answers for: inside a symbol's extent, or one the
+ * kernel could not name when asked. */
+static bool ksyms__covered(const struct ksyms *k, unsigned long long addr)
 {
 	const struct ksym *s = ksyms__floor(k, addr);
 
-	return s && s->unknown && s->addr == addr;
+	return s && (s->unknown ? s->addr == addr : addr < s->end);
 }
 
 struct ksyms *ksyms__new_lazy(ksyms_lookup_fn lookup, void *ctx, void (*ctx_free)(void *ctx))
@@ -115,7 +116,7 @@ int ksyms__resolve(struct ksyms *k, const uint64_t *addrs, size_t n)
 	for (size_t i = 0; i < n && !err; i++) {
 		bool seen = false;
 
-		if (ksyms__label(k, addrs[i], NULL) || ksyms__known_unknown(k, addrs[i]))
+		if (ksyms__covered(k, addrs[i]))
 			continue;
 		for (size_t j = 0; j < m && !seen; j++)
 			seen = batch[j] == addrs[i];
