@@ -111,6 +111,7 @@ static void permute(void *base, size_t elem, const uint32_t *perm, size_t len, v
 static int sort_segment(struct model *m, uint64_t lo, uint64_t hi, uint64_t *keys, uint32_t *perm,
 			void *tmp)
 {
+	size_t type_size = m->type_narrow ? 1 : 2;
 	uint64_t len = hi - lo, min = UINT64_MAX, max = 0;
 	bool sorted = true;
 	int err;
@@ -130,10 +131,7 @@ static int sort_segment(struct model *m, uint64_t lo, uint64_t hi, uint64_t *key
 	if ((err = sort__radix_perm(keys, perm, len, sort__bits(max - min))))
 		return err;
 	permute(m->ts + lo, sizeof(*m->ts), perm, len, tmp);
-	if (m->type_narrow)
-		permute((uint8_t *)m->type + lo, 1, perm, len, tmp);
-	else
-		permute((uint16_t *)m->type + lo, 2, perm, len, tmp);
+	permute((char *)m->type + lo * type_size, type_size, perm, len, tmp);
 	permute(m->file_row + lo, sizeof(*m->file_row), perm, len, tmp);
 	permute(m->a32 + lo, sizeof(*m->a32), perm, len, tmp);
 	permute(m->flags + lo, sizeof(*m->flags), perm, len, tmp);

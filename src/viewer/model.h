@@ -52,9 +52,10 @@ struct model {
 	uint32_t *b_rn;
 	uint64_t *b_val;
 	uint8_t *flags;
-	/* latency_ns (NULL unless the file has it): 32 bits a row, and the few values of
-	 * 2^32 - 1 ns (4.3 s) or more as (row, value) in row order.  See model__latency. */
-	uint32_t *lat32;	/* only while building; then the rows that have one: */
+	/* latency_ns (none unless the file has it): 32 bits for each row that has one (lat;
+	 * lat32 is the full column while building), and the few values of 2^32 - 1 ns (4.3 s)
+	 * or more as (row, value) in row order.  See model__latency. */
+	uint32_t *lat32;
 	struct sparse32 lat;
 	uint64_t nlat_big;
 	uint32_t *lat_big_rn;
