@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "parquet/footer_check.h"
 #include "trace/duck.h"
 #include "trace/schema.h"
 #include "trace/tracefile.h"
@@ -19,6 +20,29 @@ const char *trace_file__cell(void *vector_data, uint64_t row, uint32_t *len)
 
 	*len = duckdb_string_t_length(*s);
 	return duckdb_string_t_data(s);
+}
+
+/* The footer (its length, then "PAR1", end the file) walked before DuckDB reads it. */
+static int check_footer(int fd, off_t size)
+{
+	unsigned char len4[4];
+	uint32_t len;
+	uint8_t *buf;
+	int err;
+
+	if (pread(fd, len4, 4, size - 8) != 4)
+		return -EIO;
+	len = (uint32_t)len4[0] | (uint32_t)len4[1] << 8 | (uint32_t)len4[2] << 16 |
+	      (uint32_t)len4[3] << 24;
+	if (!len || len > (uint64_t)size - 12)
+		return -EBADMSG;
+	buf = malloc(len);
+	if (!buf)
+		return -ENOMEM;
+	err = pread(fd, buf, len, size - 8 - len) == (ssize_t)len ? parquet__check_footer(buf, len)
+								    : -EIO;
+	free(buf);
+	return err;
 }
 
 /* The Parquet magic at both ends: a quick, clear answer for non-Parquet and truncated
@@ -45,6 +69,9 @@ static int check_magic(const char *path)
 		err = -EINVAL;
 	} else if (pread(fd, tail, 4, st.st_size - 4) != 4 || memcmp(tail, "PAR1", 4)) {
 		log__error("%s: truncated Parquet file (no footer): was the recording interrupted?", path);
+		err = -EINVAL;
+	} else if (check_footer(fd, st.st_size)) {
+		log__error("%s: corrupt Parquet footer", path);
 		err = -EINVAL;
 	}
 	close(fd);
