@@ -71,7 +71,7 @@ static int check_magic(const char *path)
 		log__error("%s: truncated Parquet file (no footer): was the recording interrupted?", path);
 		err = -EINVAL;
 	} else if (check_footer(fd, st.st_size)) {
-		log__error("%s: corrupt Parquet footer", path);
+		log__error("%s: unreadable Parquet metadata: a length in the footer does not fit the file", path);
 		err = -EINVAL;
 	}
 	close(fd);
