@@ -38,7 +38,8 @@ LIB_SRCS  := $(filter-out $(MAIN_SRCS),$(SRCS))
 LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS)) $(BUILD)/obj/gen/web_assets.o \
 	     $(BUILD)/obj/gen/profile.pb-c.o
 BPF_SRCS  := $(wildcard src/bpf/*.bpf.c)
-SKELS     := $(patsubst src/bpf/%.bpf.c,$(BUILD)/gen/%.skel.h,$(BPF_SRCS))
+SKELS     := $(patsubst src/bpf/%.bpf.c,$(BUILD)/gen/%.skel.h,$(BPF_SRCS)) \
+	     $(patsubst src/bpf/%.bpf.c,$(BUILD)/gen/%_light.lskel.h,$(BPF_SRCS))
 
 DEPS_STAMP := $(DUCKDB_DIR)/libduckdb.so
 
@@ -72,6 +73,10 @@ $(BUILD)/bpf/%.bpf.o: src/bpf/%.bpf.c $(wildcard src/bpf/*.h) $(BUILD)/gen/vmlin
 
 $(BUILD)/gen/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
+
+# The light skeleton of the same object (record/loader.h says why both).
+$(BUILD)/gen/%_light.lskel.h: $(BUILD)/bpf/%.bpf.o
+	$(BPFTOOL) gen skeleton -L $< name $*_light > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/obj/%.o: src/%.c $(SKELS) $(BUILD)/gen/syscall_names.h | $(DEPS_STAMP)
 	@mkdir -p $(@D)

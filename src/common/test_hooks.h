@@ -34,4 +34,8 @@ bool test_hooks__spool_scan(void);
  * check that fallback).  PROBEX_TEST_KALLSYMS. */
 bool test_hooks__kallsyms(void);
 
+/* Load the BPF object with libbpf's skeleton, as where the light skeleton cannot load (to
+ * check that fallback).  PROBEX_TEST_LIBBPF_LOADER. */
+bool test_hooks__libbpf_loader(void);
+
 #endif

@@ -6,6 +6,7 @@
  * 6.16 let the file be mapped read-only; libbpf is linked statically with
  * --wrap=btf__load_vmlinux_btf, so every load of the kernel's BTF (libbpf's own for CO-RE
  * and attach targets, and probex's when it checks tracepoint shapes) comes here first.
+ * Only libbpf's skeleton, the fallback of record/loader.c, needs it.
  * Older kernels refuse the mapping and get libbpf's read. */
 #include <bpf/btf.h>
 #include <errno.h>

@@ -1,5 +1,4 @@
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <dirent.h>
 #include <errno.h>
@@ -11,59 +10,31 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/log.h"
 #include "symbolize/ksym.h"
-#include "probex.skel.h"
 #include "record/kresolve.h"
+#include "record/loader.h"
 #include "record/probes.h"
 
 #define SIDEBAND_PAGES 64
 
 struct probes {
-	struct probex *skel;
+	struct bpfobj obj;
+	int tp_links[PROG__TP_COUNT];	/* < 0: not attached */
 	struct ring_buffer *rb;
 	struct perf_buffer *sb;
-	struct bpf_link **sample_links;
+	int *sample_links;		/* < 0: none (the perf event holds the program) */
 	int *sample_fds;
 	int ncpus;
 	int epfd;		/* the ring buffer's epoll and wake_fd */
 	int wake_fd;		/* probes__wake: ends a probes__poll wait early */
 	uint64_t sb_lost;
 	struct probes_opts opts;
-	char missing[512];
-};
-
-/* A tracepoint program is only loaded when the kernel has the tracepoint with the
- * argument count the program was written for; otherwise the load would fail as a whole. */
-struct tp_probe {
-	const char *tp;
-	int nargs;		/* arguments of the btf_trace_* prototype, minus the leading void * */
-	bool required;
-	const char *what;	/* what is missing without it */
-};
-
-static const struct tp_probe tp_probes[] = {
-	{ "sys_enter", 2, true, "syscalls" },
-	{ "sys_exit", 2, true, "syscalls" },
-	{ "task_newtask", 2, true, "fork following" },
-	{ "sched_process_exit", 1, true, "exits" },
-	{ "sched_switch", 3, false, "sched_switch events" },
-	{ "sched_waking", 1, false, "off-CPU wakers" },
-	{ "sched_wakeup_new", 1, false, "off-CPU wakers" },
-	{ "irq_handler_entry", 0, false, "interrupt wakeups told apart" },
-	{ "irq_handler_exit", 0, false, "interrupt wakeups told apart" },
-	{ "softirq_entry", 0, false, "interrupt wakeups told apart" },
-	{ "softirq_exit", 0, false, "interrupt wakeups told apart" },
-	{ "hrtimer_expire_entry", 0, false, "interrupt wakeups told apart" },
-	{ "hrtimer_expire_exit", 0, false, "interrupt wakeups told apart" },
-	{ "sched_process_exec", 3, false, "process_exec events" },
-	{ "page_fault_user", 3, false, "page_fault events" },
-	{ "io_uring_submit_req", 1, false, "io_uring_complete events" },
-	{ "io_uring_complete", 3, false, "io_uring_complete events" },
 };
 
 static double secs(void)
@@ -72,80 +43,6 @@ static double secs(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int tp_nargs(const struct btf *btf, const char *tp)
-{
-	char name[128];
-	const struct btf_type *t;
-	int id;
-
-	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
-	if (id < 0)
-		return -ENOENT;
-	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);	/* pointer */
-	if (!t || !btf_is_ptr(t))
-		return -EINVAL;
-	t = btf__type_by_id(btf, t->type);				/* func proto */
-	if (!t || !btf_is_func_proto(t))
-		return -EINVAL;
-	return btf_vlen(t) - 1;
-}
-
-static void missing_add(struct probes *p, const char *name)
-{
-	size_t n = strlen(p->missing);
-
-	snprintf(p->missing + n, sizeof(p->missing) - n, "%s%s", n ? "," : "", name);
-}
-
-/* Programs may take fewer arguments than the tracepoint has (trailing ones unused). */
-static int select_programs(struct probes *p)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	bool iou_ok = true;
-	int err = 0;
-
-	if (!btf) {
-		log__error("cannot read kernel BTF (/sys/kernel/btf/vmlinux): %s", strerror(errno));
-		return -errno;
-	}
-	for (size_t i = 0; i < sizeof(tp_probes) / sizeof(tp_probes[0]); i++) {
-		const struct tp_probe *tp = &tp_probes[i];
-		struct bpf_program *prog = bpf_object__find_program_by_name(p->skel->obj, tp->tp);
-		int n = tp_nargs(btf, tp->tp);
-
-		if (!prog) {
-			err = -ENOENT;
-			break;
-		}
-		if (n >= tp->nargs && !(strncmp(tp->tp, "io_uring", 8) == 0 && !iou_ok))
-			continue;
-		if (tp->required) {
-			log__error("kernel tracepoint %s is missing or has an unexpected shape: cannot record %s",
-				   tp->tp, tp->what);
-			err = -EOPNOTSUPP;
-			break;
-		}
-		log__warn("kernel tracepoint %s unavailable: no %s in this trace", tp->tp, tp->what);
-		bpf_program__set_autoload(prog, false);
-		missing_add(p, tp->tp);
-		/* io_uring completions are only useful with their submissions. */
-		if (!strcmp(tp->tp, "io_uring_submit_req")) {
-			iou_ok = false;
-		}
-	}
-	if (!iou_ok) {
-		struct bpf_program *c = p->skel->progs.io_uring_complete;
-
-		if (bpf_program__autoload(c)) {
-			bpf_program__set_autoload(c, false);
-			missing_add(p, "io_uring_complete");
-		}
-	}
-	btf__free(btf);
-	return err;
 }
 
 static int on_rb(void *ctx, void *data, size_t size)
@@ -184,12 +81,25 @@ static int open_sideband(struct probes *p)
 		.wakeup_watermark = SIDEBAND_PAGES * 4096 / 4,
 	};
 
-	p->sb = perf_buffer__new_raw(bpf_map__fd(p->skel->maps.sideband), SIDEBAND_PAGES, &attr,
+	p->sb = perf_buffer__new_raw(p->obj.maps[MAP_sideband], SIDEBAND_PAGES, &attr,
 				     on_sb, p, NULL);
 	if (!p->sb) {
 		log__error("cannot open mmap side-band events: %s", strerror(errno));
 		return -errno;
 	}
+	return 0;
+}
+
+/* A perf link where the kernel has them (5.15); else the event holds the program itself
+ * until it is closed (*link stays -1). */
+static int attach_sampler(int prog_fd, int perf_fd, int *link)
+{
+	*link = bpf_link_create(prog_fd, perf_fd, BPF_PERF_EVENT, NULL);
+	if (*link >= 0)
+		return 0;
+	*link = -1;
+	if (ioctl(perf_fd, PERF_EVENT_IOC_SET_BPF, prog_fd) || ioctl(perf_fd, PERF_EVENT_IOC_ENABLE, 0))
+		return -errno;
 	return 0;
 }
 
@@ -202,7 +112,7 @@ static int open_samplers(struct probes *p)
 		.freq = 1,
 		.sample_freq = p->opts.sample_freq,
 	};
-	int opened = 0;
+	int opened = 0, err;
 
 	/* One system-wide sampler per CPU, filtered by tgid in the program: unlike one
 	 * inherited event per task, forks cost nothing extra and io_uring workers and
@@ -210,10 +120,12 @@ static int open_samplers(struct probes *p)
 	p->ncpus = libbpf_num_possible_cpus();
 	if (p->ncpus <= 0)
 		return p->ncpus ? p->ncpus : -EINVAL;
-	p->sample_fds = calloc(p->ncpus, sizeof(int));
-	p->sample_links = calloc(p->ncpus, sizeof(*p->sample_links));
+	p->sample_fds = malloc(p->ncpus * sizeof(int));
+	p->sample_links = malloc(p->ncpus * sizeof(int));
 	if (!p->sample_fds || !p->sample_links)
 		return -ENOMEM;
+	for (int cpu = 0; cpu < p->ncpus; cpu++)
+		p->sample_fds[cpu] = p->sample_links[cpu] = -1;
 	for (int cpu = 0; cpu < p->ncpus; cpu++) {
 		int fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 
@@ -225,49 +137,30 @@ static int open_samplers(struct probes *p)
 				   p->opts.sample_freq, strerror(errno));
 			return -errno;
 		}
-		p->sample_links[cpu] = bpf_program__attach_perf_event(p->skel->progs.cpu_sample, fd);
-		if (!p->sample_links[cpu]) {
-			log__error("cannot attach the CPU sampler on cpu %d: %s", cpu, strerror(errno));
-			return -errno;
+		err = attach_sampler(p->obj.progs[PROG_cpu_sample], fd, &p->sample_links[cpu]);
+		if (err) {
+			log__error("cannot attach the CPU sampler on cpu %d: %s", cpu, strerror(-err));
+			return err;
 		}
 		opened++;
 	}
 	return opened ? 0 : -ENODEV;
 }
 
-/* Open and configure the object; with `select`, first drop the optional programs the
- * kernel cannot take (reading the kernel's BTF for that costs tens of ms, so it is only
- * done when a plain load fails). */
-static int load(struct probes *p, bool select)
+/* A tracepoint program is attached by its BTF id, which the load resolved. */
+static int attach_tracepoints(struct probes *p)
 {
-	const struct probes_opts *opts = &p->opts;
-	int err;
-
-	p->skel = probex__open();
-	if (!p->skel) {
-		err = -errno;
-		log__error("cannot open the BPF object: %s", strerror(-err));
-		return err;
+	for (int i = 0; i < PROG__TP_COUNT; i++) {
+		if (p->obj.progs[i] < 0)
+			continue;
+		p->tp_links[i] = bpf_raw_tracepoint_open(NULL, p->obj.progs[i]);
+		if (p->tp_links[i] < 0) {
+			log__error("cannot attach the BPF program %s: %s", bpfobj__prog_names[i],
+				   strerror(errno));
+			return -errno;
+		}
 	}
-	p->skel->rodata->stack_mode = opts->stacks;
-	p->skel->rodata->stack_interval_ns = opts->stack_interval_ns;
-	p->skel->rodata->ustack_copy_bytes = opts->ustack_copy_bytes;
-	p->skel->rodata->ustack_copy_events = opts->ustack_copy_bytes && opts->stacks == STACKS_SAMPLED;
-	memcpy((void *)p->skel->rodata->sys_flags, opts->sys_flags, PROBEX_SYSCALL_MAX);
-	p->skel->rodata->offcpu_min_ns = opts->offcpu_min_ns;
-	p->skel->rodata->trace_all = opts->trace_all;
-	p->skel->rodata->self_tgid = (uint32_t)getpid();
-	/* Wake the consumer when 1/16 of the buffer is used (at most 1 MiB): rare enough
-	 * to be cheap, early enough never to fill the buffer between polls.  The buffer
-	 * itself is kept modest: every page of it is a page fault for the consumer. */
-	p->skel->rodata->wakeup_bytes = opts->ringbuf_bytes / 16 < (1u << 20) ? opts->ringbuf_bytes / 16
-										: (1u << 20);
-	err = bpf_map__set_max_entries(p->skel->maps.rb, opts->ringbuf_bytes);
-	if (!err && select)
-		err = select_programs(p);
-	if (!err)
-		err = probex__load(p->skel);
-	return err;
+	return 0;
 }
 
 /* One epoll over the ring buffer's own and an eventfd, so that a consumer waiting for
@@ -298,31 +191,19 @@ int probes__open(struct probes **pp, const struct probes_opts *opts)
 	if (!p)
 		return -ENOMEM;
 	p->epfd = p->wake_fd = -1;
+	for (int i = 0; i < PROG__TP_COUNT; i++)
+		p->tp_links[i] = -1;
 	p->opts = *opts;
-	/* PROBEX_LIBBPF_DEBUG=1 shows libbpf's messages (verifier logs) when a load fails. */
-	if (!getenv("PROBEX_LIBBPF_DEBUG"))
-		libbpf_set_print(NULL);
-	err = load(p, false);
-	if (err && p->skel) {
-		probex__destroy(p->skel);
-		p->skel = NULL;
-		p->missing[0] = 0;
-		err = load(p, true);
-	}
-	log__debug("probes: loaded %.3f s", secs() - t0);
+	err = bpfobj__load(&p->obj, opts);
+	log__debug("probes: loaded %.3f s (%s skeleton)", secs() - t0, p->obj.light ? "light" : "libbpf");
 	if (err) {
-		if (err == -EPERM || err == -EACCES)
-			log__error("not allowed to load BPF programs: run probex as root (sudo probex ...)");
-		else if (err != -EOPNOTSUPP)
-			log__error("cannot load the BPF programs: %s (is this kernel built with BTF?)",
-				   strerror(-err));
-		goto cleanup;
+		bpfobj__close(&p->obj);
+		free(p);
+		return err;
 	}
-	err = probex__attach(p->skel);
-	if (err) {
-		log__error("cannot attach the BPF programs: %s", strerror(-err));
+	err = attach_tracepoints(p);
+	if (err)
 		goto cleanup;
-	}
 	log__debug("probes: attached %.3f s", secs() - t0);
 	err = open_samplers(p);
 	if (err)
@@ -330,7 +211,7 @@ int probes__open(struct probes **pp, const struct probes_opts *opts)
 	err = open_sideband(p);
 	if (err)
 		goto cleanup;
-	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.rb), on_rb, p, NULL);
+	p->rb = ring_buffer__new(p->obj.maps[MAP_rb], on_rb, p, NULL);
 	if (!p->rb) {
 		err = -errno;
 		log__error("cannot open the ring buffer: %s", strerror(-err));
@@ -353,8 +234,8 @@ int probes__trace_pid(struct probes *p, uint32_t tgid)
 
 	/* Recording starts at the process's exec (sched_process_exec); the tgid map makes
 	 * it part of the tree for stopping it right away. */
-	p->skel->bss->root_tgid = tgid;
-	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.traced), &tgid, &one, BPF_ANY))
+	*p->obj.root_tgid = tgid;
+	if (bpf_map_update_elem(p->obj.maps[MAP_traced], &tgid, &one, BPF_ANY))
 		return -errno;
 	return 0;
 }
@@ -373,7 +254,7 @@ static int trace_thread(struct probes *p, pid_t tid, bool leader)
 	fd = (int)syscall(SYS_pidfd_open, tid, leader ? 0 : PIDFD_THREAD);
 	if (fd < 0)
 		return errno == EINVAL ? -EOPNOTSUPP : -errno;
-	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.tstates), &fd, &zero, BPF_NOEXIST) &&
+	if (bpf_map_update_elem(p->obj.maps[MAP_tstates], &fd, &zero, BPF_NOEXIST) &&
 	    errno != EEXIST)
 		err = -errno;
 	close(fd);
@@ -390,7 +271,7 @@ int probes__attach_pid(struct probes *p, uint32_t tgid)
 
 	/* First in the traced set, so that threads and processes it creates while we walk
 	 * its threads are followed by task_newtask (which needs a traced parent thread). */
-	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.traced), &tgid, &one, BPF_ANY))
+	if (bpf_map_update_elem(p->obj.maps[MAP_traced], &tgid, &one, BPF_ANY))
 		return -errno;
 	err = trace_thread(p, (pid_t)tgid, true);
 	snprintf(path, sizeof(path), "/proc/%u/task", tgid);
@@ -451,7 +332,7 @@ int probes__counters(struct probes *p, uint64_t out[CNT__COUNT])
 	vals = calloc((size_t)ncpu, sizeof(uint64_t) * CNT__COUNT);
 	if (!vals)
 		return -ENOMEM;
-	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.counters), &zero, vals)) {
+	if (bpf_map_lookup_elem(p->obj.maps[MAP_counters], &zero, vals)) {
 		free(vals);
 		return -errno;
 	}
@@ -469,7 +350,7 @@ uint64_t probes__sideband_lost(const struct probes *p)
 
 int probes__traced_pids(struct probes *p, uint32_t *pids, int max)
 {
-	int fd = bpf_map__fd(p->skel->maps.traced), n = 0;
+	int fd = p->obj.maps[MAP_traced], n = 0;
 	uint32_t key, next;
 	uint32_t *prev = NULL;
 
@@ -483,26 +364,26 @@ int probes__traced_pids(struct probes *p, uint32_t *pids, int max)
 
 int probes__traced_map_fd(const struct probes *p)
 {
-	return bpf_map__fd(p->skel->maps.traced);
+	return p->obj.maps[MAP_traced];
 }
 
 int probes__guard_fds(const struct probes *p, int *fds, int max)
 {
-	struct bpf_link *links[] = { p->skel->links.task_newtask, p->skel->links.sched_process_exit };
+	int links[] = { p->tp_links[PROG_task_newtask], p->tp_links[PROG_sched_process_exit] };
 	int n = 0;
 
 	if (max < 1)
 		return 0;
 	fds[n++] = probes__traced_map_fd(p);
 	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]) && n < max; i++)
-		if (links[i])
-			fds[n++] = bpf_link__fd(links[i]);
+		if (links[i] >= 0)
+			fds[n++] = links[i];
 	return n;
 }
 
 const char *probes__missing(const struct probes *p)
 {
-	return p->missing;
+	return p->obj.missing;
 }
 
 void probes__close(struct probes *p)
@@ -516,13 +397,17 @@ void probes__close(struct probes *p)
 	ring_buffer__free(p->rb);
 	perf_buffer__free(p->sb);
 	for (int cpu = 0; p->sample_links && cpu < p->ncpus; cpu++)
-		bpf_link__destroy(p->sample_links[cpu]);
+		if (p->sample_links[cpu] >= 0)
+			close(p->sample_links[cpu]);
 	for (int cpu = 0; p->sample_fds && cpu < p->ncpus; cpu++)
-		if (p->sample_fds[cpu] > 0)
+		if (p->sample_fds[cpu] >= 0)
 			close(p->sample_fds[cpu]);
 	free(p->sample_links);
 	free(p->sample_fds);
-	probex__destroy(p->skel);
+	for (int i = 0; i < PROG__TP_COUNT; i++)
+		if (p->tp_links[i] >= 0)
+			close(p->tp_links[i]);
+	bpfobj__close(&p->obj);
 	free(p);
 }
 
@@ -551,18 +436,17 @@ void probes__close_async(struct probes *p)
  * read while they load. */
 void probes__prog_syms(const struct probes *p, struct ksym_add **out, size_t *n)
 {
-	struct bpf_program *prog;
-	struct ksym_add *a = NULL;
-	size_t cnt = 0, cap = 0;
+	struct ksym_add *a = calloc(PROG__COUNT, sizeof(*a));
+	size_t cnt = 0;
 
-	*out = NULL;
+	*out = a;
 	*n = 0;
-	bpf_object__for_each_program(prog, p->skel->obj) {
+	for (int i = 0; a && i < PROG__COUNT; i++) {
 		struct bpf_prog_info info = { 0 };
 		__u32 len = sizeof(info), flen = 0;
 		__u64 addr = 0;
 		char *label;
-		int fd = bpf_program__fd(prog);
+		int fd = p->obj.progs[i];
 
 		info.nr_jited_ksyms = 1;
 		info.jited_ksyms = (__u64)(unsigned long)&addr;
@@ -570,25 +454,16 @@ void probes__prog_syms(const struct probes *p, struct ksym_add **out, size_t *n)
 		info.jited_func_lens = (__u64)(unsigned long)&flen;
 		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) || !addr || !flen)
 			continue;
-		if (cnt == cap) {
-			struct ksym_add *na = realloc(a, (cap = cap ? cap * 2 : 32) * sizeof(*a));
-
-			if (!na)
-				break;
-			a = na;
-		}
 		if (asprintf(&label, "bpf_prog_%02x%02x%02x%02x%02x%02x%02x%02x_%s", info.tag[0],
 			     info.tag[1], info.tag[2], info.tag[3], info.tag[4], info.tag[5],
-			     info.tag[6], info.tag[7], bpf_program__name(prog)) < 0)
+			     info.tag[6], info.tag[7], bpfobj__prog_names[i]) < 0)
 			break;
 		a[cnt++] = (struct ksym_add){ .addr = addr, .len = flen, .label = label, .module = "bpf" };
 	}
-	*out = a;
 	*n = cnt;
 }
 
 struct ksyms *probes__ksyms(const struct probes *p)
 {
-	return kresolve__ksyms(bpf_program__fd(p->skel->progs.ksym_lookup),
-			       bpf_map__fd(p->skel->maps.ksym_buf));
+	return kresolve__ksyms(p->obj.progs[PROG_ksym_lookup], p->obj.maps[MAP_ksym_buf]);
 }

@@ -39,3 +39,8 @@ bool test_hooks__kallsyms(void)
 {
 	return getenv("PROBEX_TEST_KALLSYMS") != NULL;
 }
+
+bool test_hooks__libbpf_loader(void)
+{
+	return getenv("PROBEX_TEST_LIBBPF_LOADER") != NULL;
+}
