@@ -4,9 +4,11 @@
 
 #include "common/bigmem.h"
 
+#define BIGMEM_BUF_FIRST ((size_t)64 << 10)
+
 int bigmem_buf__reserve(struct bigmem_buf *b, size_t size)
 {
-	size_t cap = b->cap ? b->cap : BIGMEM_HUGE;
+	size_t cap = b->cap ? b->cap : BIGMEM_BUF_FIRST;
 	void *p;
 
 	if (size <= b->cap)
@@ -20,8 +22,11 @@ int bigmem_buf__reserve(struct bigmem_buf *b, size_t size)
 		p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return -ENOMEM;
-	/* Advisory: without THP support this fails and 4 KiB pages are used. */
-	madvise(p, cap, MADV_HUGEPAGE);
+	/* Advisory: without THP support this fails and 4 KiB pages are used.  A table that
+	 * stays small (the kernel symbols of a short trace's stacks) is not worth a huge
+	 * page; pages already touched stay small. */
+	if (cap > BIGMEM_HUGE)
+		madvise(p, cap, MADV_HUGEPAGE);
 	b->p = p;
 	b->cap = cap;
 	return 0;

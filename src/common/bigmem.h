@@ -1,12 +1,14 @@
 /* Large arrays (hundreds of MB of trace columns, multi-MB symbol tables) backed by
- * transparent huge pages where the kernel allows them, so filling them costs a few page
- * faults per 2 MiB instead of one per 4 KiB.  In a VM first-touch faults are expensive:
- * they dominated loading a 10M-row trace before this, and 8 MiB of 4 KiB pages cost
- * ~65 ms to touch against ~1-8 ms with huge pages.
+ * transparent huge pages where the kernel allows them, so filling them costs one page
+ * fault per 2 MiB instead of 512.  In a VM first-touch faults are expensive: they
+ * dominated loading a 10M-row trace before this.  On the test VM a 4 KiB fault costs
+ * ~11 us (2 MiB of them ~5.5 ms) and a huge page's 1.2-3.8 ms, for zeroing all of it
+ * however little is used: huge pages pay off for what is filled, and are a loss for a
+ * capacity of which a short trace touches a few KiB.
  *
  * Two forms of the one allocator: bigmem__alloc/grow give malloc-compatible blocks (free
  * with free()); struct bigmem_buf is a growable mapping that mremap moves without copying
- * (for tables that grow by doubling, e.g. kallsyms). */
+ * (for tables that grow by doubling, e.g. kallsyms), in huge pages once past 2 MiB. */
 #ifndef PROBEX_COMMON_BIGMEM_H
 #define PROBEX_COMMON_BIGMEM_H
 
@@ -29,6 +31,22 @@ static inline void *bigmem__alloc(size_t size)
 	p = aligned_alloc(BIGMEM_HUGE, rounded);
 	if (p)
 		madvise(p, rounded, MADV_HUGEPAGE);	/* a hint: failure is fine */
+	return p;
+}
+
+/* The same for a capacity that may stay mostly unused (a run buffer sized for the
+ * largest run): its first 2 MiB in 4 KiB pages, huge pages past them. */
+static inline void *bigmem__alloc_sparse(size_t size)
+{
+	size_t rounded;
+	void *p;
+
+	if (size <= BIGMEM_HUGE)
+		return malloc(size ? size : 1);
+	rounded = (size + BIGMEM_HUGE - 1) & ~(BIGMEM_HUGE - 1);
+	p = aligned_alloc(BIGMEM_HUGE, rounded);
+	if (p)
+		madvise((char *)p + BIGMEM_HUGE, rounded - BIGMEM_HUGE, MADV_HUGEPAGE);
 	return p;
 }
 

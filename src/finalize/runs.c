@@ -67,7 +67,7 @@ int runs__new(struct runs **rp, const char *spill_path, uint64_t run_rows)
 		r->run_rows = RUNS_MIN_ROWS;
 	r->path = strdup(spill_path);
 	/* Allocated, not touched: a small trace faults in only what it uses. */
-	r->cur = bigmem__alloc(r->run_rows * sizeof(*r->cur));
+	r->cur = bigmem__alloc_sparse(r->run_rows * sizeof(*r->cur));
 	if (!r->path || !r->cur) {
 		runs__free(r);
 		return -ENOMEM;
@@ -104,10 +104,41 @@ void runs__free(struct runs *r)
 	free(r);
 }
 
+#define SHORT_RUN_ROWS 65536
+
 /* LSD radix sort on ts, 16 bits a pass, skipping digits no key differs in (a trace spans
  * seconds: about 36 varying bits, 3 passes); stable, so equal times keep arrival order.
  * Already-sorted input costs one scan.  The sorted rows may end up in the scratch: the
  * two buffers then swap roles (*a is always the sorted one). */
+/* The same with 8-bit digits and a scratch of n rows, for runs too short to pay for
+ * 65 536 counters a pass and a scratch of a whole run (a short trace's only run). */
+static int sort_short(struct rowref *a, uint64_t n, uint64_t diff)
+{
+	struct rowref *src = a, *dst = malloc(n * sizeof(*a)), *scratch = dst, *t;
+	uint64_t count[256 + 1];
+
+	if (!dst)
+		return -ENOMEM;
+	for (int shift = 0; shift < 64; shift += 8) {
+		if (!((diff >> shift) & 0xff))
+			continue;
+		memset(count, 0, sizeof(count));
+		for (uint64_t i = 0; i < n; i++)
+			count[((src[i].ts >> shift) & 0xff) + 1]++;
+		for (int b = 0; b < 256; b++)
+			count[b + 1] += count[b];
+		for (uint64_t i = 0; i < n; i++)
+			dst[count[(src[i].ts >> shift) & 0xff]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+	free(scratch);
+	return 0;
+}
+
 static int sort_refs(struct rowref **a, struct rowref **tmp, uint64_t n, uint64_t cap)
 {
 	struct rowref *src = *a, *dst, *t;
@@ -120,6 +151,8 @@ static int sort_refs(struct rowref **a, struct rowref **tmp, uint64_t n, uint64_
 	}
 	if (sorted)
 		return 0;
+	if (n < SHORT_RUN_ROWS)
+		return sort_short(src, n, diff);
 	if (!*tmp && !(*tmp = bigmem__alloc(cap * sizeof(**tmp))))
 		return -ENOMEM;
 	count = malloc((65536 + 1) * sizeof(*count));

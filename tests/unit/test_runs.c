@@ -76,6 +76,7 @@ static void test_in_memory(void **state)
 	check_sort(0, 1000);
 	check_sort(1, 1000);
 	check_sort(1000, 1000);
+	check_sort(200000, 200000);	/* one run long enough for 16-bit digits */
 }
 
 static void test_spilled(void **state)
