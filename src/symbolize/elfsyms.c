@@ -7,20 +7,26 @@
 
 #include "symbolize/elfsyms.h"
 
+/* Also the cache's record (elfsyms__encode), with the name as an offset. */
 struct esym {
 	uint64_t value, size;
-	const char *name;
+	union {
+		const char *name;
+		uint64_t name_off;	/* in the cache's bytes: into their names */
+	};
 	uint32_t idx;		/* index in libdwfl's symbol numbering: scan order */
 	uint8_t bind;		/* dwfl's preference: global 3, weak 2, local 1, other 0 */
 	bool local_pass;	/* before first_global: only searched when no global fits */
 };
+
+_Static_assert(sizeof(struct esym) == 32, "struct esym is the cache's record as it is");
 
 struct elfsyms {
 	Dwfl_Module *mod;
 	struct esym *syms;	/* by value */
 	uint64_t *max_end;	/* max (value + size) of syms[0..i] */
 	size_t n;
-	char *names;		/* names' storage when decoded from the cache, else libdwfl's */
+	void *cache;		/* the cache bytes syms, max_end and names live in, if adopted */
 };
 
 /* Symbols that contain one address are few (a function and its aliases); more, or a
@@ -109,94 +115,86 @@ struct elfsyms *elfsyms__new(Dwfl_Module *mod)
 	return t;
 }
 
-/* Cache bytes: u64 count, then per symbol {u64 value, u64 size, u32 idx, u32 name length,
- * u8 bind, u8 local_pass}, then the names, each NUL-terminated, in table order. */
-#define ESYM_REC (8 + 8 + 4 + 4 + 1 + 1)
+/* Cache bytes: u64 count n, u64 names' length, n struct esym (name_off set, padding
+ * zero), n max_end, then the names, each NUL-terminated.  Read back in place: the arrays
+ * are used where they lie, so a table costs one read of the file and one pass over it. */
+#define CACHE_HDR 16
 
 int elfsyms__encode(const struct elfsyms *t, void **buf, size_t *len)
 {
-	size_t names = 0, off = 8;
-	uint64_t n = t->n;
+	size_t names = 0, arrays = CACHE_HDR + t->n * (sizeof(struct esym) + 8), off = 0;
+	uint64_t n = t->n, nlen;
 	char *b;
 
 	for (size_t i = 0; i < t->n; i++)
 		names += strlen(t->syms[i].name) + 1;
-	*len = 8 + t->n * ESYM_REC + names;
-	b = malloc(*len);
+	nlen = names;
+	*len = arrays + names;
+	b = calloc(1, *len);
 	if (!b)
 		return -ENOMEM;
 	memcpy(b, &n, 8);
-	for (size_t i = 0; i < t->n; i++, off += ESYM_REC) {
-		const struct esym *e = &t->syms[i];
-		uint32_t nl = (uint32_t)strlen(e->name);
-
-		memcpy(b + off, &e->value, 8);
-		memcpy(b + off + 8, &e->size, 8);
-		memcpy(b + off + 16, &e->idx, 4);
-		memcpy(b + off + 20, &nl, 4);
-		b[off + 24] = (char)e->bind;
-		b[off + 25] = e->local_pass;
-	}
+	memcpy(b + 8, &nlen, 8);
 	for (size_t i = 0; i < t->n; i++) {
-		size_t l = strlen(t->syms[i].name) + 1;
+		const struct esym *e = &t->syms[i];
+		size_t l = strlen(e->name) + 1;
+		struct esym r;
 
-		memcpy(b + off, t->syms[i].name, l);
+		memset(&r, 0, sizeof(r));
+		r.value = e->value;
+		r.size = e->size;
+		r.name_off = off;
+		r.idx = e->idx;
+		r.bind = e->bind;
+		r.local_pass = e->local_pass;
+		memcpy(b + CACHE_HDR + i * sizeof(r), &r, sizeof(r));
+		memcpy(b + arrays + off, e->name, l);
 		off += l;
 	}
+	memcpy(b + CACHE_HDR + t->n * sizeof(struct esym), t->max_end, t->n * 8);
 	*buf = b;
 	return 0;
 }
 
-static struct elfsyms *decode_fail(struct elfsyms *t)
+struct elfsyms *elfsyms__adopt(Dwfl_Module *mod, void *buf, size_t len)
 {
-	elfsyms__free(t);
-	return NULL;
-}
-
-struct elfsyms *elfsyms__decode(Dwfl_Module *mod, const void *buf, size_t len)
-{
-	const char *b = buf, *names;
 	struct elfsyms *t;
-	size_t off = 8, nlen;
-	uint64_t n;
+	struct esym *syms;
+	uint64_t n, nlen;
+	const char *names;
 
-	if (len < 8)
+	if (len < CACHE_HDR || (uintptr_t)buf % 8)
 		return NULL;
-	memcpy(&n, b, 8);
-	if (n > (len - 8) / ESYM_REC)
+	memcpy(&n, buf, 8);
+	memcpy(&nlen, (char *)buf + 8, 8);
+	if (n > (len - CACHE_HDR) / (sizeof(struct esym) + 8) ||
+	    nlen != len - CACHE_HDR - n * (sizeof(struct esym) + 8))
 		return NULL;
-	names = b + 8 + n * ESYM_REC;
-	nlen = len - 8 - n * ESYM_REC;
+	syms = (struct esym *)((char *)buf + CACHE_HDR);
+	names = (char *)buf + len - nlen;
+	/* A NUL at the end ends every name that starts inside. */
+	if (n && (!nlen || names[nlen - 1]))
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t local_pass;
+
+		/* Read as a byte: a bool holding anything but 0 or 1 is undefined. */
+		memcpy(&local_pass, &syms[i].local_pass, 1);
+		if (syms[i].name_off >= nlen || syms[i].bind > 3 || local_pass > 1)
+			return NULL;
+		syms[i].name = names + syms[i].name_off;
+		/* The order the table's search relies on. */
+		if (i && esym_cmp(&syms[i - 1], &syms[i]) >= 0)
+			return NULL;
+	}
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
 	t->mod = mod;
-	t->syms = malloc((n ? n : 1) * sizeof(*t->syms));
-	t->max_end = malloc((n ? n : 1) * sizeof(*t->max_end));
-	t->names = malloc(nlen ? nlen : 1);
-	if (!t->syms || !t->max_end || !t->names)
-		return decode_fail(t);
-	memcpy(t->names, names, nlen);
-	for (size_t i = 0, pos = 0; i < n; i++, off += ESYM_REC) {
-		struct esym *e = &t->syms[i];
-		uint32_t nl;
-
-		memcpy(&e->value, b + off, 8);
-		memcpy(&e->size, b + off + 8, 8);
-		memcpy(&e->idx, b + off + 16, 4);
-		memcpy(&nl, b + off + 20, 4);
-		e->bind = (uint8_t)b[off + 24];
-		e->local_pass = b[off + 25];
-		/* Every name inside the blob and terminated where its length says; the
-		 * order the table's search relies on. */
-		if (nl >= nlen - pos || t->names[pos + nl] || memchr(t->names + pos, 0, nl) ||
-		    (i && esym_cmp(&t->syms[i - 1], e) >= 0))
-			return decode_fail(t);
-		e->name = t->names + pos;
-		pos += nl + 1;
-		t->n++;
-	}
-	fill_max_end(t);
+	t->syms = syms;
+	t->max_end = (uint64_t *)(syms + n);
+	t->n = n;
+	t->cache = buf;
 	return t;
 }
 
@@ -204,9 +202,12 @@ void elfsyms__free(struct elfsyms *t)
 {
 	if (!t)
 		return;
-	free(t->syms);
-	free(t->max_end);
-	free(t->names);
+	if (t->cache) {
+		free(t->cache);
+	} else {
+		free(t->syms);
+		free(t->max_end);
+	}
 	free(t);
 }
 

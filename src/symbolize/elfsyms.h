@@ -27,9 +27,10 @@ size_t elfsyms__count(const struct elfsyms *t);
 
 /* The table as bytes for the on-disk cache (symcache.c): a malloc'd buffer in *buf. */
 int elfsyms__encode(const struct elfsyms *t, void **buf, size_t *len);
-/* A table from elfsyms__encode's bytes, for mod (the object they were made from: its
- * rare ambiguous addresses still go to libdwfl).  NULL when buf is malformed or out of
- * memory; the bytes are copied. */
-struct elfsyms *elfsyms__decode(Dwfl_Module *mod, const void *buf, size_t len);
+/* A table over elfsyms__encode's bytes, for mod (the object they were made from: its
+ * rare ambiguous addresses still go to libdwfl).  On success the table owns buf (malloc'd,
+ * 8-byte aligned: the arrays are used where they lie) and frees it; NULL when buf is
+ * malformed (then it stays the caller's) or out of memory. */
+struct elfsyms *elfsyms__adopt(Dwfl_Module *mod, void *buf, size_t len);
 
 #endif

@@ -31,7 +31,7 @@ struct symcache_hdr {
 };
 
 #define SYMCACHE_MAGIC "PRBXSYM\n"
-#define SYMCACHE_VERSION 1
+#define SYMCACHE_VERSION 2	/* 2: arrays read back in place (elfsyms__adopt) */
 #define SYMCACHE_MAX_ENTRY (1ull << 30)
 
 static struct {
@@ -198,13 +198,14 @@ static uint32_t entry_crc(const char *prov, size_t plen, const void *payload, si
 	return (uint32_t)crc32(c, payload, (uInt)len);
 }
 
-/* The cached table, or NULL (missing, stale, or damaged: counted in corrupt). */
+/* The cached table, or NULL (missing, stale, or damaged: counted in corrupt).  The
+ * payload is read into a buffer of its own, which the table then keeps (elfsyms__adopt). */
 static struct elfsyms *load(Dwfl_Module *mod, const char *path, const char *prov)
 {
 	struct symcache_hdr h;
 	struct elfsyms *t = NULL;
 	size_t plen = strlen(prov);
-	char *body = NULL;
+	char *body = NULL, *payload = NULL;
 	struct stat st;
 	/* Not through a symlink: under sudo the directory is the user's, we are root. */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -212,21 +213,26 @@ static struct elfsyms *load(Dwfl_Module *mod, const char *path, const char *prov
 	if (fd < 0)
 		return NULL;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || pread(fd, &h, sizeof(h), 0) != sizeof(h) ||
-	    memcmp(h.magic, SYMCACHE_MAGIC, 8) || h.version != SYMCACHE_VERSION ||
-	    h.payload_len > SYMCACHE_MAX_ENTRY || h.prov_len > 4 * PATH_MAX ||
+	    memcmp(h.magic, SYMCACHE_MAGIC, 8))
+		goto bad;
+	if (h.version != SYMCACHE_VERSION)
+		goto done;	/* another layout: rebuilt, not an error */
+	if (h.payload_len > SYMCACHE_MAX_ENTRY || h.prov_len > 4 * PATH_MAX ||
 	    (uint64_t)st.st_size != sizeof(h) + h.prov_len + h.payload_len)
 		goto bad;
-	body = malloc(h.prov_len + h.payload_len + 1);
-	if (!body || pread(fd, body, h.prov_len + h.payload_len, sizeof(h)) !=
-			     (ssize_t)(h.prov_len + h.payload_len))
+	body = malloc(h.prov_len + 1);
+	payload = malloc(h.payload_len ? h.payload_len : 1);
+	if (!body || !payload || pread(fd, body, h.prov_len, sizeof(h)) != (ssize_t)h.prov_len ||
+	    pread(fd, payload, h.payload_len, sizeof(h) + h.prov_len) != (ssize_t)h.payload_len)
 		goto bad;
-	if (entry_crc(body, h.prov_len, body + h.prov_len, h.payload_len) != h.crc)
+	if (entry_crc(body, h.prov_len, payload, h.payload_len) != h.crc)
 		goto bad;
 	if (h.prov_len != plen || memcmp(body, prov, plen))
 		goto done;	/* made from other files: rebuilt, not an error */
-	t = elfsyms__decode(mod, body + h.prov_len, h.payload_len);
+	t = elfsyms__adopt(mod, payload, h.payload_len);
 	if (!t)
 		goto bad;
+	payload = NULL;		/* the table's now */
 	/* Recently used: the eviction below goes by mtime. */
 	futimens(fd, NULL);
 	goto done;
@@ -234,6 +240,7 @@ bad:
 	sc.st.corrupt++;
 done:
 	free(body);
+	free(payload);
 	close(fd);
 	return t;
 }
