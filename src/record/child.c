@@ -91,7 +91,7 @@ static void child_run(int report_fd, char *const argv[], const struct priv_targe
 int child__spawn(struct child *c, char *const argv[], const struct priv_target *priv,
 		 const sigset_t *child_mask)
 {
-	int fds[2], st;
+	int fds[2];
 	pid_t pid, self = getpid();
 
 	c->pid = -1;
@@ -107,19 +107,28 @@ int child__spawn(struct child *c, char *const argv[], const struct priv_target *
 	close(fds[1]);
 	c->pid = pid;
 	c->report_fd = fds[0];
-	while (waitpid(pid, &st, WUNTRACED) < 0) {
+	return 0;
+}
+
+int child__wait_stopped(struct child *c, const struct priv_target *priv)
+{
+	int st;
+
+	while (waitpid(c->pid, &st, WUNTRACED) < 0) {
 		if (errno != EINTR)
 			return -errno;
 	}
 	if (!WIFSTOPPED(st)) {
 		struct child_failure f;
 
-		c->pid = -1;
+		c->pid = -1;	/* reaped */
 		if (read(c->report_fd, &f, sizeof(f)) == sizeof(f) && f.stage == 1)
 			log__error("cannot become uid %u before running the command: %s", priv->uid,
 				   strerror(f.err));
 		else
 			log__error("the command's process ended before it could be traced (status 0x%x)", st);
+		close(c->report_fd);
+		c->report_fd = -1;
 		return -ECHILD;
 	}
 	return 0;

@@ -25,9 +25,12 @@ void child__save_caller(void);
 
 /* Fork; in the child restore what child__save_caller saw and the signal mask
  * `child_mask`, become the invoking user (when priv->valid), stop, then exec argv[0]
- * from PATH.  Returns once the child is stopped. */
+ * from PATH once resumed.  Returns at once: the child stops on its own, and dies with
+ * probex until it is resumed. */
 int child__spawn(struct child *c, char *const argv[], const struct priv_target *priv,
 		 const sigset_t *child_mask);
+/* Wait until the child is stopped.  0, or -ECHILD (printed) when it ended instead. */
+int child__wait_stopped(struct child *c, const struct priv_target *priv);
 
 /* SIGCONT, then wait for the exec outcome.  Returns 0 when the command runs, or the
  * failure (printed) as a positive exit status: 127 exec failed, 126 privilege drop failed. */

@@ -238,13 +238,13 @@ static int session__arm(struct session *s, const sigset_t *mask)
 /* Fork the command stopped, start the consumer, trace it, resume it.  Returns 0 when the
  * command runs, a positive exit status when it could not (exec failed), else -errno. */
 static int session__start_command(struct session *s, struct child *child, const struct priv_target *priv,
-				  const sigset_t *orig, struct record_result *res)
+				  struct record_result *res)
 {
 	const struct record_opts *o = s->opts;
 	struct signalfd_siginfo si;
 	int err, rc;
 
-	err = child__spawn(child, o->cmd, priv, orig);
+	err = child__wait_stopped(child, priv);
 	if (err)
 		return err;
 	if (test_hooks__die_after_spawn())
@@ -452,6 +452,13 @@ int record__run(const struct record_opts *o, const struct priv_target *priv, str
 	memset(res, 0, sizeof(*res));
 	res->status = 1;
 	block_signals(&mask, &orig);
+	/* The command's process is forked first, beside the BPF load and while probex is
+	 * small: a fork copies the page tables, and the command's exec tears them down. */
+	if (!attached(o)) {
+		err = child__spawn(&child, o->cmd, priv, o->child_mask ? o->child_mask : &orig);
+		if (err)
+			goto cleanup;
+	}
 	err = session__arm(&s, &mask);
 	if (!err && attached(o)) {
 		err = session__attach(&s);
@@ -466,9 +473,11 @@ int record__run(const struct record_opts *o, const struct priv_target *priv, str
 	}
 	if (!err)
 		err = tree__init(&tree);
-	if (err)
+	if (err) {
+		child__kill(&child);	/* still stopped (or stopping) before its exec */
 		goto cleanup;
-	rc = session__start_command(&s, &child, priv, o->child_mask ? o->child_mask : &orig, res);
+	}
+	rc = session__start_command(&s, &child, priv, res);
 	if (rc < 0) {
 		err = rc;
 		goto cleanup;
