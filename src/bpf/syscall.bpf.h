@@ -94,18 +94,21 @@ static __always_inline __u64 iov_bytes(const struct probex_iovec *iov, __u64 n)
 	return sum;
 }
 
+/* One iov_bytes for both kinds: the verifier walks each copy of its loop, once per
+ * iteration. */
 static __always_inline __u64 sys_bytes(__u8 f, const __u64 *args)
 {
+	const struct probex_iovec *iov = (const struct probex_iovec *)args[1];
 	struct probex_user_msghdr m;
+	__u64 n = args[2];
 
-	if (f & SYSF_IOV)
-		return iov_bytes((const struct probex_iovec *)args[1], args[2]);
-	if (f & SYSF_MSG) {
-		if (bpf_probe_read_user(&m, sizeof(m), (void *)args[1]))
+	if (!(f & SYSF_IOV)) {
+		if (!(f & SYSF_MSG) || bpf_probe_read_user(&m, sizeof(m), (void *)args[1]))
 			return SYS_BYTES_UNKNOWN;
-		return iov_bytes((const struct probex_iovec *)m.msg_iov, m.msg_iovlen);
+		iov = (const struct probex_iovec *)m.msg_iov;
+		n = m.msg_iovlen;
 	}
-	return SYS_BYTES_UNKNOWN;
+	return iov_bytes(iov, n);
 }
 
 /* regs: the task's saved user registers, which hold the syscall's arguments from entry
