@@ -26,9 +26,12 @@ int colbuf__init(struct colbuf *c, const struct pq_column_def *defs, int ncols, 
 	c->data = calloc(ncols, sizeof(*c->data));
 	if (!c->vals || !c->valid || !c->data)
 		goto nomem;
+	/* Values are not cleared: only valid ones are ever read, and every row sets its
+	 * required columns.  Clearing them cost as much as filling them (a short trace's
+	 * row group is mostly nulls, whose pages need never be touched). */
 	for (int i = 0; i < ncols; i++) {
-		c->vals[i] = calloc(cap, type_size(defs[i].type));
-		c->valid[i] = calloc(cap, 1);
+		c->vals[i] = malloc((size_t)(cap ? cap : 1) * type_size(defs[i].type));
+		c->valid[i] = calloc(cap ? cap : 1, 1);
 		if (!c->vals[i] || !c->valid[i])
 			goto nomem;
 	}
