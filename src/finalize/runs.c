@@ -104,45 +104,44 @@ void runs__free(struct runs *r)
 	free(r);
 }
 
+/* Runs shorter than this are sorted with 8-bit digits and a scratch of their own size:
+ * 65 536 counters a pass and a scratch of a whole run cost more than they save there
+ * (a short trace's only run). */
 #define SHORT_RUN_ROWS 65536
 
-/* LSD radix sort on ts, 16 bits a pass, skipping digits no key differs in (a trace spans
- * seconds: about 36 varying bits, 3 passes); stable, so equal times keep arrival order.
- * Already-sorted input costs one scan.  The sorted rows may end up in the scratch: the
- * two buffers then swap roles (*a is always the sorted one). */
-/* The same with 8-bit digits and a scratch of n rows, for runs too short to pay for
- * 65 536 counters a pass and a scratch of a whole run (a short trace's only run). */
-static int sort_short(struct rowref *a, uint64_t n, uint64_t diff)
+/* LSD radix sort on ts, `bits` bits a pass, skipping digits no key differs in (a trace
+ * spans seconds: about 36 varying bits); stable, so equal times keep arrival order.
+ * count holds 2^bits + 1 counters.  Returns the buffer the sorted rows ended in. */
+static struct rowref *radix(struct rowref *src, struct rowref *dst, uint64_t n, uint64_t diff,
+			    int bits, uint64_t *count)
 {
-	struct rowref *src = a, *dst = malloc(n * sizeof(*a)), *scratch = dst, *t;
-	uint64_t count[256 + 1];
+	uint64_t mask = (1ull << bits) - 1;
+	struct rowref *t;
 
-	if (!dst)
-		return -ENOMEM;
-	for (int shift = 0; shift < 64; shift += 8) {
-		if (!((diff >> shift) & 0xff))
+	for (int shift = 0; shift < 64; shift += bits) {
+		if (!((diff >> shift) & mask))
 			continue;
-		memset(count, 0, sizeof(count));
+		memset(count, 0, (mask + 2) * sizeof(*count));
 		for (uint64_t i = 0; i < n; i++)
-			count[((src[i].ts >> shift) & 0xff) + 1]++;
-		for (int b = 0; b < 256; b++)
+			count[((src[i].ts >> shift) & mask) + 1]++;
+		for (uint64_t b = 0; b <= mask; b++)
 			count[b + 1] += count[b];
 		for (uint64_t i = 0; i < n; i++)
-			dst[count[(src[i].ts >> shift) & 0xff]++] = src[i];
+			dst[count[(src[i].ts >> shift) & mask]++] = src[i];
 		t = src;
 		src = dst;
 		dst = t;
 	}
-	if (src != a)
-		memcpy(a, src, n * sizeof(*a));
-	free(scratch);
-	return 0;
+	return src;
 }
 
+/* Sorts (*a)[0..n).  Already-sorted input costs one scan.  Long runs may end up sorted
+ * in the scratch *tmp (of cap rows): the two buffers then swap roles (*a is always the
+ * sorted one). */
 static int sort_refs(struct rowref **a, struct rowref **tmp, uint64_t n, uint64_t cap)
 {
-	struct rowref *src = *a, *dst, *t;
-	uint64_t diff = 0, *count;
+	struct rowref *src = *a, *sorted_in;
+	uint64_t diff = 0, small[256 + 1], *count;
 	bool sorted = true;
 
 	for (uint64_t i = 1; i < n; i++) {
@@ -151,31 +150,26 @@ static int sort_refs(struct rowref **a, struct rowref **tmp, uint64_t n, uint64_
 	}
 	if (sorted)
 		return 0;
-	if (n < SHORT_RUN_ROWS)
-		return sort_short(src, n, diff);
+	if (n < SHORT_RUN_ROWS) {
+		struct rowref *scratch = malloc(n * sizeof(*scratch));
+
+		if (!scratch)
+			return -ENOMEM;
+		sorted_in = radix(src, scratch, n, diff, 8, small);
+		if (sorted_in != src)
+			memcpy(src, sorted_in, n * sizeof(*src));
+		free(scratch);
+		return 0;
+	}
 	if (!*tmp && !(*tmp = bigmem__alloc(cap * sizeof(**tmp))))
 		return -ENOMEM;
 	count = malloc((65536 + 1) * sizeof(*count));
 	if (!count)
 		return -ENOMEM;
-	dst = *tmp;
-	for (int shift = 0; shift < 64; shift += 16) {
-		if (!((diff >> shift) & 0xffff))
-			continue;
-		memset(count, 0, (65536 + 1) * sizeof(*count));
-		for (uint64_t i = 0; i < n; i++)
-			count[((src[i].ts >> shift) & 0xffff) + 1]++;
-		for (int b = 0; b < 65536; b++)
-			count[b + 1] += count[b];
-		for (uint64_t i = 0; i < n; i++)
-			dst[count[(src[i].ts >> shift) & 0xffff]++] = src[i];
-		t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != *a) {
+	sorted_in = radix(src, *tmp, n, diff, 16, count);
+	if (sorted_in != *a) {
 		*tmp = *a;
-		*a = src;
+		*a = sorted_in;
 	}
 	free(count);
 	return 0;
