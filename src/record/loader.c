@@ -210,7 +210,7 @@ int bpfobj__load(struct bpfobj *b, const struct probes_opts *o)
 	for (int i = 0; i < MAP__COUNT; i++)
 		b->maps[i] = -1;
 	if (test_hooks__libbpf_loader()) {
-		log__debug("probes: PROBEX_TEST_LIBBPF_LOADER: loading with libbpf");
+		log__debug("probes: loading with libbpf (test hook)");
 		return load_libbpf(b, o);
 	}
 	err = load_light(b, o);
