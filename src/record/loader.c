@@ -14,6 +14,13 @@
 #include "probex_light.lskel.h"
 #include "record/loader.h"
 
+/* A program added to src/bpf without a line in record/progs.h would load but never be
+ * attached: both skeletons must hold exactly the programs listed there. */
+_Static_assert(sizeof(((struct probex *)0)->progs) / sizeof(struct bpf_program *) == PROG__COUNT,
+	       "record/progs.h does not list every program of probex.bpf.c");
+_Static_assert(sizeof(((struct probex_light *)0)->progs) / sizeof(struct bpf_prog_desc) == PROG__COUNT,
+	       "record/progs.h does not list every program of probex.bpf.c");
+
 #define PROBEX__NAME(name, ...) #name,
 const char *const bpfobj__prog_names[PROG__COUNT] = {
 	PROBEX_TP_PROGS(PROBEX__NAME)
