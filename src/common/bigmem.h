@@ -20,34 +20,32 @@
 
 #define BIGMEM_HUGE ((size_t)2 << 20)
 
-static inline void *bigmem__alloc(size_t size)
+/* size bytes whose first `small` bytes keep 4 KiB pages and the rest take huge pages
+ * (a block below 1 MiB, or within `small`, is plain malloc). */
+static inline void *bigmem__alloc_huge_after(size_t size, size_t small)
 {
 	size_t rounded;
 	void *p;
 
-	if (size < BIGMEM_HUGE / 2)
+	if (size < BIGMEM_HUGE / 2 || size <= small)
 		return malloc(size ? size : 1);
 	rounded = (size + BIGMEM_HUGE - 1) & ~(BIGMEM_HUGE - 1);
 	p = aligned_alloc(BIGMEM_HUGE, rounded);
 	if (p)
-		madvise(p, rounded, MADV_HUGEPAGE);	/* a hint: failure is fine */
+		madvise((char *)p + small, rounded - small, MADV_HUGEPAGE);	/* a hint: failure is fine */
 	return p;
+}
+
+static inline void *bigmem__alloc(size_t size)
+{
+	return bigmem__alloc_huge_after(size, 0);
 }
 
 /* The same for a capacity that may stay mostly unused (a run buffer sized for the
  * largest run): its first 2 MiB in 4 KiB pages, huge pages past them. */
 static inline void *bigmem__alloc_sparse(size_t size)
 {
-	size_t rounded;
-	void *p;
-
-	if (size <= BIGMEM_HUGE)
-		return malloc(size ? size : 1);
-	rounded = (size + BIGMEM_HUGE - 1) & ~(BIGMEM_HUGE - 1);
-	p = aligned_alloc(BIGMEM_HUGE, rounded);
-	if (p)
-		madvise((char *)p + BIGMEM_HUGE, rounded - BIGMEM_HUGE, MADV_HUGEPAGE);
-	return p;
+	return bigmem__alloc_huge_after(size, BIGMEM_HUGE);
 }
 
 /* Grow an array allocated with bigmem__alloc (contents up to `used` bytes kept). */

@@ -235,8 +235,9 @@ static int session__arm(struct session *s, const sigset_t *mask)
 	return 0;
 }
 
-/* Fork the command stopped, start the consumer, trace it, resume it.  Returns 0 when the
- * command runs, a positive exit status when it could not (exec failed), else -errno. */
+/* Wait for the command's process (forked by record__run) to stop, start the consumer,
+ * trace it, resume it.  Returns 0 when the command runs, a positive exit status when it
+ * could not (exec failed), else -errno. */
 static int session__start_command(struct session *s, struct child *child, const struct priv_target *priv,
 				  struct record_result *res)
 {
