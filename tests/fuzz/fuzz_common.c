@@ -115,6 +115,22 @@ const char *fz__capture_end(void)
 	return cap_buf ? cap_buf : "";
 }
 
+size_t fz__addresses(const uint8_t *data, size_t size, uint64_t out[FZ_ADDRS_MAX])
+{
+	size_t n = 0;
+
+	out[n++] = 0;
+	out[n++] = UINT64_MAX;
+	for (size_t i = 0; i + 8 <= size && i < 64 * 8; i += 8) {
+		uint64_t a;
+
+		memcpy(&a, data + i, 8);
+		out[n++] = a;
+		out[n++] = a & 0xffffffffull;
+	}
+	return n;
+}
+
 unsigned int fz__count_lines(const char *s, const char *needle)
 {
 	unsigned int n = 0;

@@ -52,6 +52,11 @@ void fz__unload(struct viewer_state *st);
 int fz__request(struct viewer_state *st, const char *name, const char *query, size_t qlen,
 		char **body, size_t *len, const char **param);
 
+/* Addresses to look up, taken from an input: 0 and UINT64_MAX, then each of its first 64
+ * aligned 8-byte words followed by that word's low 32 bits.  Returns how many. */
+#define FZ_ADDRS_MAX (2 + 2 * 64)
+size_t fz__addresses(const uint8_t *data, size_t size, uint64_t out[FZ_ADDRS_MAX]);
+
 /* Strict RFC 8259 JSON with valid UTF-8 throughout: true when s[0..n) is one value. */
 bool fz__json_valid(const char *s, size_t n);
 

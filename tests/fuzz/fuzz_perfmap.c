@@ -28,23 +28,17 @@ static void check(struct perfmap *pm, uint64_t addr)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct perfmap *pm = perfmap__new();
-	size_t half = size / 2;
-	uint64_t entries, bad;
+	size_t half = size / 2, addrs_n;
+	uint64_t addrs[FZ_ADDRS_MAX], entries, bad;
 
 	if (!pm)
 		return 0;
 	perfmap__add(pm, (const char *)data, half);
 	perfmap__add(pm, (const char *)data + half, size - half);
 	perfmap__counts(pm, &entries, &bad);
-	check(pm, 0);
-	check(pm, UINT64_MAX);
-	for (size_t i = 0; i + 8 <= size && i < 64 * 8; i += 8) {
-		uint64_t a;
-
-		memcpy(&a, data + i, 8);
-		check(pm, a);
-		check(pm, a & 0xffffffffull);
-	}
+	addrs_n = fz__addresses(data, size, addrs);
+	for (size_t i = 0; i < addrs_n; i++)
+		check(pm, addrs[i]);
 	perfmap__free(pm);
 	return 0;
 }
