@@ -89,7 +89,8 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 # probex itself loads DuckDB and libmicrohttpd on their first call (scripts/gen-lazylib.sh):
 # a recording uses neither, and loading them costs ~25 ms before the traced command starts.
 # Test programs link them as usual.
-MHD_SO    := $(shell $(CC) -print-file-name=libmicrohttpd.so)
+# Resolved when the recipe runs: on a fresh machine the library arrives with deps.sh.
+MHD_SO     = $$($(CC) -print-file-name=libmicrohttpd.so)
 LAZY_OBJS := $(BUILD)/obj/gen/lazy_duckdb.o $(BUILD)/obj/gen/lazy_mhd.o
 LAZY_LIBS := $(filter-out -lduckdb -lmicrohttpd,$(LDLIBS))
 

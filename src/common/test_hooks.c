@@ -40,3 +40,8 @@ bool test_hooks__libbpf_loader(void)
 {
 	return false;
 }
+
+int test_hooks__startup_delay_ms(void)
+{
+	return 0;
+}

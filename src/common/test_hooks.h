@@ -38,4 +38,9 @@ bool test_hooks__kallsyms(void);
  * check that fallback).  PROBEX_TEST_LIBBPF_LOADER. */
 bool test_hooks__libbpf_loader(void);
 
+/* Milliseconds probex waits after arming the command's tracing, before it resumes the
+ * command (a wide window for stop requests at start-up, however fast the load is).
+ * PROBEX_TEST_STARTUP_DELAY_MS. */
+int test_hooks__startup_delay_ms(void);
+
 #endif

@@ -269,6 +269,8 @@ static int session__start_command(struct session *s, struct child *child, const 
 		child__kill(child);
 		return err;
 	}
+	if (test_hooks__startup_delay_ms() > 0)
+		usleep((useconds_t)test_hooks__startup_delay_ms() * 1000);
 	/* A stop request during set-up: the command never runs. */
 	if (read(s->sfd, &si, sizeof(si)) == sizeof(si) && si.ssi_signo != SIGCHLD) {
 		log__info("received %s before the command started", strsignal((int)si.ssi_signo));

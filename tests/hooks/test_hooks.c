@@ -44,3 +44,10 @@ bool test_hooks__libbpf_loader(void)
 {
 	return getenv("PROBEX_TEST_LIBBPF_LOADER") != NULL;
 }
+
+int test_hooks__startup_delay_ms(void)
+{
+	const char *v = getenv("PROBEX_TEST_STARTUP_DELAY_MS");
+
+	return v ? atoi(v) : 0;
+}
