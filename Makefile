@@ -25,7 +25,12 @@ CFLAGS    += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -fno-omit-fr
 # DuckDB next to the build (build/deps/duckdb) or, installed, in $(PREFIX)/lib/probex.
 LDFLAGS   += $(SAN) -L$(DUCKDB_DIR) -Wl,-rpath,'$$ORIGIN/deps/duckdb' \
 	     -Wl,-rpath,$(abspath $(DUCKDB_DIR)) -Wl,-rpath,'$$ORIGIN/../lib/probex'
-LDLIBS    += -l:libbpf.a -Wl,--wrap=btf__load_vmlinux_btf -lelf -lz -lzstd -ldw -liberty -lmicrohttpd -lduckdb -ledit -lprotobuf-c -lpthread -lm
+# elfutils, the compressors it reads with, libedit and protobuf-c are linked in: mapping
+# and relocating eleven shared objects at every start cost ~3 ms before the traced
+# command could run (paired runs of `probex -- true`: 0.063 -> 0.060 s).
+STATIC_LIBS := -Wl,-Bstatic -ldw -lelf -lzstd -lz -llzma -lbz2 -ledit -ltinfo -lbsd -lmd \
+	       -lprotobuf-c -Wl,-Bdynamic
+LDLIBS    += -l:libbpf.a -Wl,--wrap=btf__load_vmlinux_btf $(STATIC_LIBS) -liberty -lmicrohttpd -lduckdb -lpthread -lm
 
 # Sources are discovered, so a new file in a stage folder needs no Makefile edit.
 SRCS      := $(sort $(filter-out src/bpf/%,$(wildcard src/*/*.c)))

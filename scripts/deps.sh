@@ -12,6 +12,8 @@ apt_pkgs=(
 	build-essential pkg-config clang llvm lld
 	libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev
 	libdw-dev libiberty-dev
+	# the static archives probex links (Makefile: STATIC_LIBS) beside libdw's and libedit's
+	liblzma-dev libbz2-dev libncurses-dev libbsd-dev libmd-dev
 	# names for frames in libc and ld.so (Debian strips them; libdw finds the debug
 	# files under /usr/lib/debug/.build-id): most frames of a short-lived process are there
 	libc6-dbg
