@@ -31,3 +31,14 @@ short=$(q "$out" "SELECT json_extract(decode(value), '\$.off_cpu_short_intervals
 echo "ok: short intervals counted = $short"
 "$PROBEX" -q -o "$TMP/m.parquet" --no-viewer --offcpu-min=1000000 -- "$FIXTURES/offcpu" 20 >/dev/null || fail "probex --offcpu-min exited $?"
 assert_eq "--offcpu-min=1s: no rows" "0" "$(q "$TMP/m.parquet" "SELECT count(*) FROM events WHERE event_type='off_cpu'")"
+
+# Wakeups by an interrupt that lands while a traced thread runs: the 1 ms sleeps of a
+# thread that shares CPU 0 with a spinning one end in the timer interrupt, on the
+# spinner's time.  The interrupt woke the sleeper, not the spinner.
+"$PROBEX" -q -o "$TMP/i.parquet" --no-viewer -- "$FIXTURES/offcpu_irq" 50 >"$TMP/stdout" || fail "probex exited $?"
+spinner=$(get spinner) sleeper=$(get sleeper)
+[ -n "$spinner" ] && [ -n "$sleeper" ] || fail "offcpu_irq printed no tids"
+sleeps="event_type='off_cpu' AND pid=$sleeper AND latency_ns BETWEEN 900000 AND 20000000"
+assert_ge "the sleeper's 1 ms sleeps" 45 "$(q "$TMP/i.parquet" "SELECT count(*) FROM events WHERE $sleeps")"
+assert_eq "sleeps ended by the timer, not the spinner it interrupted" 0 \
+	"$(q "$TMP/i.parquet" "SELECT count(*) FROM events WHERE $sleeps AND waker_pid <> 0")"
