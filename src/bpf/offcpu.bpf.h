@@ -69,7 +69,8 @@ static __always_inline void offcpu_in(struct task_struct *next, __u64 now)
  * exit was still missed counts for IRQ_STALE_NS only, not until the next interrupt of
  * its kind on that CPU (device interrupts can be rare on a CPU).  (The preempt count
  * would say all this directly, but reading a per-CPU kernel variable needs
- * CONFIG_KALLSYMS_ALL.) */
+ * CONFIG_KALLSYMS_ALL.  The stack the program runs on does not say it: an interrupt of
+ * user code runs on the interrupted task's stack, as a syscall does.) */
 #define IRQ_HARD	0
 #define IRQ_SOFT	1
 #define IRQ_HRTIMER	2
