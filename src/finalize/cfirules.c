@@ -113,6 +113,10 @@ static void object_close(struct object *o)
 
 struct cfirules *cfirules__new(void)
 {
+	/* libelf opens nothing before its version is set.  Left to whichever libdwfl session
+	 * began first, the objects opened before it had no CFI, and their samples went the
+	 * slow way (a libdwfl session per address space). */
+	elf_version(EV_CURRENT);
 	return calloc(1, sizeof(struct cfirules));
 }
 
@@ -240,22 +244,117 @@ static bool classify(const Dwarf_Op *ops, size_t nops, const Dwarf_Op *mem, uint
 	return true;
 }
 
+/* A value of a CFA expression: a constant, a register plus a constant, or the pc plus a
+ * constant (known at link time only up to the load bias, a multiple of the page size). */
+struct xval {
+	enum { XV_CONST, XV_REG, XV_PC } kind;
+	uint8_t reg;
+	uint64_t v;
+};
+
+#define XSTACK 8
+
+/* One binary operation of a CFA expression.  Constants combine freely; a register or the
+ * pc takes a constant added or subtracted; the pc's low bits (below the page size) are
+ * known, so `pc & mask` is a constant for a small mask.  False for anything else. */
+static bool xval_binop(uint8_t op, struct xval *a, const struct xval *b)
+{
+	if (a->kind == XV_CONST && b->kind == XV_CONST) {
+		switch (op) {
+		case DW_OP_and: a->v &= b->v; return true;
+		case DW_OP_plus: a->v += b->v; return true;
+		case DW_OP_minus: a->v -= b->v; return true;
+		case DW_OP_mul: a->v *= b->v; return true;
+		case DW_OP_shl: a->v = b->v < 64 ? a->v << b->v : 0; return true;
+		case DW_OP_shr: a->v = b->v < 64 ? a->v >> b->v : 0; return true;
+		case DW_OP_ge: a->v = (int64_t)a->v >= (int64_t)b->v; return true;
+		case DW_OP_gt: a->v = (int64_t)a->v > (int64_t)b->v; return true;
+		case DW_OP_le: a->v = (int64_t)a->v <= (int64_t)b->v; return true;
+		case DW_OP_lt: a->v = (int64_t)a->v < (int64_t)b->v; return true;
+		case DW_OP_eq: a->v = a->v == b->v; return true;
+		case DW_OP_ne: a->v = a->v != b->v; return true;
+		default: return false;
+		}
+	}
+	if (a->kind == XV_PC && b->kind == XV_CONST && op == DW_OP_and && b->v < 4096) {
+		*a = (struct xval){ XV_CONST, 0, a->v & b->v };
+		return true;
+	}
+	if (a->kind != XV_CONST && b->kind == XV_CONST && (op == DW_OP_plus || op == DW_OP_minus)) {
+		a->v = op == DW_OP_plus ? a->v + b->v : a->v - b->v;
+		return true;
+	}
+	if (a->kind == XV_CONST && b->kind != XV_CONST && op == DW_OP_plus) {
+		uint64_t c = a->v;
+
+		*a = *b;
+		a->v += c;
+		return true;
+	}
+	return false;
+}
+
+/* The CFA at link-time address rel as a register plus an offset, from libdw's operations
+ * for it: one DW_OP_bregx (DW_CFA_def_cfa), or an expression (DW_CFA_def_cfa_expression)
+ * that comes to one at this address.  The PLT's is the one ordinary code has: rsp + 8,
+ * plus 8 once its entry has pushed (rip & 15 >= 11); libdwfl's session per process was
+ * the price of a sample in a PLT stub. */
+static bool cfa_of(const Dwarf_Op *ops, size_t nops, uint64_t rel, uint8_t *reg, int64_t *off)
+{
+	struct xval st[XSTACK];
+	size_t sp = 0;
+
+	for (size_t i = 0; i < nops; i++) {
+		uint8_t a = ops[i].atom;
+
+		if (sp == XSTACK)
+			return false;
+		if (a >= DW_OP_lit0 && a <= DW_OP_lit31)
+			st[sp++] = (struct xval){ XV_CONST, 0, a - DW_OP_lit0 };
+		else if (a == DW_OP_const1u || a == DW_OP_const2u || a == DW_OP_const4u ||
+			 a == DW_OP_const8u || a == DW_OP_constu || a == DW_OP_const1s ||
+			 a == DW_OP_const2s || a == DW_OP_const4s || a == DW_OP_const8s ||
+			 a == DW_OP_consts)
+			st[sp++] = (struct xval){ XV_CONST, 0, ops[i].number };
+		else if ((a >= DW_OP_breg0 && a <= DW_OP_breg31) || a == DW_OP_bregx) {
+			uint64_t r = a == DW_OP_bregx ? ops[i].number : (uint64_t)(a - DW_OP_breg0);
+			uint64_t n = a == DW_OP_bregx ? ops[i].number2 : ops[i].number;
+
+			if (r == RA_REG)
+				st[sp++] = (struct xval){ XV_PC, 0, rel + n };
+			else if (r < UREG__COUNT)
+				st[sp++] = (struct xval){ XV_REG, (uint8_t)r, n };
+			else
+				return false;
+		} else if (a == DW_OP_plus_uconst && sp >= 1 && st[sp - 1].kind != XV_PC) {
+			st[sp - 1].v += ops[i].number;
+		} else if (sp >= 2 && xval_binop(a, &st[sp - 2], &st[sp - 1])) {
+			sp--;
+		} else {
+			return false;
+		}
+	}
+	if (sp != 1 || st[0].kind != XV_REG || (int64_t)st[0].v < INT32_MIN || (int64_t)st[0].v > INT32_MAX)
+		return false;
+	*reg = st[0].reg;
+	*off = (int64_t)st[0].v;
+	return true;
+}
+
 static bool rule_from(Dwarf_CFI *cfi, uint64_t rel, struct cfi_rule *r)
 {
 	Dwarf_Frame *fr;
 	Dwarf_Op mem[3], *ops;
 	size_t nops;
 	bool signal, ok = false;
+	int64_t cfa_off;
 
 	if (dwarf_cfi_addrframe(cfi, rel, &fr))
 		return false;
 	if (dwarf_frame_info(fr, NULL, NULL, &signal) != RA_REG || signal ||
-	    dwarf_frame_cfa(fr, &ops, &nops) || nops != 1 || ops[0].atom != DW_OP_bregx ||
-	    ops[0].number >= UREG__COUNT || (int64_t)ops[0].number2 < INT32_MIN ||
-	    (int64_t)ops[0].number2 > INT32_MAX)
+	    dwarf_frame_cfa(fr, &ops, &nops) || !cfa_of(ops, nops, rel, &r->cfa_reg, &cfa_off))
 		goto out;
-	r->cfa_reg = (uint8_t)ops[0].number;
-	r->cfa_off = (int32_t)(int64_t)ops[0].number2;
+	r->cfa_off = (int32_t)cfa_off;
 	for (int reg = 0; reg < UREG__COUNT; reg++)
 		if (dwarf_frame_register(fr, reg, mem, &ops, &nops) ||
 		    !classify(ops, nops, mem, &r->how[reg], &r->off[reg]))

@@ -3,9 +3,10 @@
  * sample and needs a session per process; a build's twenty cc1 processes unwind through
  * the same few thousand addresses of one binary.  A rule here says, for one address,
  * how to find the caller's registers — only the forms the x86-64 toolchains emit for
- * ordinary code (CFA = a register + offset; each register the same, undefined, saved at
- * CFA + n or equal to CFA + n).  Anything else (expressions, signal frames, objects
- * without .eh_frame) is no rule, and the caller unwinds that sample with libdwfl. */
+ * ordinary code (CFA = a register + offset, or an expression that comes to one at that
+ * address, as the PLT's does; each register the same, undefined, saved at CFA + n or
+ * equal to CFA + n).  Anything else (other expressions, signal frames, objects without
+ * .eh_frame) is no rule, and the caller unwinds that sample with libdwfl. */
 #ifndef PROBEX_FINALIZE_CFIRULES_H
 #define PROBEX_FINALIZE_CFIRULES_H
 

@@ -350,6 +350,15 @@ static bool apply_rule(struct sample *c, const struct cfi_rule *r, uint64_t regs
 	return true;
 }
 
+/* Whether addr lies at the entry point of m's object, where a process's first frame is
+ * (ld.so's _start has no FDE: libdwfl stops there too, and at_entry calls that whole). */
+static bool at_object_entry(struct unwinder *u, const struct mapping *m, uint64_t addr)
+{
+	struct cfi_object_info oi;
+
+	return cfirules__object(u->rules, m, &oi) && oi.entry && addr >= oi.entry && addr - oi.entry < 64;
+}
+
 /* Unwind the current sample with cached rules, as libdwfl would (same frames, same end);
  * WALK_BAIL as soon as a frame needs more than the rules give. */
 static enum walk_end fast_walk(struct unwinder *u, uint32_t space, uint64_t ts)
@@ -371,7 +380,11 @@ static enum walk_end fast_walk(struct unwinder *u, uint32_t space, uint64_t ts)
 		}
 		c->frames[c->n++] = regs[UREG_IP];
 		m = mapping_at(u, space, ts, look, m);
-		if (!m || !(r = cfirules__at(u->rules, m, look)) || !apply_rule(c, r, regs, &valid))
+		if (!m)
+			return WALK_BAIL;
+		if (!(r = cfirules__at(u->rules, m, look)))
+			return at_object_entry(u, m, look) ? WALK_END : WALK_BAIL;
+		if (!apply_rule(c, r, regs, &valid))
 			return WALK_BAIL;
 		if (!(valid >> UREG_IP & 1) || !regs[UREG_IP])
 			return WALK_END;
@@ -385,11 +398,8 @@ static bool fast_count_end(struct unwinder *u, uint32_t space, uint64_t ts, enum
 	struct sample *c = &u->cur;
 	uint64_t look = c->frames[c->n - 1] - (c->n > 1);
 	const struct mapping *m = addrspace__find(u->as, space, look, ts);
-	struct cfi_object_info oi;
 
-	if ((end == WALK_END && !c->read_miss) ||
-	    (!c->depth && m && cfirules__object(u->rules, m, &oi) && oi.entry && look >= oi.entry &&
-	     look - oi.entry < 64)) {
+	if ((end == WALK_END && !c->read_miss) || (!c->depth && m && at_object_entry(u, m, look))) {
 		u->st.whole++;
 		return true;
 	}
