@@ -15,6 +15,7 @@
 #include "finalize/unwind.h"
 #include "symbolize/addrspace.h"
 #include "symbolize/debugfile.h"
+#include "symbolize/strmap.h"
 
 /* Live libdwfl sessions at most: each maps and indexes every object of its process
  * (a fork-heavy trace has thousands of spaces); the least recently used goes first. */
@@ -143,7 +144,11 @@ static int load_bias(const char *path, const struct mapping *m, Dwarf_Addr *bias
 	return err;
 }
 
-static void report(Dwfl *dwfl, const struct mapping *m)
+/* Report the object mapped at m, once per file: a second mapping of a file at another
+ * bias (V8 maps part of node's text again, near its JIT code) cannot be a second
+ * module, and reporting it would fail as overlapping and take the first one down with
+ * it (libdwfl marks the module it collided with for removal). */
+static void report(Dwfl *dwfl, const struct mapping *m, struct strmap *files)
 {
 	char path[4200];
 	const char *base;
@@ -155,13 +160,14 @@ static void report(Dwfl *dwfl, const struct mapping *m)
 	snprintf(path, sizeof(path), "%s", m->path);
 	n = strlen(path);
 	if (n > 10 && !strcmp(path + n - 10, " (deleted)"))
-		path[n - 10] = 0;
-	if (load_bias(path, m, &bias))
+		path[n -= 10] = 0;
+	if (strmap__get(files, path, n, NULL) || load_bias(path, m, &bias))
 		return;
 	base = strrchr(path, '/') + 1;
 	/* Fails when it overlaps an object already reported (a later mapping of the same
 	 * range after a dlclose): that one's CFI is then used, or the walk ends. */
-	dwfl_report_elf(dwfl, base, path, -1, bias, true);
+	if (dwfl_report_elf(dwfl, base, path, -1, bias, true))
+		strmap__put(files, path, n, 0);
 }
 
 static void evict_lru(struct unwinder *u)
@@ -181,6 +187,7 @@ static void evict_lru(struct unwinder *u)
 
 static Dwfl *space_dwfl(struct unwinder *u, uint32_t space)
 {
+	struct strmap files = { 0 };
 	const struct mapping *maps;
 	struct space *s;
 	uint32_t n;
@@ -201,7 +208,8 @@ static Dwfl *space_dwfl(struct unwinder *u, uint32_t space)
 		return NULL;
 	dwfl_report_begin(dwfl);
 	for (uint32_t i = 0; i < n; i++)
-		report(dwfl, &maps[i]);
+		report(dwfl, &maps[i], &files);
+	strmap__free(&files);
 	if (dwfl_report_end(dwfl, NULL, NULL) || !dwfl_attach_state(dwfl, NULL, 1, &thread_cbs, u)) {
 		log__debug("unwind: address space %u: %s", space, dwfl_errmsg(-1));
 		dwfl_end(dwfl);

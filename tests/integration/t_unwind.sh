@@ -136,6 +136,20 @@ for cg in auto fp; do
 	assert_eq "$cg: malformed perf map lines counted" 1 "$(drop "$out" jit_map_lines_skipped)"
 done
 
+# A real JIT: node --perf-basic-prof.  V8 maps part of node's own text a second time,
+# near its JIT code; the stacks through both are whole, and JS functions are named.
+command -v node >/dev/null || fail "node is missing (scripts/deps.sh installs it)"
+out="$TMP/node.parquet"
+echo 'function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+let s = 0; const t0 = Date.now(); while (Date.now() - t0 < 1000) s += fib(20);' >"$TMP/fib.js"
+"$PROBEX" -q -o "$out" --no-viewer -- node --perf-basic-prof "$TMP/fib.js" || fail "probex (node) exited $?"
+total=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND process_name = 'node'")
+assert_ge "node samples" 500 "$total"
+assert_ge "node samples whole, not truncated (of $total)" "$((total * 90 / 100))" \
+	"$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND process_name = 'node' AND NOT list_contains(stack_trace, '[truncated]') AND list_contains(stack_trace, '_start')")"
+assert_ge "node samples in the JS function fib (of $total)" "$((total * 50 / 100))" \
+	"$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND process_name = 'node' AND len(list_filter(stack_trace, x -> x LIKE '%fib%')) > 0")"
+
 # Re-symbolization keeps the JIT names (the maps are gone; the names used are kept in the
 # symbol data) and the modules, row for row.
 "$PROBEX" resymbolize "$TMP/jit-auto.parquet" -o "$TMP/jit-r.parquet" || fail "resymbolize failed"
