@@ -252,7 +252,9 @@ static const char *kernel_name(struct labeler *l, uint64_t addr)
 }
 
 /* The leaf end of a kernel stack taken from a BPF program is the tracing machinery
- * itself; users want the stack of the traced code. */
+ * itself; users want the stack of the traced code.  It is a few frames deep. */
+#define TRACING_FRAMES_MAX 8
+
 static bool is_tracing_frame(const char *name)
 {
 	static const char *const prefixes[] = { "bpf_", "__bpf_", "__traceiter_", "perf_trace_",
@@ -292,12 +294,15 @@ int labeler__kernel(struct labeler *l, const struct stack_entry *e, struct strbu
 	 * stay addresses, as without symbols (the failure is the resolver's to report). */
 	if (l->ks)
 		ksyms__resolve(l->ks, e->frames, e->n);
-	while (skip < e->n) {
-		const char *name = kernel_name(l, e->frames[skip]);
+	/* Up to the last tracing frame before the traced code's first named one: a program
+	 * no longer loaded (a spool recovered later) is an address, not a name. */
+	for (uint32_t i = 0; i < e->n && i < TRACING_FRAMES_MAX; i++) {
+		const char *name = kernel_name(l, e->frames[i]);
 
-		if (!name || !is_tracing_frame(name))
+		if (name && !is_tracing_frame(name))
 			break;
-		skip++;
+		if (name)
+			skip = i + 1;
 	}
 	add_mark(out, mods, "[kernel]");
 	if (e->flags & REC_F_KSTACK_TRUNC)
