@@ -144,6 +144,9 @@ echo 'function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
 let s = 0; const t0 = Date.now(); while (Date.now() - t0 < 1000) s += fib(20);' >"$TMP/fib.js"
 # (From $TMP: node writes V8 logs to its working directory.)
 (cd "$TMP" && "$PROBEX" -q -o "$out" --no-viewer -- node --perf-basic-prof "$TMP/fib.js") || fail "probex (node) exited $?"
+for pid in $(q "$out" "SELECT DISTINCT tgid FROM events WHERE process_name = 'node'"); do
+	rm -f "/tmp/perf-$pid.map"	# node leaves its map behind
+done
 total=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND process_name = 'node'")
 assert_ge "node samples" 500 "$total"
 assert_ge "node samples whole, not truncated (of $total)" "$((total * 90 / 100))" \
