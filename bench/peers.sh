@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Peers on the same workloads, in the same run: each workload untraced, under probex and
 # under what a user of strace, perf or bpftrace reaches for to see the same thing,
-# alternating (untraced, probex, each tool, again), median of RUNS, wall time measured
-# from the outside.  A tool more than 10x slower than untraced runs once: its figure is
+# alternating (untraced, probex, each tool, again), wall time measured from the outside;
+# times are medians of RUNS, slowdowns the median of each run's ratio to the untraced run
+# of its round.  A tool more than 10x slower than untraced runs once: its figure is
 # far from every other and a second run would only add minutes.
 #
 # Prints a table and writes it to $BUILD/bench/peers.md.  Needs root (BPF, perf events).
@@ -87,8 +88,10 @@ for k in $ORDER; do
 			t=$(median <"$WORK/t$i")
 			n=$(grep -c . "$WORK/t$i")
 			sz=$(cat "$WORK/size$i" 2>/dev/null)
-			row=$(awk -v d="${DESC[$k]}" -v l="$label" -v u="$u" -v t="$t" -v n="$n" -v sz="${sz:--}" 'BEGIN {
-				printf "| %s | %s | %.3f | %.3f | %.2fx | %s | %d |", d, l, u, t, t / u, sz, n }')
+			# The median of each run's ratio to the untraced run of its round.
+			sl=$(paste "$WORK/t$i" <(head -n "$n" "$WORK/u") | awk '{ print $1 / $2 }' | median)
+			row=$(awk -v d="${DESC[$k]}" -v l="$label" -v u="$u" -v t="$t" -v n="$n" -v sz="${sz:--}" -v sl="$sl" 'BEGIN {
+				printf "| %s | %s | %.3f | %.3f | %.2fx | %s | %d |", d, l, u, t, sl, sz, n }')
 		fi
 		echo "$row" | tee -a "$OUT"
 	done

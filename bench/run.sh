@@ -81,6 +81,10 @@ for k in $ORDER; do
 		q "$out" "SELECT (max(ts_ns) FILTER (WHERE event_type='process_exit' AND pid=tgid AND tgid=(SELECT min(tgid) FROM events WHERE event_type='process_exec')) - min(ts_ns) FILTER (WHERE event_type='process_exec')) / 1e9 FROM events" >>"$WORK/run"
 	done
 	u=$(median <"$WORK/u"); t=$(median <"$WORK/t"); fin=$(median <"$WORK/fin"); runs=$(median <"$WORK/run")
+	# Ratios are medians of each run's ratio to the untraced run just before it: this VM's
+	# speed drifts over a workload's runs, and a pair shares its moment.
+	slow=$(paste "$WORK/t" "$WORK/u" | awk '{ print $1 / $2 }' | median)
+	runr=$(paste "$WORK/run" "$WORK/u" | awk '$1 > 0 { print $1 / $2 }' | median)
 	rows=$(q "$out" "SELECT count(*) FROM events")
 	drops=$(q "$out" "SELECT decode(value) FROM parquet_kv_metadata('$out') WHERE key='probex.drops'" |
 		grep -o '"\(ringbuf_[a-z_]*\|sideband_lost\)":[0-9]*' | awk -F: '{ s += $2 } END { print s + 0 }')
@@ -112,9 +116,9 @@ for k in $ORDER; do
 	fi
 	rss=$(sed -n 's/.*probex peak RSS \([0-9]*\) MiB.*/\1/p' "$WORK/err")
 	row=$(awk -v d="${DESC[$k]}" -v u="$u" -v t="$t" -v r="$runs" -v n="$rows" -v dr="$drops" -v s="$size" \
-		-v rs="$refsize" -v f="$fin" -v sm="$samples" -v m="$rss" 'BEGIN {
+		-v rs="$refsize" -v f="$fin" -v sm="$samples" -v m="$rss" -v sl="$slow" -v rr="${runr:-0}" 'BEGIN {
 		printf "| %s | %.3f | %.3f | %.2fx | %s | %d | %.0f | %d | %.1f | %.1f | %.3f | %s | %s |",
-			d, u, t, t / u, (r > 0 ? sprintf("%.2fx", r / u) : "-"), n, (r > 0 ? n / r : n / t), dr, s / (n ? n : 1),
+			d, u, t, sl, (rr > 0 ? sprintf("%.2fx", rr) : "-"), n, (r > 0 ? n / r : n / t), dr, s / (n ? n : 1),
 			rs / (n ? n : 1), f, sm, m }')
 	echo "$row" >>"$OUT"
 	echo "$row"
@@ -138,7 +142,8 @@ if [[ " $ORDER " == *" b_nofp "* ]] && command -v perf >/dev/null; then
 	row=$(awk -v u="$u" -v t="$t" -v n="$n" -v w="$whole" -v s="$size" 'BEGIN {
 		printf "| perf record --call-graph dwarf -F 1999, same workload | %d | %.1f%% | %.1f (perf.data) |", n, 100 * w / (n ? n : 1), s / (n ? n : 1) }')
 	echo "$row" >>"$STACKS"
-	echo "perf record --call-graph dwarf: untraced $u s, traced $t s ($(echo "scale=2; $t / $u" | bc)x)" | tee -a "$STACKS"
+	ratio=$(paste "$WORK/t" "$WORK/u" | awk '{ print $1 / $2 }' | median)
+	echo "perf record --call-graph dwarf: untraced $u s, traced $t s ($(printf %.2f "$ratio")x)" | tee -a "$STACKS"
 fi
 echo
 cat "$OUT"
