@@ -21,6 +21,8 @@ share=$((FUZZ_SECONDS / $#))
 # ones make each input ~3x faster while keeping use-after-free detection for our code.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=16:malloc_context_size=10:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# Leaks in the libraries we call, each explained in the file.
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$here/lsan.supp:print_suppressions=0}
 export PROBEX_FUZZ_TRACE=$FUZZ_BUILD/seeds/params.parquet
 mkdir -p "$FUZZ_BUILD/logs"
 status=0
