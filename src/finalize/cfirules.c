@@ -326,7 +326,7 @@ static bool cfa_of(const Dwarf_Op *ops, size_t nops, uint64_t rel, uint8_t *reg,
 				st[sp++] = (struct xval){ XV_REG, (uint8_t)r, n };
 			else
 				return false;
-		} else if (a == DW_OP_plus_uconst && sp >= 1 && st[sp - 1].kind != XV_PC) {
+		} else if (a == DW_OP_plus_uconst && sp >= 1) {
 			st[sp - 1].v += ops[i].number;
 		} else if (sp >= 2 && xval_binop(a, &st[sp - 2], &st[sp - 1])) {
 			sp--;

@@ -266,6 +266,9 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	return DWARF_CB_OK;
 }
 
+/* How far into an object's entry point (_start) a process's first frame lies. */
+#define ENTRY_SLACK 64
+
 /* Whether the outermost frame found is in the first bytes of its object's entry point:
  * _start, whose CFI (ld.so's, some toolchains') does not mark it outermost, so libdwfl
  * fails looking for its caller although the stack is whole.  leaf: pc is the sampled
@@ -281,7 +284,7 @@ static bool at_entry(Dwfl *dwfl, Dwarf_Addr pc, bool leaf)
 	elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
 	if (!elf || !gelf_getehdr(elf, &eh) || !eh.e_entry)
 		return false;
-	return look >= eh.e_entry + bias && look - (eh.e_entry + bias) < 64;
+	return look >= eh.e_entry + bias && look - (eh.e_entry + bias) < ENTRY_SLACK;
 }
 
 /* Which reason ended a walk short of the outermost frame; whether it is whole. */
@@ -364,7 +367,8 @@ static bool at_object_entry(struct unwinder *u, const struct mapping *m, uint64_
 {
 	struct cfi_object_info oi;
 
-	return cfirules__object(u->rules, m, &oi) && oi.entry && addr >= oi.entry && addr - oi.entry < 64;
+	return cfirules__object(u->rules, m, &oi) && oi.entry && addr >= oi.entry &&
+	       addr - oi.entry < ENTRY_SLACK;
 }
 
 /* Unwind the current sample with cached rules, as libdwfl would (same frames, same end);
