@@ -62,68 +62,30 @@ static __always_inline void offcpu_in(struct task_struct *next, __u64 now)
 	cnt_add(CNT_EVENTS, 1);
 }
 
-/* Per CPU, which kind of interrupt is running: a wakeup from a timer, a device or a
- * softirq is no task's doing, whatever task it interrupted.  Each kind (which never nests
- * in itself) keeps the time its handler was entered, 0 once it exited.  The exit programs
- * come first in this file, so they are attached before the entries; and an entry whose
- * exit was still missed counts for IRQ_STALE_NS only, not until the next interrupt of
- * its kind on that CPU (device interrupts can be rare on a CPU).  (The preempt count
- * would say all this directly, but reading a per-CPU kernel variable needs
- * CONFIG_KALLSYMS_ALL.  The stack the program runs on does not say it: an interrupt of
- * user code runs on the interrupted task's stack, as a syscall does.) */
-#define IRQ_HARD	0
-#define IRQ_SOFT	1
-#define IRQ_HRTIMER	2
-#define IRQ_STALE_NS	(10 * 1000 * 1000)
-
-struct irq_ctx {
-	__u64 since[3];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct irq_ctx);
-} irq_ctx SEC(".maps");
-
-static __always_inline void irq_mark(__u32 kind, bool enter)
-{
-	__u32 zero = 0;
-	struct irq_ctx *c = bpf_map_lookup_elem(&irq_ctx, &zero);
-
-	if (c && kind < 3)
-		c->since[kind] = enter ? bpf_ktime_get_ns() : 0;
-}
-
+/* Whether this runs in an interrupt (hard, soft, NMI) rather than in the task that
+ * current names: a wakeup from a timer, a device or a softirq is no task's doing,
+ * whatever task it interrupted.  x86-64 enters an interrupt in one of two ways:
+ *  - of kernel code: on the CPU's interrupt stack, outside current's stack;
+ *  - of user code: on current's stack (as a syscall is), but the registers saved at the
+ *    stack's top are then the interrupt's, whose orig_ax the entry code sets to -1 ("no
+ *    syscall to restart"), where a syscall leaves its number.
+ * A user-mode exception (a page fault) looks the same and counts as an interrupt: its
+ * rare wakeups go without a waker rather than with a wrong one.  Six irq, softirq and
+ * hrtimer entry and exit hooks did this before: attaching and detaching them (kernel
+ * text patching) took ~6 ms of every run's wall time, and they ran on every interrupt.
+ * The preempt count would say it too, but reading that per-CPU variable needs
+ * CONFIG_KALLSYMS_ALL. */
 static __always_inline bool in_interrupt_ctx(void)
 {
-	__u32 zero = 0;
-	struct irq_ctx *c = bpf_map_lookup_elem(&irq_ctx, &zero);
-	__u64 now;
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct probex_pt_regs *regs = (struct probex_pt_regs *)bpf_task_pt_regs(t);
+	volatile __u64 here = 0;
+	__u64 lo = (__u64)BPF_CORE_READ(t, stack), sp = (__u64)&here;
 
-	if (!c)
-		return false;
-	now = bpf_ktime_get_ns();
-	for (int k = 0; k < 3; k++)
-		if (c->since[k] && now - c->since[k] < IRQ_STALE_NS)
-			return true;
-	return false;
+	if (sp < lo || sp >= (__u64)regs)
+		return true;
+	return (regs->cs & 3) == 3 && regs->orig_ax == (__u64)-1;
 }
-
-SEC("tp_btf/irq_handler_exit")
-int BPF_PROG(irq_handler_exit) { irq_mark(IRQ_HARD, false); return 0; }
-SEC("tp_btf/softirq_exit")
-int BPF_PROG(softirq_exit) { irq_mark(IRQ_SOFT, false); return 0; }
-SEC("tp_btf/hrtimer_expire_exit")
-int BPF_PROG(hrtimer_expire_exit) { irq_mark(IRQ_HRTIMER, false); return 0; }
-SEC("tp_btf/irq_handler_entry")
-int BPF_PROG(irq_handler_entry) { irq_mark(IRQ_HARD, true); return 0; }
-SEC("tp_btf/softirq_entry")
-int BPF_PROG(softirq_entry) { irq_mark(IRQ_SOFT, true); return 0; }
-/* hrtimers (nanosleep, timeouts) expire in the timer interrupt, which has no irq_handler_*. */
-SEC("tp_btf/hrtimer_expire_entry")
-int BPF_PROG(hrtimer_expire_entry) { irq_mark(IRQ_HRTIMER, true); return 0; }
 
 /* The waker's stack, sampled like other events: only a traced waker's (an untraced one
  * has no sampling clock, and would cost a stack on every wakeup). */

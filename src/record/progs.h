@@ -16,12 +16,6 @@
 	X(sched_switch, 3, false, "sched_switch events")			\
 	X(sched_waking, 1, false, "off-CPU wakers")				\
 	X(sched_wakeup_new, 1, false, "off-CPU wakers")				\
-	X(irq_handler_entry, 0, false, "interrupt wakeups told apart")		\
-	X(irq_handler_exit, 0, false, "interrupt wakeups told apart")		\
-	X(softirq_entry, 0, false, "interrupt wakeups told apart")		\
-	X(softirq_exit, 0, false, "interrupt wakeups told apart")		\
-	X(hrtimer_expire_entry, 0, false, "interrupt wakeups told apart")	\
-	X(hrtimer_expire_exit, 0, false, "interrupt wakeups told apart")	\
 	X(sched_process_exec, 3, false, "process_exec events")			\
 	X(page_fault_user, 3, false, "page_fault events")			\
 	X(io_uring_submit_req, 1, false, "io_uring_complete events")		\
