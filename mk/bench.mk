@@ -1,5 +1,6 @@
 # make bench: recorder overhead per workload, viewer latency, memory.  See bench/run.sh.
-BENCH_BINS := $(BUILD)/bench/pagefault $(BUILD)/bench/deepstack $(BUILD)/bench/nofp $(BUILD)/bench/pingpong
+BENCH_BINS := $(BUILD)/bench/pagefault $(BUILD)/bench/deepstack $(BUILD)/bench/nofp $(BUILD)/bench/pingpong \
+	      $(BUILD)/bench/cpuclock
 
 $(BUILD)/bench/%: bench/workloads/%.c
 	@mkdir -p $(@D)
