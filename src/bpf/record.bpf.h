@@ -364,22 +364,43 @@ static __always_inline void rec_finish_regs(void *ctx, void *rec, __u32 fixed, b
 	scratch_put();
 }
 
-/* Bytes of the main thread's stack that hold frames: from sp up to where the process
- * started (mm->start_stack: argc, below argv and the environment), and a little more for
- * _start's frame.  A shallow stack near its top then needs one short read: the full
- * copy would run past the stack mapping's end, fail, and go chunk by chunk (on a
- * CPU-bound main thread that was every sample: 17 us each instead of 1-2).  Other
- * threads' stacks lie elsewhere: the full size. */
+/* Bytes of the stack that can hold frames, up to --stack-copy.  Reading user memory is
+ * what a copy costs (~1.7 us a KiB on the test VM), so only up to where the frames end:
+ *  - the main thread: where the process started (mm->start_stack: argc, below argv and
+ *    the environment), and a little more for _start's frame;
+ *  - a glibc thread: its thread pointer (the FS base: its struct pthread, whose static
+ *    TLS lies just below, then the first frame), not the top of its stack's mapping,
+ *    ~4 KiB further up;
+ *  - any other stack: the end of its mapping.
+ * A copy of the full size would run past the stack's end, fail, and go chunk by chunk
+ * (on a CPU-bound main thread that was every sample: 17 us each instead of 1-2). */
 #define USTACK_TOP_SLACK 64
+
+struct vma_end {
+	__u64 end;
+};
+
+static long vma_end_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	((struct vma_end *)data)->end = vma->vm_end;
+	return 0;
+}
 
 static __always_inline __u32 ustack_want(__u64 sp)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	__u64 top = BPF_CORE_READ(t, mm, start_stack) + USTACK_TOP_SLACK;
+	__u64 fs = BPF_CORE_READ(t, thread.fsbase);
+	struct vma_end v = { 0 };
 	__u32 want = ustack_copy_bytes;
 
 	if (sp < top && top - sp < want)
 		want = (__u32)(top - sp) & ~7u;
+	else if (sp < fs && fs - sp < want)
+		want = (__u32)(fs - sp) & ~7u;
+	/* Only tries the mmap lock: when it is taken, the full size. */
+	else if (!bpf_find_vma(t, sp, vma_end_cb, &v, 0) && v.end > sp && v.end - sp < want)
+		want = (__u32)(v.end - sp) & ~7u;
 	if (want > ustack_copy_bytes)
 		want = ustack_copy_bytes;
 	return want;
@@ -438,7 +459,7 @@ static __always_inline void uregs_fill(__u64 *r)
  * the largest size in the ring instead (and reading the stack straight into place) cost
  * 6 us a sample against 0.85 with a 1 MiB ring: each sample then writes to ring pages
  * the kernel has not touched yet in this recording, a fault on this VM; a shallow stack's
- * copy is a few hundred bytes, not --stack-copy's 8 KiB.  rec_ustack_send() fills the
+ * copy is a few hundred bytes, not --stack-copy's 16 KiB.  rec_ustack_send() fills the
  * stacks and sends it. */
 static __always_inline void *rec_ustack_begin(__u32 fixed)
 {

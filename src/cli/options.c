@@ -92,11 +92,12 @@ void opts__print_help(void)
 	       "                           page-fault and scheduler events\n"
 	       "      --stack-interval US  sampled mode: at most one stack per thread and event\n"
 	       "                           type per US microseconds (default 1000)\n"
-	       "      --ringbuf-size KIB   kernel→user ring buffer size (default 16384)\n"
+	       "      --ringbuf-size KIB   kernel→user ring buffer size (default 2048 a CPU, at\n"
+	       "                           least 4096)\n"
 	       "      --call-graph MODE    user stacks of CPU samples: auto (default) or dwarf\n"
 	       "                           (stack copy unwound with CFI, frame pointers where\n"
 	       "                           an object has no CFI), or fp (frame-pointer walk)\n"
-	       "      --stack-copy KIB     dwarf: user stack copied per sample (1-16, default 8)\n"
+	       "      --stack-copy KIB     dwarf: user stack copied per sample (1-16, default 16)\n"
 	       "      --syscalls LIST      syscalls to record (default all): names and classes\n"
 	       "                           %%file %%net %%io %%desc %%memory %%process %%signal,\n"
 	       "                           comma-separated; `reference` = the reference's ten\n"
@@ -129,9 +130,9 @@ void opts__defaults(struct probex_opts *o)
 	o->sample_freq = 1999;
 	o->stacks = STACKS_SAMPLED;
 	o->stack_interval_us = 1000;
-	o->ringbuf_kib = 16384;
+	o->ringbuf_kib = 0;	/* by CPU count: cmd_record's ringbuf_bytes() */
 	o->call_graph = CG_AUTO;
-	o->stack_copy_kib = 8;
+	o->stack_copy_kib = 16;
 	o->offcpu_min_us = 10;
 	syscalls__parse("all", o->sys_flags, NULL, 0);
 }

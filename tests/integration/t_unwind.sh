@@ -64,6 +64,24 @@ runmain=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' 
 echo "python3 samples: $total, reaching Py_RunMain: $runmain ($((runmain * 100 / total))%)"
 assert_ge "python3 samples reaching Py_RunMain (of $total)" "$((total * 85 / 100))" "$runmain"
 
+# A real program whose threads hold more than 8 KiB of frames (perf's and our old default
+# copy): sort's merge threads.  Stripped, so whole means no [truncated] mark; with 8 KiB,
+# 91-96% of its samples were cut at the copy's end.
+seq 600000 >"$TMP/lines"
+out="$TMP/sort.parquet"
+"$PROBEX" -q -o "$out" --no-viewer -- sort -R --parallel=2 -o /dev/null "$TMP/lines" || fail "probex exited $?"
+total=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND process_name = 'sort' AND NOT list_contains(stack_trace, '[kernel]')")
+whole=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND process_name = 'sort' AND NOT list_contains(stack_trace, '[kernel]') AND NOT list_contains(stack_trace, '[truncated]')")
+echo "sort samples in user code: $total, whole: $whole"
+assert_ge "sort's samples whole (of $total)" "$((total * 90 / 100))" "$whole"
+
+# Every copy size loads (the copy's bound must stay provable to the verifier).
+for kib in 1 4 8 16; do
+	"$PROBEX" -q -o "$TMP/k.parquet" --force --no-viewer --stack-copy "$kib" -- true ||
+		fail "--stack-copy $kib: probex exited $?"
+done
+echo "ok: --stack-copy 1, 4, 8 and 16 load"
+
 # The cached CFI rules give the frames libdwfl gives: the same spool (python3 and a
 # shell's processes) finalized both ways, every row's user stack and its objects equal.
 # (Kernel frames can differ between two recovers: probex's own BPF programs, on the

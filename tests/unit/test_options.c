@@ -109,12 +109,13 @@ static void test_call_graph_options(void **state)
 
 	assert_int_equal(PARSE(&o, "true"), OPTS_RUN);
 	assert_int_equal(o.call_graph, CG_AUTO);
-	assert_int_equal(o.stack_copy_kib, 8);
+	assert_int_equal(o.stack_copy_kib, 16);
+	assert_int_equal(o.ringbuf_kib, 0);	/* by CPU count */
 	assert_int_equal(PARSE(&o, "--call-graph", "fp", "true"), OPTS_RUN);
 	assert_int_equal(o.call_graph, CG_FP);
-	assert_int_equal(PARSE(&o, "--call-graph", "dwarf", "--stack-copy", "16", "true"), OPTS_RUN);
+	assert_int_equal(PARSE(&o, "--call-graph", "dwarf", "--stack-copy", "8", "true"), OPTS_RUN);
 	assert_int_equal(o.call_graph, CG_DWARF);
-	assert_int_equal(o.stack_copy_kib, 16);
+	assert_int_equal(o.stack_copy_kib, 8);
 	assert_int_equal(PARSE(&o, "--call-graph", "lbr", "true"), OPTS_USAGE);
 	assert_int_equal(PARSE(&o, "--stack-copy", "0", "true"), OPTS_USAGE);
 	assert_int_equal(PARSE(&o, "--stack-copy", "17", "true"), OPTS_USAGE);
