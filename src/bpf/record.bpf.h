@@ -364,8 +364,8 @@ static __always_inline void rec_finish_regs(void *ctx, void *rec, __u32 fixed, b
 	scratch_put();
 }
 
-/* Bytes of the stack that can hold frames, up to --stack-copy.  Reading user memory is
- * what a copy costs (~1.7 us a KiB on the test VM), so only up to where the frames end:
+/* Bytes of the stack that can hold frames, up to --stack-copy.  Each byte copied is read
+ * from user memory and written to the ring buffer, so only up to where the frames end:
  *  - the main thread: where the process started (mm->start_stack: argc, below argv and
  *    the environment), and a little more for _start's frame;
  *  - a glibc thread: its thread pointer (the FS base: its struct pthread, whose static
