@@ -16,6 +16,7 @@
 #include "symbolize/addrspace.h"
 #include "symbolize/debugfile.h"
 #include "symbolize/strmap.h"
+#include "symbolize/umod.h"
 
 /* Live libdwfl sessions at most: each maps and indexes every object of its process
  * (a fork-heavy trace has thousands of spaces); the least recently used goes first. */
@@ -266,9 +267,6 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	return DWARF_CB_OK;
 }
 
-/* How far into an object's entry point (_start) a process's first frame lies. */
-#define ENTRY_SLACK 64
-
 /* Whether the outermost frame found is in the first bytes of its object's entry point:
  * _start, whose CFI (ld.so's, some toolchains') does not mark it outermost, so libdwfl
  * fails looking for its caller although the stack is whole.  leaf: pc is the sampled
@@ -284,7 +282,7 @@ static bool at_entry(Dwfl *dwfl, Dwarf_Addr pc, bool leaf)
 	elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
 	if (!elf || !gelf_getehdr(elf, &eh) || !eh.e_entry)
 		return false;
-	return look >= eh.e_entry + bias && look - (eh.e_entry + bias) < ENTRY_SLACK;
+	return look >= eh.e_entry + bias && look - (eh.e_entry + bias) < UMOD_ENTRY_SLACK;
 }
 
 /* Which reason ended a walk short of the outermost frame; whether it is whole. */
@@ -368,7 +366,7 @@ static bool at_object_entry(struct unwinder *u, const struct mapping *m, uint64_
 	struct cfi_object_info oi;
 
 	return cfirules__object(u->rules, m, &oi) && oi.entry && addr >= oi.entry &&
-	       addr - oi.entry < ENTRY_SLACK;
+	       addr - oi.entry < UMOD_ENTRY_SLACK;
 }
 
 /* Unwind the current sample with cached rules, as libdwfl would (same frames, same end);

@@ -31,6 +31,7 @@ struct umod {
 	struct dwfunc *dw;
 	struct dwname *names;
 	struct elfsyms *syms;	/* built at the first address DWARF does not name */
+	unsigned long long entry;	/* e_entry (ELF vaddr), 0 for none */
 	bool use_dwarf;		/* inline chains from DWARF (see umod__open) */
 	bool own_dwarf;		/* the file has .debug_info itself */
 };
@@ -72,12 +73,14 @@ static bool elf_has_dwarf(Elf *elf)
 static int umod__load_segments(struct umod *m)
 {
 	GElf_Phdr phdr;
+	GElf_Ehdr eh;
 	Elf *elf;
 	size_t phnum;
 
 	elf = dwfl_module_getelf(m->mod, &m->bias);
-	if (!elf || elf_getphdrnum(elf, &phnum))
+	if (!elf || elf_getphdrnum(elf, &phnum) || !gelf_getehdr(elf, &eh))
 		return -ENOEXEC;
+	m->entry = eh.e_entry;
 	m->use_dwarf = m->own_dwarf = elf_has_dwarf(elf);
 	m->segs = calloc(phnum ? phnum : 1, sizeof(*m->segs));
 	if (!m->segs)
@@ -245,6 +248,12 @@ int umod__symbolize(struct umod *m, unsigned long long file_offset, bool lines,
 		if (!m->syms && !(m->syms = symcache__table(m->mod, m->build_id, m->build_id_len)))
 			return -ENOMEM;
 		name = elfsyms__name(m->syms, addr);
+		/* A stripped executable's entry point has no symbol left, but it is _start
+		 * by definition (crt1's): a whole stack then ends in a name, as perf's and
+		 * gdb's do where the symbol survived. */
+		if ((!name || !*name) && m->entry && vaddr >= m->entry &&
+		    vaddr - m->entry < UMOD_ENTRY_SLACK)
+			name = "_start";
 		if (name && *name) {
 			if (out->n == 0)
 				out->n = 1;

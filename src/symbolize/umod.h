@@ -6,6 +6,9 @@
 #include <stddef.h>
 
 #define UMOD_MAX_DEPTH 64	/* inline chain entries kept per address */
+/* How far into an object's entry point (_start) a process's first frame lies: its return
+ * address, after the call to __libc_start_main (0x25 bytes in on x86-64 glibc). */
+#define UMOD_ENTRY_SLACK 64
 
 struct umod;
 
