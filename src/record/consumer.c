@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/priv.h"
 #include "common/test_hooks.h"
 #include "record/perfmaps.h"
 #include "record/probes.h"
@@ -99,6 +100,24 @@ void session__on_sideband(void *ctx, const struct perf_event_header *ev)
 	sbfilter__record(s->sbf, ev, spool_sideband, s);
 }
 
+struct exited_maps {
+	struct perfmaps *pm;
+	struct spool_writer *w;
+};
+
+static int exited_map(void *ctx, uint32_t tgid)
+{
+	struct exited_maps *e = ctx;
+
+	return perfmaps__poll_one(e->pm, tgid, e->w);
+}
+
+/* The command's user: under sudo the one it runs as, else ours. */
+static uid_t command_uid(const struct session *s)
+{
+	return s->priv && s->priv->valid ? s->priv->uid : getuid();
+}
+
 void *session__consumer_main(void *arg)
 {
 	struct session *s = arg;
@@ -107,7 +126,7 @@ void *session__consumer_main(void *arg)
 	struct perfmaps *pm = NULL;
 	unsigned int cycle = 0;
 
-	if (perfmaps__new(&pm))
+	if (perfmaps__new(&pm, command_uid(s)))
 		log__warn("no memory to copy JIT maps: JIT frames will be addresses");
 	while (!atomic_load(&s->stop_consumer)) {
 		if (delay_ms > 0)
@@ -133,8 +152,11 @@ void *session__consumer_main(void *arg)
 	} while (n > 0);
 	/* Both buffers are empty: every fork is known, what is still unknown is foreign. */
 	n = sbfilter__settle(s->sbf, true, spool_sideband, s);
-	if (pm)
+	if (pm && n >= 0)
 		n = perfmaps__poll(pm, probes__traced_map_fd(s->probes), s->spool);
+	/* And the maps of every process traced, exited ones included (written at exit). */
+	if (pm && n >= 0)
+		n = sbfilter__for_each(s->sbf, exited_map, &(struct exited_maps){ pm, s->spool });
 	if (n >= 0)
 		n = spool_writer__flush(s->spool);
 	if (n < 0)

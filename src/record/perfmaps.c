@@ -25,14 +25,18 @@ struct perfmaps {
 	struct seen *s;
 	size_t n, cap;
 	char *buf;
+	uid_t uid;
+	struct timespec since;	/* CLOCK_REALTIME, as file times are */
 };
 
-int perfmaps__new(struct perfmaps **pmp)
+int perfmaps__new(struct perfmaps **pmp, uid_t uid)
 {
 	struct perfmaps *pm = calloc(1, sizeof(*pm));
 
 	if (!pm)
 		return -ENOMEM;
+	pm->uid = uid;
+	clock_gettime(CLOCK_REALTIME, &pm->since);
 	pm->buf = malloc(sizeof(struct spool_perfmap) + COPY_MAX);
 	if (!pm->buf) {
 		free(pm);
@@ -69,28 +73,45 @@ static struct seen *seen_of(struct perfmaps *pm, uint32_t tgid)
 	return &pm->s[pm->n++];
 }
 
+static bool older(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
 /* We read as root a file any user can create: only a regular file owned by the
  * process's user counts (as perf requires), not a symlink, and not a hard link (a user
- * could link a file of root's there where protected_hardlinks is off). */
-static int open_map(uint32_t tgid, struct stat *st)
+ * could link a file of root's there where protected_hardlinks is off).  A process that
+ * has exited has no user left to ask: the command's, and a file written since we began
+ * (not one left by an earlier process of that pid). */
+static int open_map(const struct perfmaps *pm, uint32_t tgid, struct stat *st)
 {
 	char path[64];
 	struct stat ps;
+	uid_t owner;
 	int fd;
 
 	snprintf(path, sizeof(path), "/tmp/perf-%u.map", tgid);
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, st) || !S_ISREG(st->st_mode) || st->st_nlink != 1)
+		goto bad;
 	snprintf(path, sizeof(path), "/proc/%u", tgid);
-	if (fstat(fd, st) || !S_ISREG(st->st_mode) || stat(path, &ps) ||
-	    st->st_uid != ps.st_uid || st->st_nlink != 1) {
-		close(fd);
-		return -EPERM;
-	}
+	if (!stat(path, &ps))
+		owner = ps.st_uid;
+	else if (errno == ENOENT && !older(&st->st_mtim, &pm->since))
+		owner = pm->uid;
+	else
+		goto bad;
+	if (st->st_uid != owner)
+		goto bad;
 	return fd;
+bad:
+	close(fd);
+	return -EPERM;
 }
 
+/* Bytes of tgid's map copied (one slice of at most COPY_MAX), or a negative errno. */
 static int copy_new(struct perfmaps *pm, uint32_t tgid, struct spool_writer *w)
 {
 	struct spool_perfmap *h = (struct spool_perfmap *)pm->buf;
@@ -99,8 +120,8 @@ static int copy_new(struct perfmaps *pm, uint32_t tgid, struct spool_writer *w)
 	struct seen *s;
 	struct stat st;
 	ssize_t got;
-	size_t keep;
-	int fd = open_map(tgid, &st), err = 0;
+	size_t keep = 0;
+	int fd = open_map(pm, tgid, &st), err = 0;
 
 	if (fd < 0)
 		return 0;
@@ -129,7 +150,7 @@ static int copy_new(struct perfmaps *pm, uint32_t tgid, struct spool_writer *w)
 		}
 	}
 	close(fd);
-	return err;
+	return err ? err : (int)keep;
 }
 
 int perfmaps__poll(struct perfmaps *pm, int traced_fd, struct spool_writer *w)
@@ -142,6 +163,23 @@ int perfmaps__poll(struct perfmaps *pm, int traced_fd, struct spool_writer *w)
 		key = next;
 		prev = &key;
 		err = copy_new(pm, key, w);
+		if (err > 0)
+			err = 0;
 	}
 	return err;
+}
+
+/* A map read once its process is gone is not polled again: all of it (to a bound). */
+#define FINAL_MAX (64u << 20)
+
+int perfmaps__poll_one(struct perfmaps *pm, uint32_t tgid, struct spool_writer *w)
+{
+	size_t total = 0;
+	int n;
+
+	do {
+		n = copy_new(pm, tgid, w);
+		total += n > 0 ? (size_t)n : 0;
+	} while (n > 0 && total < FINAL_MAX);
+	return n < 0 ? n : 0;
 }

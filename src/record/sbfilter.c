@@ -112,3 +112,13 @@ uint64_t sbfilter__dropped(const struct sbfilter *f)
 {
 	return f->dropped;
 }
+
+int sbfilter__for_each(const struct sbfilter *f, int (*fn)(void *ctx, uint32_t tgid), void *ctx)
+{
+	int err;
+
+	for (uint64_t i = 0; i < f->pids.cap; i++)
+		if (f->pids.slots[i].used && (err = fn(ctx, (uint32_t)f->pids.slots[i].key)))
+			return err;
+	return 0;
+}

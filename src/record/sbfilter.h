@@ -36,6 +36,10 @@ int sbfilter__record(struct sbfilter *f, const struct perf_event_header *ev, sbf
  * held since the previous settle (or all, when final) and still unknown are dropped. */
 int sbfilter__settle(struct sbfilter *f, bool final, sbfilter_emit_fn emit, void *ctx);
 
+/* fn(ctx, tgid) for every process known to be traced (none under -a), until fn returns
+ * non-zero, which is returned. */
+int sbfilter__for_each(const struct sbfilter *f, int (*fn)(void *ctx, uint32_t tgid), void *ctx);
+
 /* Records of untraced processes dropped so far. */
 uint64_t sbfilter__dropped(const struct sbfilter *f);
 

@@ -154,6 +154,16 @@ for cg in auto fp; do
 	assert_eq "$cg: malformed perf map lines counted" 1 "$(drop "$out" jit_map_lines_skipped)"
 done
 
+# A map written only at exit and left behind (a JVM's -XX:+DumpPerfMapAtExit): read after
+# the process is gone, as the command's user's and newer than the recording, and whole
+# (~1 MiB, the loop's symbol last: more than one poll's slice).
+out="$TMP/jit-exit.parquet"
+pid=$("$PROBEX" -q -o "$out" --no-viewer -- "$FIXTURES/jit" 0.5 atexit) || fail "probex exited $?"
+rm -f "/tmp/perf-$pid.map"
+total=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample'")
+named=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND contains(array_to_string(stack_trace, '|'), '|main|jit_spin_loop')")
+assert_ge "a map written at exit: samples in main > jit_spin_loop (of $total)" "$((total * 80 / 100))" "$named"
+
 # A real JIT: node --perf-basic-prof.  V8 maps part of node's own text a second time,
 # near its JIT code; the stacks through both are whole, and JS functions are named.
 command -v node >/dev/null || fail "node is missing (scripts/deps.sh installs it)"
