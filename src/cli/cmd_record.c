@@ -193,24 +193,6 @@ int cmd_view(const struct probex_opts *o)
 	return view(o->view_file, o, &priv);
 }
 
-/* The kernel→user ring buffer: --ringbuf-size, else 2 MiB a CPU and at least 4 MiB (a
- * power of two).  Each page of it costs a fault the first time the kernel writes it and
- * again when we read it (~4 us each on the test VM: a CPU sample of a thread took 7.5 us
- * with 16 MiB, 3.9 with 4), and 16 MiB took ~3 ms to allocate.  The consumer wakes at
- * 1/16 full and polls every 10 ms: the bench's heaviest rows drop nothing even at 1 MiB
- * with two CPU hogs beside them. */
-static uint64_t ringbuf_bytes(const struct probex_opts *o)
-{
-	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
-	uint64_t kib = 4096;
-
-	if (o->ringbuf_kib)
-		return (uint64_t)o->ringbuf_kib * 1024;
-	while (ncpus > 0 && kib < 2048ull * (uint64_t)ncpus && kib < 4194304)
-		kib *= 2;
-	return kib * 1024;
-}
-
 int cmd_record(const struct probex_opts *o)
 {
 	struct record_opts ro = {
@@ -220,7 +202,7 @@ int cmd_record(const struct probex_opts *o)
 		.stacks = o->stacks,
 		.stack_interval_ns = (uint64_t)o->stack_interval_us * 1000,
 		.ustack_copy_bytes = o->call_graph == CG_FP ? 0 : (uint32_t)o->stack_copy_kib * 1024,
-		.ringbuf_bytes = ringbuf_bytes(o),
+		.ringbuf_bytes = o->ringbuf_kib * 1024,
 		.sys_flags = o->sys_flags,
 		.offcpu_min_ns = (uint64_t)o->offcpu_min_us * 1000,
 		.pids = o->pids,

@@ -130,7 +130,7 @@ void opts__defaults(struct probex_opts *o)
 	o->sample_freq = 1999;
 	o->stacks = STACKS_SAMPLED;
 	o->stack_interval_us = 1000;
-	o->ringbuf_kib = 0;	/* by CPU count: cmd_record's ringbuf_bytes() */
+	o->ringbuf_kib = 0;	/* by CPU count: probes__open's default */
 	o->call_graph = CG_AUTO;
 	o->stack_copy_kib = 16;
 	o->offcpu_min_us = 10;

@@ -20,7 +20,7 @@ struct probes_opts {
 	uint64_t stack_interval_ns;
 	uint32_t ustack_copy_bytes;	/* CPU samples: user stack bytes copied; 0: fp walks */
 	unsigned long sample_freq;
-	unsigned long ringbuf_bytes;
+	unsigned long ringbuf_bytes;	/* power of two; 0: 2 MiB a CPU, at least 4 MiB */
 	const uint8_t *sys_flags;	/* SYSF_* per syscall number (PROBEX_SYSCALL_MAX) */
 	uint64_t offcpu_min_ns;		/* shorter off-CPU intervals are only counted */
 	bool trace_all;			/* -a: every task but probex's own */

@@ -19,7 +19,7 @@ struct record_opts {
 	enum stack_mode stacks;
 	uint64_t stack_interval_ns;	/* STACKS_SAMPLED: one stack per thread and class per interval */
 	uint32_t ustack_copy_bytes;	/* CPU samples: user stack bytes copied; 0: fp walks */
-	unsigned long ringbuf_bytes;	/* power of two */
+	unsigned long ringbuf_bytes;	/* power of two; 0: 2 MiB a CPU, at least 4 MiB */
 	const uint8_t *sys_flags;	/* SYSF_* per syscall number (PROBEX_SYSCALL_MAX) */
 	uint64_t offcpu_min_ns;		/* off-CPU intervals shorter than this are only counted */
 	const int *pids;		/* attach to these running processes (no command) */
