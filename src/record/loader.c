@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -187,8 +188,24 @@ static int load_libbpf_once(struct bpfobj *b, const struct probes_opts *o, bool 
 	return 0;
 }
 
+/* The oldest kernel the programs load on: bpf_loop and bpf_find_vma came in 5.17. */
+#define PROBEX_MIN_KERNEL "5.17"
+
+static bool kernel_too_old(char *rel, size_t size)
+{
+	struct utsname u;
+	unsigned int major = 0, minor = 0;
+
+	if (uname(&u) || sscanf(u.release, "%u.%u", &major, &minor) != 2)
+		return false;
+	snprintf(rel, size, "%s", u.release);
+	return major < 5 || (major == 5 && minor < 17);
+}
+
 static int load_libbpf(struct bpfobj *b, const struct probes_opts *o)
 {
+	char rel[65];
+
 	int err;
 
 	err = load_libbpf_once(b, o, false);
@@ -198,6 +215,9 @@ static int load_libbpf(struct bpfobj *b, const struct probes_opts *o)
 	}
 	if (err == -EPERM || err == -EACCES)
 		log__error("not allowed to load BPF programs: run probex as root (sudo probex ...)");
+	else if (err && err != -EOPNOTSUPP && kernel_too_old(rel, sizeof(rel)))
+		log__error("cannot load the BPF programs: %s (this kernel is %s; probex needs "
+			   PROBEX_MIN_KERNEL " or later)", strerror(-err), rel);
 	else if (err && err != -EOPNOTSUPP)
 		log__error("cannot load the BPF programs: %s (is this kernel built with BTF?)",
 			   strerror(-err));

@@ -26,6 +26,18 @@ assert_eq "user frames outside executable code (fp)" 0 \
 assert_ge "walks cut at a non-code address, counted in probex.drops (of $total)" \
 	"$((total / 2))" "$(drop "$out" ustack_cut_outside_code)"
 
+# Frame-pointer walks to the depth limit (127 frames, bpf_loop steps): 40 levels whole
+# from main; 200 marked truncated, and counted.
+"$PROBEX" -q -o "$TMP/d40.parquet" --no-viewer --call-graph fp -- "$FIXTURES/deep" 40 0.3 || fail "probex exited $?"
+total=$(q "$TMP/d40.parquet" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND list_contains(stack_trace, 'probex_deep')")
+assert_ge "fp: samples in probex_deep, 40 levels whole from main (of $total)" "$((total * 90 / 100))" \
+	"$(q "$TMP/d40.parquet" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND stack_trace[3] = 'main' AND len(list_filter(stack_trace, x -> x = 'probex_deep')) = 40 AND NOT list_contains(stack_trace, '[truncated]')")"
+"$PROBEX" -q -o "$TMP/d200.parquet" --no-viewer --call-graph fp -- "$FIXTURES/deep" 200 0.3 || fail "probex exited $?"
+total=$(q "$TMP/d200.parquet" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND list_contains(stack_trace, 'probex_deep')")
+assert_ge "fp: samples 200 levels deep marked truncated (of $total)" "$((total * 90 / 100))" \
+	"$(q "$TMP/d200.parquet" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND stack_trace[2] = '[truncated]' AND NOT list_contains(stack_trace, 'main')")"
+assert_ge "fp: truncated walks counted in probex.drops" "$((total * 90 / 100))" "$(drop "$TMP/d200.parquet" stack_truncated)"
+
 # The default (auto): stacks copied and unwound with CFI.  The hot chain appears whole,
 # from main, in (nearly) every sample.
 out="$TMP/dw.parquet"
