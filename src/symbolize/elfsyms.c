@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "symbolize/elfsyms.h"
 
@@ -26,8 +27,17 @@ struct elfsyms {
 	struct esym *syms;	/* by value */
 	uint64_t *max_end;	/* max (value + size) of syms[0..i] */
 	size_t n;
-	void *cache;		/* the cache bytes syms, max_end and names live in, if adopted */
+	/* Adopted: the cache bytes syms, max_end and names lie in, read only (names are
+	 * offsets into names_base); map_len > 0: an mmap of the cache file, else malloc'd. */
+	const char *names_base;
+	void *cache;
+	size_t map_len;
 };
+
+static const char *esym_name(const struct elfsyms *t, const struct esym *e)
+{
+	return t->names_base ? t->names_base + e->name_off : e->name;
+}
 
 /* Symbols that contain one address are few (a function and its aliases); more, or a
  * longer walk past big covering symbols, goes to libdwfl rather than a bigger buffer. */
@@ -127,7 +137,7 @@ int elfsyms__encode(const struct elfsyms *t, void **buf, size_t *len)
 	char *b;
 
 	for (size_t i = 0; i < t->n; i++)
-		names += strlen(t->syms[i].name) + 1;
+		names += strlen(esym_name(t, &t->syms[i])) + 1;
 	nlen = names;
 	*len = arrays + names;
 	b = calloc(1, *len);
@@ -137,7 +147,8 @@ int elfsyms__encode(const struct elfsyms *t, void **buf, size_t *len)
 	memcpy(b + 8, &nlen, 8);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct esym *e = &t->syms[i];
-		size_t l = strlen(e->name) + 1;
+		const char *name = esym_name(t, e);
+		size_t l = strlen(name) + 1;
 		struct esym r;
 
 		memset(&r, 0, sizeof(r));
@@ -148,7 +159,7 @@ int elfsyms__encode(const struct elfsyms *t, void **buf, size_t *len)
 		r.bind = e->bind;
 		r.local_pass = e->local_pass;
 		memcpy(b + CACHE_HDR + i * sizeof(r), &r, sizeof(r));
-		memcpy(b + arrays + off, e->name, l);
+		memcpy(b + arrays + off, name, l);
 		off += l;
 	}
 	memcpy(b + CACHE_HDR + t->n * sizeof(struct esym), t->max_end, t->n * 8);
@@ -156,24 +167,24 @@ int elfsyms__encode(const struct elfsyms *t, void **buf, size_t *len)
 	return 0;
 }
 
-struct elfsyms *elfsyms__adopt(Dwfl_Module *mod, void *buf, size_t len)
+/* A table over bytes laid out by elfsyms__encode, used where they lie and never written:
+ * names stay offsets (esym_name), so a cache file's pages are mapped, not copied. */
+static struct elfsyms *adopt(Dwfl_Module *mod, const void *buf, size_t len)
 {
 	struct elfsyms *t;
-	struct esym *syms;
+	const struct esym *syms;
 	uint64_t n, nlen;
-	const char *names;
 
 	if (len < CACHE_HDR || (uintptr_t)buf % 8)
 		return NULL;
 	memcpy(&n, buf, 8);
-	memcpy(&nlen, (char *)buf + 8, 8);
+	memcpy(&nlen, (const char *)buf + 8, 8);
 	if (n > (len - CACHE_HDR) / (sizeof(struct esym) + 8) ||
 	    nlen != len - CACHE_HDR - n * (sizeof(struct esym) + 8))
 		return NULL;
-	syms = (struct esym *)((char *)buf + CACHE_HDR);
-	names = (char *)buf + len - nlen;
+	syms = (const struct esym *)((const char *)buf + CACHE_HDR);
 	/* A NUL at the end ends every name that starts inside. */
-	if (n && (!nlen || names[nlen - 1]))
+	if (n && (!nlen || ((const char *)buf)[len - 1]))
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		uint8_t local_pass;
@@ -182,7 +193,6 @@ struct elfsyms *elfsyms__adopt(Dwfl_Module *mod, void *buf, size_t len)
 		memcpy(&local_pass, &syms[i].local_pass, 1);
 		if (syms[i].name_off >= nlen || syms[i].bind > 3 || local_pass > 1)
 			return NULL;
-		syms[i].name = names + syms[i].name_off;
 		/* The order the table's search relies on. */
 		if (i && esym_cmp(&syms[i - 1], &syms[i]) >= 0)
 			return NULL;
@@ -191,10 +201,34 @@ struct elfsyms *elfsyms__adopt(Dwfl_Module *mod, void *buf, size_t len)
 	if (!t)
 		return NULL;
 	t->mod = mod;
-	t->syms = syms;
+	t->syms = (struct esym *)syms;
 	t->max_end = (uint64_t *)(syms + n);
 	t->n = n;
-	t->cache = buf;
+	t->names_base = (const char *)buf + len - nlen;
+	return t;
+}
+
+struct elfsyms *elfsyms__adopt(Dwfl_Module *mod, void *buf, size_t len)
+{
+	struct elfsyms *t = adopt(mod, buf, len);
+
+	if (t)
+		t->cache = buf;
+	return t;
+}
+
+struct elfsyms *elfsyms__adopt_mapped(Dwfl_Module *mod, void *map, size_t map_len, size_t off,
+				      size_t len)
+{
+	struct elfsyms *t;
+
+	if (off > map_len || len > map_len - off)
+		return NULL;
+	t = adopt(mod, (char *)map + off, len);
+	if (t) {
+		t->cache = map;
+		t->map_len = map_len;
+	}
 	return t;
 }
 
@@ -202,7 +236,9 @@ void elfsyms__free(struct elfsyms *t)
 {
 	if (!t)
 		return;
-	if (t->cache) {
+	if (t->map_len) {
+		munmap(t->cache, t->map_len);
+	} else if (t->cache) {
 		free(t->cache);
 	} else {
 		free(t->syms);
@@ -307,9 +343,9 @@ const char *elfsyms__name(const struct elfsyms *t, Dwarf_Addr addr)
 	qsort(hits, nhits, sizeof(hits[0]), hit_cmp);
 	best = pick(hits, nhits, false);
 	if (best)
-		return best->name;
+		return esym_name(t, best);
 	if (global_label_at(t, below, addr))
 		return slow(t, addr);
 	best = pick(hits, nhits, true);
-	return best ? best->name : NULL;
+	return best ? esym_name(t, best) : NULL;
 }

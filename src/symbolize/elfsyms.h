@@ -28,9 +28,14 @@ size_t elfsyms__count(const struct elfsyms *t);
 /* The table as bytes for the on-disk cache (symcache.c): a malloc'd buffer in *buf. */
 int elfsyms__encode(const struct elfsyms *t, void **buf, size_t *len);
 /* A table over elfsyms__encode's bytes, for mod (the object they were made from: its
- * rare ambiguous addresses still go to libdwfl).  On success the table owns buf (malloc'd,
- * 8-byte aligned: the arrays are used where they lie) and frees it; NULL when buf is
- * malformed (then it stays the caller's) or out of memory. */
+ * rare ambiguous addresses still go to libdwfl).  The bytes are used where they lie and
+ * never written; they must be 8-byte aligned.  NULL when they are malformed (then they
+ * stay the caller's) or out of memory.
+ *  - elfsyms__adopt: buf is malloc'd; the table owns it and frees it.
+ *  - elfsyms__adopt_mapped: the bytes are map[off..off+len), map an mmap of map_len
+ *    bytes; the table owns the mapping and unmaps it. */
 struct elfsyms *elfsyms__adopt(Dwfl_Module *mod, void *buf, size_t len);
+struct elfsyms *elfsyms__adopt_mapped(Dwfl_Module *mod, void *map, size_t map_len, size_t off,
+				      size_t len);
 
 #endif
