@@ -28,12 +28,12 @@ static void *rg_writer__run(void *arg)
 	return NULL;
 }
 
-void rg_writer__start(struct rg_writer *g, struct pq_writer *w)
+void rg_writer__start(struct rg_writer *g, struct pq_writer *w, bool threaded)
 {
 	*g = (struct rg_writer){ .w = w };
 	pthread_mutex_init(&g->mu, NULL);
 	pthread_cond_init(&g->cv, NULL);
-	g->started = !pthread_create(&g->thread, NULL, rg_writer__run, g);
+	g->started = threaded && !pthread_create(&g->thread, NULL, rg_writer__run, g);
 }
 
 int rg_writer__wait(struct rg_writer *g)

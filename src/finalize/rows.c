@@ -502,7 +502,7 @@ int rows__write(struct rows *r, struct pq_writer *w, struct stacklists *sl, uint
 		colbuf__free(&c[0]);
 		return err;
 	}
-	rg_writer__start(&g, w);
+	rg_writer__start(&g, w, nbuf > 1);
 	while (!err && (got = runs__next(r->runs, &ref)) != 0) {
 		err = got < 0 ? got : emit(r, &c[cur], sl, &ref, &g);
 		if (!err && colbuf__next(&c[cur])) {

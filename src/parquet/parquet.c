@@ -20,6 +20,7 @@
 
 #define DEFAULT_PAGE_BYTES	(1u << 20)
 #define MAX_THREADS		64
+#define PARALLEL_MIN_ROWS	16384
 
 struct pq_writer {
 	int fd;
@@ -286,7 +287,9 @@ int pq_writer__write_row_group(struct pq_writer *w, uint32_t nrows,
 	err = cols ? check_columns(w, cols) : -EINVAL;
 	if (err)
 		return fail(w, err);
-	if (w->nthreads > 1) {
+	/* A small row group is encoded here: threads would cost more than they share (their
+	 * start, and each thread's malloc arena, all fresh pages). */
+	if (w->nthreads > 1 && nrows >= PARALLEL_MIN_ROWS) {
 		err = encode_parallel(w, nrows, cols);
 	} else {
 		/* write each chunk while its bytes are still in cache */
