@@ -210,24 +210,20 @@ static struct elfsyms *adopt(Dwfl_Module *mod, const void *buf, size_t len)
 
 struct elfsyms *elfsyms__adopt(Dwfl_Module *mod, void *buf, size_t len)
 {
-	struct elfsyms *t = adopt(mod, buf, len);
-
-	if (t)
-		t->cache = buf;
-	return t;
+	return elfsyms__adopt_at(mod, buf, len, 0, len, false);
 }
 
-struct elfsyms *elfsyms__adopt_mapped(Dwfl_Module *mod, void *map, size_t map_len, size_t off,
-				      size_t len)
+struct elfsyms *elfsyms__adopt_at(Dwfl_Module *mod, void *base, size_t base_len, size_t off,
+				  size_t len, bool mapped)
 {
 	struct elfsyms *t;
 
-	if (off > map_len || len > map_len - off)
+	if (off > base_len || len > base_len - off)
 		return NULL;
-	t = adopt(mod, (char *)map + off, len);
+	t = adopt(mod, (char *)base + off, len);
 	if (t) {
-		t->cache = map;
-		t->map_len = map_len;
+		t->cache = base;
+		t->map_len = mapped ? base_len : 0;
 	}
 	return t;
 }

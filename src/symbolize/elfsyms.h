@@ -11,6 +11,7 @@
 #define PROBEX_SYMBOLIZE_ELFSYMS_H
 
 #include <elfutils/libdwfl.h>
+#include <stdbool.h>
 
 struct elfsyms;
 
@@ -32,10 +33,10 @@ int elfsyms__encode(const struct elfsyms *t, void **buf, size_t *len);
  * never written; they must be 8-byte aligned.  NULL when they are malformed (then they
  * stay the caller's) or out of memory.
  *  - elfsyms__adopt: buf is malloc'd; the table owns it and frees it.
- *  - elfsyms__adopt_mapped: the bytes are map[off..off+len), map an mmap of map_len
- *    bytes; the table owns the mapping and unmaps it. */
+ *  - elfsyms__adopt_at: the bytes are base[off..off+len), base holding base_len bytes, an
+ *    mmap (unmapped with the table) when mapped, else malloc'd (freed with it). */
 struct elfsyms *elfsyms__adopt(Dwfl_Module *mod, void *buf, size_t len);
-struct elfsyms *elfsyms__adopt_mapped(Dwfl_Module *mod, void *map, size_t map_len, size_t off,
-				      size_t len);
+struct elfsyms *elfsyms__adopt_at(Dwfl_Module *mod, void *base, size_t base_len, size_t off,
+				  size_t len, bool mapped);
 
 #endif

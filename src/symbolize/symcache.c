@@ -205,15 +205,45 @@ static uint64_t prov_padded(uint64_t plen)
 	return (plen + 7) & ~7ull;
 }
 
-/* The cached table, or NULL (missing, stale, or damaged: counted in corrupt).  The file
- * is mapped, and the table keeps the mapping (elfsyms__adopt_mapped): a 470 KiB entry
- * (libc's) cost ~2 ms to read into fresh memory on this VM. */
+/* The entry's bytes: mapped when the file is ours (a 470 KiB entry, libc's, cost ~2 ms to
+ * read into fresh memory on this VM), else read.  A mapping shows later writes to the
+ * file, so one whose owner is someone else (root given another user's cache directory)
+ * could change a name's offset after it was checked: that is read into our memory. */
+static void *entry_bytes(int fd, const struct stat *st, bool *mapped)
+{
+	size_t size = (size_t)st->st_size;
+	void *b;
+
+	*mapped = st->st_uid == geteuid();
+	if (*mapped) {
+		b = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+		return b == MAP_FAILED ? NULL : b;
+	}
+	b = malloc(size);
+	if (b && pread(fd, b, size, 0) != (ssize_t)size) {
+		free(b);
+		b = NULL;
+	}
+	return b;
+}
+
+static void entry_free(void *b, size_t size, bool mapped)
+{
+	if (mapped)
+		munmap(b, size);
+	else
+		free(b);
+}
+
+/* The cached table, or NULL (missing, stale, or damaged: counted in corrupt).  The table
+ * keeps the entry's bytes and uses them in place (elfsyms__adopt_at). */
 static struct elfsyms *load(Dwfl_Module *mod, const char *path, const char *prov)
 {
 	const struct symcache_hdr *h;
 	struct elfsyms *t = NULL;
 	size_t plen = strlen(prov), size = 0;
-	void *map = MAP_FAILED;
+	void *b = NULL;
+	bool mapped = false;
 	struct stat st;
 	/* Not through a symlink: under sudo the directory is the user's, we are root. */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -224,10 +254,10 @@ static struct elfsyms *load(Dwfl_Module *mod, const char *path, const char *prov
 	    (uint64_t)st.st_size > SYMCACHE_MAX_ENTRY + sizeof(*h) + 4 * PATH_MAX + 8)
 		goto bad;
 	size = (size_t)st.st_size;
-	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED)
+	b = entry_bytes(fd, &st, &mapped);
+	if (!b)
 		goto bad;
-	h = map;
+	h = b;
 	if (memcmp(h->magic, SYMCACHE_MAGIC, 8))
 		goto bad;
 	if (h->version != SYMCACHE_VERSION)
@@ -235,23 +265,24 @@ static struct elfsyms *load(Dwfl_Module *mod, const char *path, const char *prov
 	if (h->payload_len > SYMCACHE_MAX_ENTRY || h->prov_len > 4 * PATH_MAX ||
 	    size != sizeof(*h) + prov_padded(h->prov_len) + h->payload_len)
 		goto bad;
-	if (entry_crc((const char *)map + sizeof(*h), h->prov_len,
-		      (const char *)map + sizeof(*h) + prov_padded(h->prov_len), h->payload_len) != h->crc)
+	if (entry_crc((const char *)b + sizeof(*h), h->prov_len,
+		      (const char *)b + sizeof(*h) + prov_padded(h->prov_len), h->payload_len) != h->crc)
 		goto bad;
-	if (h->prov_len != plen || memcmp((const char *)map + sizeof(*h), prov, plen))
+	if (h->prov_len != plen || memcmp((const char *)b + sizeof(*h), prov, plen))
 		goto done;	/* made from other files: rebuilt, not an error */
-	t = elfsyms__adopt_mapped(mod, map, size, sizeof(*h) + prov_padded(h->prov_len), h->payload_len);
+	t = elfsyms__adopt_at(mod, b, size, sizeof(*h) + prov_padded(h->prov_len), h->payload_len,
+			      mapped);
 	if (!t)
 		goto bad;
-	map = MAP_FAILED;	/* the table's now */
+	b = NULL;	/* the table's now */
 	/* Recently used: the eviction below goes by mtime. */
 	futimens(fd, NULL);
 	goto done;
 bad:
 	sc.st.corrupt++;
 done:
-	if (map != MAP_FAILED)
-		munmap(map, size);
+	if (b)
+		entry_free(b, size, mapped);
 	close(fd);
 	return t;
 }
