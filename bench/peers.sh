@@ -63,9 +63,9 @@ for k in $ORDER; do
 	for i in "${!tools[@]}"; do : >"$WORK/t$i"; done
 	declare -A slow=()
 	# The CPU-bound row tells apart costs a few percent apart, where 3 rounds on this VM
-	# spread by +-10%: at least 7 rounds.
+	# spread by +-10% (7 rounds: +-3%): at least 9 rounds, as the recorder table.
 	rounds=$RUNS
-	[ "$k" = b_nofp ] && [ "$rounds" -lt 7 ] && rounds=7
+	[ "$k" = b_nofp ] && [ "$rounds" -lt 9 ] && rounds=9
 	for r in $(seq "$rounds"); do
 		timed "${CMD[$k]}" >>"$WORK/u"
 		for i in "${!tools[@]}"; do
