@@ -277,7 +277,7 @@ static __always_inline void *rec_open_sampled(__u32 size, __u8 kind, struct tsta
  *
  * One step per bpf_loop() call: the verifier checks the step once.  As a bounded loop
  * it walked all 126 iterations in every program that takes a stack (~20K instructions
- * each, ~240K in all: most of the ~12 ms that verifying took at every start). */
+ * each): with --call-graph fp or --stacks=all, loading took 86 ms instead of 22. */
 struct fpwalk {
 	__u64 *buf;
 	__u64 fp;

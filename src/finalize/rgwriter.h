@@ -22,7 +22,7 @@ struct rg_writer {
 
 /* With threaded false, or without a thread (pthread_create failed), every submit writes
  * in the caller.  A trace of one row group has nothing to overlap: a thread would only
- * cost its start and its own malloc arena's fresh pages (~2 ms on the test VM). */
+ * cost its start and its own malloc arena's fresh pages (~1.5 ms on the test VM). */
 void rg_writer__start(struct rg_writer *g, struct pq_writer *w, bool threaded);
 /* Wait until no row group is being written; the writer's first error. */
 int rg_writer__wait(struct rg_writer *g);

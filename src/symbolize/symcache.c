@@ -11,10 +11,10 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <elfutils/libdwelf.h>
 
-#include "common/crc32c.h"
 #include "common/fdio.h"
 #include "common/log.h"
 #include "symbolize/elfsyms.h"
@@ -22,7 +22,7 @@
 
 /* Entry: header, then the provenance text (which files the table was read from), zeros
  * to a multiple of 8 bytes, then elfsyms__encode's bytes (mapped and used in place, so
- * 8-byte aligned in the file); crc (CRC-32C) covers the text and those bytes. */
+ * 8-byte aligned in the file); crc (zlib's CRC-32) covers the text and those bytes. */
 struct symcache_hdr {
 	char magic[8];
 	uint32_t version;
@@ -33,9 +33,9 @@ struct symcache_hdr {
 };
 
 #define SYMCACHE_MAGIC "PRBXSYM\n"
-/* 2: arrays read back in place (elfsyms__adopt); 3: mapped, not read: the payload
- * aligned, names left as offsets, CRC-32C. */
-#define SYMCACHE_VERSION 3
+/* 2: arrays read back in place (elfsyms__adopt); 4: mapped, not read: the payload
+ * aligned, names left as offsets (3 was 4 with CRC-32C, never released). */
+#define SYMCACHE_VERSION 4
 #define SYMCACHE_MAX_ENTRY (1ull << 30)
 
 static struct {
@@ -197,7 +197,9 @@ static void entry_path(const unsigned char *id, int len, char *buf, size_t size)
 
 static uint32_t entry_crc(const char *prov, size_t plen, const void *payload, size_t len)
 {
-	return crc32c(crc32c(0, prov, plen), payload, len);
+	uLong c = crc32(0, (const Bytef *)prov, (uInt)plen);
+
+	return (uint32_t)crc32(c, payload, (uInt)len);
 }
 
 static uint64_t prov_padded(uint64_t plen)
