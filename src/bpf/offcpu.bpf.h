@@ -10,12 +10,19 @@
 /* Intervals shorter than this are only counted (CNT_OFFCPU_SHORT*). */
 const volatile __u64 offcpu_min_ns = 10000;
 
+/* Whether a task leaving the CPU in this state blocks (an off-CPU interval starts), not
+ * just waits for a CPU again (preempted, or yielding while runnable). */
+static __always_inline bool switch_blocks(__s64 state)
+{
+	return state != SWITCH_STATE_PREEMPTED && state != 0;
+}
+
 /* prev leaves the CPU: when it blocks, the interval starts. */
 static __always_inline void offcpu_out(struct tstate *t, __s64 state, __u64 now)
 {
 	if (!t)
 		return;
-	if (state == SWITCH_STATE_PREEMPTED || state == 0) {
+	if (!switch_blocks(state)) {
 		t->off_ts = 0;	/* still runnable: waiting for a CPU is not blocking */
 		return;
 	}

@@ -72,9 +72,11 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	state = switch_state(preempt, prev);
 	offcpu_out(t, state, now);
 	offcpu_in(next, now);
-	/* Stacks only describe prev: this program runs in prev's context. */
+	/* Stacks only describe prev: this program runs in prev's context.  Blocking has a
+	 * sampling clock of its own: a preemption just before a long block must not take
+	 * the stack its off_cpu row is read with. */
 	if (prev_traced)
-		w = stack_take(t, SC_SCHED_SWITCH, now);
+		w = stack_take(t, switch_blocks(state) ? SC_SCHED_BLOCK : SC_SCHED_SWITCH, now);
 	r = rec_open(sizeof(*r), REC_SCHED_SWITCH, w, now, bpf_get_current_pid_tgid(), &stacked);
 	if (!r)
 		return 0;

@@ -69,7 +69,8 @@ enum sys_kind {
 enum stack_class {
 	SC_SYSCALL0 = 0,			/* + enum sys_kind */
 	SC_PAGE_FAULT = SYS__COUNT,
-	SC_SCHED_SWITCH,
+	SC_SCHED_SWITCH,	/* preempted or yielding: still runnable */
+	SC_SCHED_BLOCK,		/* blocking: the stack of the off_cpu row it starts */
 	SC_IO_URING_COMPLETE,
 	SC_FORK,
 	SC_WAKER,		/* wakeups a thread makes (its stack joins the wakee's off_cpu row) */
