@@ -3,8 +3,8 @@
 # repository file that does not exist, or when README.md grows past 350 lines.
 #
 # A path counts when it starts with a top-level folder (src/ doc/ tests/ mk/ scripts/
-# bench/ web/) and must then exist from the repository root, or when it is a bare C file
-# name (foo.c, foo.h), which must exist somewhere under src/ or tests/ (or be a
+# bench/ web/) and must then exist from the repository root, or when it is a bare name
+# ending in .c or .h, which must exist somewhere under src/ or tests/ (or be a
 # generated or system header).  Globs and placeholders (test_*.c, <harness>, $NAME, NAME.c)
 # are patterns, not names, and are skipped.
 set -eu
@@ -111,6 +111,7 @@ missing=$(KNOWN="$known" perl -e '
 				while ($l =~ m{(?<![A-Za-z0-9_./~\$*<-])([A-Za-z_][A-Za-z0-9_-]*\.[ch])(?![A-Za-z0-9_/*-])}g) {
 					my $p = $1;
 					next if $known{$p};
+					next if $p =~ /^[A-Z][A-Z0-9_]*\.[ch]\z/;	# NAME.c
 					next if -e "/usr/include/$p" || glob("/usr/include/*/$p");
 					print "$file:$ln: $p\n";
 				}
