@@ -19,9 +19,13 @@ if [ "$lines" -gt "$README_MAX" ]; then
 	status=1
 fi
 
-files=$(git ls-files -- src mk scripts tests Makefile | grep -v -e '/node_modules/' -e '\.json$' -e '\.parquet$')
+# Tracked files, or every file when this is not a git checkout (a source tarball).
+list() {
+	git ls-files -- "$@" 2>/dev/null || find "$@" -type f -not -path '*/node_modules/*'
+}
+files=$(list src mk scripts tests Makefile | grep -v -e '/node_modules/' -e '\.json$' -e '\.parquet$')
 # Bare names that exist: the repository's own C files, then names the build generates.
-known=$(git ls-files -- src tests | grep -E '\.[ch]$' | sed 's|.*/||'
+known=$(list src tests | grep -E '\.[ch]$' | sed 's|.*/||'
 	echo vmlinux.h probex.skel.h probex.lskel.h profile.pb-c.c profile.pb-c.h web_assets.c | tr ' ' '\n')
 
 # shellcheck disable=SC2086
@@ -104,7 +108,7 @@ missing=$(KNOWN="$known" perl -e '
 					my $after = substr($l, pos($l), 1);
 					next if $after =~ /[*<{\$]/;
 					$p =~ s/[.+-]+\z//;
-					next if $p =~ m{/\.\.?(?:/|\z)};
+					next if $p =~ m{/\.\.?(?:/|\z)|node_modules};	# installed, not ours
 					next if $p =~ m{/[A-Z][A-Z0-9_]*(?:\.\w+)?(?:/|\z)};	# tests/fixtures/NAME.c
 					print "$file:$ln: $p\n" unless -e $p;
 				}
