@@ -27,7 +27,7 @@ LDFLAGS   += $(SAN) -L$(DUCKDB_DIR) -Wl,-rpath,'$$ORIGIN/deps/duckdb' \
 	     -Wl,-rpath,$(abspath $(DUCKDB_DIR)) -Wl,-rpath,'$$ORIGIN/../lib/probex'
 # elfutils, the compressors it reads with, libedit and protobuf-c are linked in: mapping
 # and relocating eleven shared objects at every start cost ~3 ms before the traced
-# command could run (paired runs of `probex -- true`: 0.063 -> 0.060 s).
+# command could run.
 STATIC_LIBS := -Wl,-Bstatic -ldw -lelf -lzstd -lz -llzma -lbz2 -ledit -ltinfo -lbsd -lmd \
 	       -lprotobuf-c -Wl,-Bdynamic
 LDLIBS    += -l:libbpf.a -Wl,--wrap=btf__load_vmlinux_btf $(STATIC_LIBS) -liberty -lmicrohttpd -lduckdb -lpthread -lm

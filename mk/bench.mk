@@ -1,4 +1,5 @@
-# make bench: recorder overhead per workload, viewer latency, memory.  See bench/run.sh.
+# make bench: recorder overhead per workload, viewer latency, memory (bench/run.sh and
+# the scripts beside it); doc/benchmarks.md shows the latest tables.
 BENCH_BINS := $(BUILD)/bench/pagefault $(BUILD)/bench/deepstack $(BUILD)/bench/nofp $(BUILD)/bench/pingpong \
 	      $(BUILD)/bench/cpuclock
 
@@ -32,4 +33,6 @@ bench-scale: $(BUILD)/probex $(BUILD)/probex-test
 bench-big: $(BUILD)/probex $(BUILD)/probex-test
 	@BUILD=$(BUILD) SCALE_VIEWER="20000000 100000000" bench/scale.sh
 
+# The latest tables go into doc/benchmarks.md, between its bench:NAME markers.
 bench: bench-recorder bench-peers bench-cbuild bench-viewer bench-scale
+	@scripts/bench-doc.sh $(BUILD)/bench doc/benchmarks.md

@@ -12,3 +12,9 @@ test-unit: $(UNIT_BINS)
 # Integration tests trace real programs and need root (CI runs as root).
 test-integration: $(BUILD)/probex $(BUILD)/probex-test
 	@BUILD=$(BUILD) tests/integration/run.sh
+
+# Comments name only files that exist, and the README stays short (part of test-unit).
+.PHONY: check-comments
+check-comments:
+	@scripts/check-comments.sh
+test-unit: check-comments

@@ -1,10 +1,9 @@
 /* Kernel addresses to names, asked for after recording.  The kernel formats "%pS" with
  * its own symbol lookup (kallsyms_lookup: core kernel, modules, BPF programs), so probex
  * needs neither /proc/kallsyms nor root for it: reading and parsing that file took ~40 ms
- * of CPU on every recording (121K lines, formatted one by one by the kernel), while a
- * recording's kernel stacks hold a few hundred to a few thousand distinct addresses at
- * ~0.6 us each here.  User space runs this program with BPF_PROG_TEST_RUN, which needs
- * only the program's descriptor. */
+ * of CPU on every recording, while a recording's kernel stacks hold a few hundred to a
+ * few thousand distinct addresses.  User space runs this program with BPF_PROG_TEST_RUN,
+ * which needs only the program's descriptor. */
 #ifndef PROBEX_BPF_KSYM_BPF_H
 #define PROBEX_BPF_KSYM_BPF_H
 

@@ -77,9 +77,9 @@ static __always_inline void offcpu_in(struct task_struct *next, __u64 now)
  *    stack's top are then the interrupt's, whose orig_ax the entry code sets to -1 ("no
  *    syscall to restart"), where a syscall leaves its number.
  * A user-mode exception (a page fault) looks the same and counts as an interrupt: its
- * rare wakeups go without a waker rather than with a wrong one.  Six irq, softirq and
- * hrtimer entry and exit hooks did this before: attaching and detaching them (kernel
- * text patching) took ~6 ms of every run's wall time, and they ran on every interrupt.
+ * rare wakeups go without a waker rather than with a wrong one.  Not irq, softirq and
+ * hrtimer entry and exit hooks: attaching and detaching them patches kernel text (~6 ms
+ * of every run's wall time), and they run on every interrupt.
  * The preempt count would say it too, but reading that per-CPU variable needs
  * CONFIG_KALLSYMS_ALL. */
 static __always_inline bool in_interrupt_ctx(void)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Kernel side of probex: what the traced process tree does, as compact records.
  *
- * Design choices (measured on the target VM, see DESIGN.md):
+ * Design choices (doc/design.md, "Kernel side"):
  *  - tp_btf programs with CO-RE reads: no tracefs, no hard-coded tracepoint offsets.
  *  - One program pair on sys_enter/sys_exit for every syscall, filtered by number, with
  *    the enter/exit pairing done here (per-thread state) so a syscall costs one record.
@@ -123,7 +123,7 @@ int BPF_PROG(task_newtask, struct task_struct *task, u64 clone_flags)
 	    (!trace_all || bpf_map_lookup_elem(&traced, &(__u32){ pid_tgid >> 32 })) &&
 	    bpf_map_update_elem(&traced, &child_tgid, &one, BPF_ANY))
 		cnt_add(CNT_TRACED_FULL, 1);
-	/* A fork's kernel stack (copy_process, ~30 frames) costs ~20 us to unwind here:
+	/* A fork's kernel stack (copy_process) costs ~20 us to unwind here:
 	 * sampled like the other classes unless --stacks=all. */
 	r = rec_open_sampled(sizeof(*r), REC_FORK, t, SC_FORK, bpf_ktime_get_ns(), pid_tgid, &stacked);
 	if (!r)

@@ -50,9 +50,8 @@ struct {
 
 /* Allocated per entry: preallocating 65536 entries took 10 ms of every start, for
  * io_uring requests most traced programs never make.  The bucket array is still sized
- * by max_entries (16 bytes each, ~2.3 ms a MiB to create on the test VM): 16384 requests
- * in flight at once, half of one ring's largest submission queue; more are counted as
- * map full. */
+ * by max_entries, and costs its creation time: 16384 requests in flight at once, half of
+ * one ring's largest submission queue; more are counted as map full. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -273,11 +272,11 @@ static __always_inline void *rec_open_sampled(__u32 size, __u8 kind, struct tsta
 /* Walk the user stack through frame pointers, leaf first, into buf.  Unlike the
  * kernel's perf walker (bpf_get_stack), stop as soon as a frame pointer does not move
  * up the stack: code built without frame pointers (libc, ld.so) otherwise sends the
- * walk round a loop to the depth limit, costing ~25 us and 127 bogus frames.
+ * walk round a loop to the depth limit, costing ~25 us of bogus frames.
  *
- * One step per bpf_loop() call: the verifier checks the step once.  As a bounded loop
- * it walked all 126 iterations in every program that takes a stack (~20K instructions
- * each): with --call-graph fp or --stacks=all, loading took 86 ms instead of 22. */
+ * One step per bpf_loop() call: the verifier checks the step once, where a bounded loop
+ * is verified through all its iterations in every program that takes a stack (loading
+ * ~4x slower with --call-graph fp or --stacks=all). */
 struct fpwalk {
 	__u64 *buf;
 	__u64 fp;
@@ -391,10 +390,10 @@ static __always_inline void rec_finish_regs(void *ctx, void *rec, __u32 fixed, b
  *    the environment), and a little more for _start's frame;
  *  - a glibc thread: its thread pointer (the FS base: its struct pthread, whose static
  *    TLS lies just below, then the first frame), not the top of its stack's mapping,
- *    ~4 KiB further up;
+ *    further up;
  *  - any other stack: the end of its mapping.
  * A copy of the full size would run past the stack's end, fail, and go chunk by chunk
- * (on a CPU-bound main thread that was every sample: 17 us each instead of 1-2). */
+ * (on a CPU-bound main thread, every sample: ~17 us each). */
 #define USTACK_TOP_SLACK 64
 
 struct vma_end {
@@ -477,11 +476,10 @@ static __always_inline void uregs_fill(__u64 *r)
 
 /* A record of `fixed` bytes whose user stack is a copy (REC_F_USTACK_COPY): built in a
  * per-CPU buffer, then copied into the ring buffer at the size it came to.  Reserving
- * the largest size in the ring instead (and reading the stack straight into place) cost
- * 6 us a sample against 0.85 with a 1 MiB ring: each sample then writes to ring pages
- * the kernel has not touched yet in this recording, a fault on this VM; a shallow stack's
- * copy is a few hundred bytes, not --stack-copy's 16 KiB.  rec_ustack_send() fills the
- * stacks and sends it. */
+ * the largest size in the ring instead (and reading the stack straight into place) makes
+ * each sample write ring pages the kernel has not touched yet in this recording, a fault
+ * each on a VM (~6 us a sample); a shallow stack's copy is a few hundred bytes, not
+ * --stack-copy's maximum.  rec_ustack_send() fills the stacks and sends it. */
 static __always_inline void *rec_ustack_begin(__u32 fixed)
 {
 	__u32 d;

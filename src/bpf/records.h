@@ -21,7 +21,7 @@
 /* --stacks: which syscall, fault and scheduler events carry stacks (CPU samples always do). */
 enum stack_mode {
 	STACKS_SAMPLED,	/* default: at most one stack per thread and class per interval */
-	STACKS_ALL,	/* a stack on every event (the reference's behaviour) */
+	STACKS_ALL,	/* a stack on every event */
 	STACKS_NONE,	/* no stacks on syscall/fault/scheduler events */
 };
 
@@ -48,8 +48,8 @@ enum rec_kind {
 	REC__COUNT,
 };
 
-/* The reference's syscalls (x86-64 numbers are mapped to these in the kernel), then
- * SYS_OTHER for every other syscall, named by its number (rec_syscall.nr). */
+/* The syscalls with event types of their own (x86-64 numbers are mapped to these in the
+ * kernel), then SYS_OTHER for every other syscall, named by its number (rec_syscall.nr). */
 enum sys_kind {
 	SYS_READ,
 	SYS_WRITE,

@@ -8,7 +8,7 @@
 /* SYSF_* per syscall number; all zero records nothing. */
 const volatile __u8 sys_flags[PROBEX_SYSCALL_MAX];
 
-/* x86-64 syscall numbers of the reference's syscalls, which keep their own event types. */
+/* x86-64 numbers of the syscalls with event types of their own (the 0.1 format's ten). */
 static __always_inline int sys_kind_of(long id)
 {
 	switch (id) {

@@ -1,10 +1,9 @@
 /* Large arrays (hundreds of MB of trace columns, multi-MB symbol tables) backed by
  * transparent huge pages where the kernel allows them, so filling them costs one page
- * fault per 2 MiB instead of 512.  In a VM first-touch faults are expensive: they
- * dominated loading a 10M-row trace before this.  On the test VM a 4 KiB fault costs
- * ~11 us (2 MiB of them ~5.5 ms) and a huge page's 1.2-3.8 ms, for zeroing all of it
- * however little is used: huge pages pay off for what is filled, and are a loss for a
- * capacity of which a short trace touches a few KiB.
+ * fault per 2 MiB instead of 512.  In a VM first-touch faults are expensive (~11 us for
+ * 4 KiB on the test VM), but a huge page zeroes all of its 2 MiB however little is used:
+ * huge pages pay off for what is filled, and are a loss for a capacity of which a short
+ * trace touches a few KiB.
  *
  * Two forms of the one allocator: bigmem__alloc/grow give malloc-compatible blocks (free
  * with free()); struct bigmem_buf is a growable mapping that mremap moves without copying

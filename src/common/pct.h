@@ -1,5 +1,5 @@
 /* The one percentile rule of probex's tables (viewer, report): the p-th percentile of n
- * ascending values is the value at index min(n*p/100, n-1), the reference viewer's
+ * ascending values is the value at index min(n*p/100, n-1), the 0.1 viewer API's
  * IO-table rule.  A header of its own so the viewer and `probex report` cannot drift. */
 #ifndef PROBEX_COMMON_PCT_H
 #define PROBEX_COMMON_PCT_H

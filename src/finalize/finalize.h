@@ -1,4 +1,4 @@
-/* Spool → Parquet: expand kernel records into the reference's row model, symbolize each
+/* Spool → Parquet: expand kernel records into the trace's rows, symbolize each
  * unique stack once, sort by time, write ZSTD Parquet under a temporary name and rename
  * it into place only when complete. */
 #ifndef PROBEX_FINALIZE_FINALIZE_H

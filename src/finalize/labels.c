@@ -72,7 +72,7 @@ void labeler__free(struct labeler *l)
 	free(l);
 }
 
-/* Labels must not contain the separator or line breaks (the reference sanitized CR/LF). */
+/* Labels must not contain the separator or line breaks: both become spaces. */
 static void add_label(struct strbuf *out, const char *s)
 {
 	size_t start = out->len;

@@ -1,4 +1,4 @@
-/* Stack labels in the reference format: "[user]", user frames root-first (an inline
+/* Stack labels in the trace's format: "[user]", user frames root-first (an inline
  * chain gives several labels, outermost first), then "[kernel]" and kernel frames. */
 #ifndef PROBEX_FINALIZE_LABELS_H
 #define PROBEX_FINALIZE_LABELS_H

@@ -198,7 +198,7 @@ int rows__sort(struct rows *r)
 	return runs__finish(r->runs);
 }
 
-/* Syscalls past the reference's: the arguments trace/syscalls.c says are decoded. */
+/* Other syscalls (SYS_OTHER): the arguments trace/syscalls.c says are decoded. */
 static void other_enter_cols(struct colbuf *c, const struct rec_syscall *s)
 {
 	const uint64_t *a = (const uint64_t *)s->args;
@@ -225,7 +225,7 @@ static void syscall_enter_cols(struct colbuf *c, const struct rec_syscall *s)
 	switch (s->h.sub) {
 	case SYS_READ:
 	case SYS_WRITE:
-		/* fd is an int: -1 stays -1 (the reference showed 4294967295). */
+		/* fd is an int: -1 stays -1, not 4294967295. */
 		colbuf__set(c, TC_FD, (uint64_t)(int64_t)(int32_t)a[0]);
 		colbuf__set(c, TC_COUNT, a[2]);
 		break;
@@ -252,7 +252,7 @@ static void syscall_enter_cols(struct colbuf *c, const struct rec_syscall *s)
 		break;
 	default:
 		/* io_uring_setup: entries, params; _enter: fd, to_submit; _register: fd, opcode —
-		 * in the reference's fd/count columns. */
+		 * in the fd/count columns. */
 		colbuf__set(c, TC_FD, s->h.sub == SYS_IO_URING_SETUP ? (uint32_t)a[0]
 								   : (uint64_t)(int64_t)(int32_t)a[0]);
 		colbuf__set(c, TC_COUNT, s->h.sub == SYS_IO_URING_SETUP ? a[1] : (uint32_t)a[1]);

@@ -1,6 +1,6 @@
 /* The trace's rows: an index over the kernel records (a paired syscall record gives its
  * *_enter and *_exit rows), sorted by time (finalize/runs.h: bounded memory), then
- * written row group by row group in the reference's row model, each record read back
+ * written row group by row group, each record read back
  * from the spool by offset. */
 #ifndef PROBEX_FINALIZE_ROWS_H
 #define PROBEX_FINALIZE_ROWS_H

@@ -65,8 +65,8 @@ char *symdata__encode(const struct addrspace *as, const struct stackset *us,
 	z = malloc(zlen ? zlen : 1);
 	if (!z)
 		goto cleanup;
-	/* Level 1: level 3 was ~4x the time (1.7 ms of a 2 500-sample trace's finalization,
-	 * mostly its larger tables' first touch) for a third less of a small blob. */
+	/* Level 1: level 3 takes ~4x the time (mostly its larger tables' first touch) for a
+	 * third less of a small blob. */
 	zlen = ZSTD_compress(z, zlen, b.s ? b.s : "", b.len, 1);
 	if (!ZSTD_isError(zlen))
 		out = base64__encode(z, zlen);

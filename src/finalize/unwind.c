@@ -52,7 +52,7 @@ struct unwinder {
 /* Separate debug files (.gnu_debuglink, /usr/lib/debug/.build-id) hold .debug_frame
  * for objects built without unwind tables.  libdwfl reads them whenever .eh_frame has no
  * entry for a pc, in every address space: for libc that is tens of MB of DWARF per
- * process (fork-heavy traces: 25x slower finalization, 10x memory).  Only objects whose
+ * process (fork-heavy traces: 25x slower finalization).  Only objects whose
  * .eh_frame describes almost nothing get theirs. */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,

@@ -191,7 +191,7 @@ static uint32_t arrow_field(struct fb *b, const char *name, bool nullable, uint8
 }
 
 /* The Arrow type of each writer type is the one arrow-rs reads it back as, except that
- * list items are Utf8View, as the reference's files declare them. */
+ * list items are Utf8View, as the 0.1 format's files declare them. */
 static uint32_t column_field(struct fb *b, const struct pq_column_def *c)
 {
 	static const struct { int8_t bits; bool is_signed; } ints[] = {

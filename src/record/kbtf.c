@@ -1,7 +1,7 @@
 /* The kernel's BTF, mapped instead of read.
  *
  * libbpf (1.1, the version Debian 12 ships) reads /sys/kernel/btf/vmlinux with read(2),
- * and sysfs hands it out a page per call: 1 340 calls and ~40 ms for this machine's 5.4 MB,
+ * and sysfs hands it out a page per call: ~40 ms for this machine's 5.4 MB,
  * about half of the time probex needs before the traced command may start.  Kernels from
  * 6.16 let the file be mapped read-only; libbpf is linked statically with
  * --wrap=btf__load_vmlinux_btf, so every load of the kernel's BTF (libbpf's own for CO-RE

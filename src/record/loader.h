@@ -5,8 +5,8 @@
  * The light skeleton (bpftool gen skeleton -L) is a loader program that the kernel runs:
  * CO-RE relocations and the tracepoints' BTF ids are resolved by the kernel against its
  * own, already parsed BTF.  libbpf's skeleton does that work in user space, and reads the
- * kernel's BTF to do it: a 5.4 MB copy and a parse of 125K types, about two thirds of
- * what loading costs on the test machine.  The light skeleton cannot leave a program
+ * kernel's BTF to do it: a copy and a parse of the whole kernel's types, about two
+ * thirds of what loading costs on the test machine.  The light skeleton cannot leave a program
  * out, so a kernel that lacks an optional tracepoint (or a shape a program reads) fails
  * it as a whole; libbpf's skeleton then loads what the kernel can take. */
 #ifndef PROBEX_RECORD_LOADER_H

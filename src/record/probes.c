@@ -182,11 +182,10 @@ static int open_poll(struct probes *p)
 }
 
 /* The kernel→user ring buffer unless set: 2 MiB a CPU and at least 4 MiB (a power of
- * two).  Each page of it costs a fault the first time the kernel writes it and again
- * when we read it (~4 us each on the test VM: a CPU sample of a thread took 7.5 us with
- * 16 MiB, 3.9 with 4), and 16 MiB took ~3 ms to allocate.  The consumer wakes at 1/16
- * full and polls every 10 ms: the bench's heaviest rows drop nothing even at 1 MiB with
- * two CPU hogs beside them. */
+ * two).  Not larger: each page costs a fault the first time the kernel writes it and
+ * again when we read it, so a CPU sample of a thread cost twice as much with 16 MiB.
+ * Not smaller needed: the consumer wakes at 1/16 full and polls every 10 ms, and the
+ * bench's heaviest rows drop nothing even at 1 MiB. */
 static unsigned long default_ringbuf_bytes(void)
 {
 	int ncpus = libbpf_num_possible_cpus();

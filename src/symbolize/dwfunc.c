@@ -9,7 +9,7 @@
 
 /* dwarf_getscopes would do, but it walks the whole compile unit on every call and prunes
  * namespaces (where rustc puts every function), so lookups in large CUs (CPython's
- * ceval.c) cost milliseconds each. Instead each CU's functions are listed once, sorted by
+ * interpreter loop) cost milliseconds each. Instead each CU's functions are listed once, sorted by
  * address, and each function's inlined calls are listed once, flattened with their nesting;
  * a lookup is a binary search plus a scan of one function's inlines. */
 

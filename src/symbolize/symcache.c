@@ -33,8 +33,8 @@ struct symcache_hdr {
 };
 
 #define SYMCACHE_MAGIC "PRBXSYM\n"
-/* 2: arrays read back in place (elfsyms__adopt); 4: mapped, not read: the payload
- * aligned, names left as offsets (3 was 4 with CRC-32C, never released). */
+/* Bumped when the entry layout changes: entries are mapped, not read (the payload
+ * aligned, names left as offsets), and an older entry is rebuilt. */
 #define SYMCACHE_VERSION 4
 #define SYMCACHE_MAX_ENTRY (1ull << 30)
 

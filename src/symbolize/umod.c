@@ -205,7 +205,7 @@ static int umod__vaddr(const struct umod *m, unsigned long long off, unsigned lo
 	return 0;
 }
 
-/* glibc's internal calls go through hidden aliases named __GI_<name> (libc-symbols.h
+/* glibc's internal calls go through hidden aliases named __GI_<name> (its
  * hidden_def); the symbol table and the DWARF of its assembler files (gas emits a
  * subprogram per function symbol) may name a function by that alias. The public name is
  * the one people know and the one perf shows. */

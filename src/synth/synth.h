@@ -1,4 +1,4 @@
-/* A realistic, seeded, synthetic trace in the reference format (for benchmarks). */
+/* A realistic, seeded, synthetic trace (for benchmarks). */
 #ifndef PROBEX_SYNTH_SYNTH_H
 #define PROBEX_SYNTH_SYNTH_H
 

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Which of a row's reference-schema columns are not null, one bit each. */
+/* Which of a row's first 24 columns (the 0.1 format's) are not null, one bit each. */
 enum synth_col {
 	SR_NAME = 1u << 0,
 	SR_STACK = 1u << 1,	/* stack_trace, stack_kind */

@@ -110,7 +110,7 @@ static void build_threads(struct sim *s)
 	tid += 10;
 	for (i = 0; i < 30; i++) {
 		/* Short-lived commands; some vanish before /proc/<tid>/comm is read, so the
-		 * reference recorder stores no name for them. */
+		 * trace holds no name for them. */
 		int name = i % 7 == 3 ? -1 : (i % 2 ? 8 : 7);
 
 		add_thread(s, tid + i, tid + i, root + 3, name, 6, PR_SHELL, 0.02 + 0.03 * i,
@@ -454,7 +454,7 @@ static int fork_or_exit(struct sim *s, const struct sim_thread *ts, int type, ui
 	} else {
 		r.cols |= SR_EXIT;
 		r.is_thread = ts->t->tid != ts->t->tgid;
-		r.exit_code = 0;	/* the reference recorder never reads the real code */
+		r.exit_code = 0;	/* as the 0.1 recorder wrote it: it never read the real code */
 	}
 	return put(s, &r, false);
 }

@@ -1,4 +1,4 @@
-/* Stack labels for `probex synth`: a few hundred realistic lists in the reference's label
+/* Stack labels for `probex synth`: a few hundred realistic lists in the trace's label
  * format: "[user]", user frames root first, then "[kernel]" and kernel frames,
  * with some frames left unsymbolised ("<path>+0x<off>") or raw ("0x<addr>") as real traces
  * have them.  A stack is identified by (program, context, chain, variant). */

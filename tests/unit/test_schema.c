@@ -1,5 +1,5 @@
 /* The trace schema table is the one source of the file's columns: the README's column
- * list must name exactly its columns (the reference's, in file order, then probex's own in
+ * list must name exactly its columns (the 0.1 format's, in file order, then probex's own in
  * its table), and the Parquet writer's column list must be derived from it. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -62,13 +62,13 @@ static void test_readme_lists_the_schema(void **state)
 	assert_non_null(sec);
 	for (int i = 0; i < TC__COUNT; i++)
 		nref += trace_schema[i].reference;
-	snprintf(intro, sizeof(intro), "the reference's %d columns first (", nref);
+	snprintf(intro, sizeof(intro), "the 0.1 format's %d columns first (", nref);
 	p = strstr(sec, intro);
 	assert_non_null(p);
 	p += strlen(intro);
 	end = strstr(p, "), with separate");
 	assert_non_null(end);
-	/* The reference's columns, in file order (the parenthesis also names `pid`'s meaning
+	/* The 0.1 format's columns, in file order (the parenthesis also names `pid`'s meaning
 	 * in plain words, never in backticks). */
 	while ((name = next_tick(&p, end, &len))) {
 		while (want < TC__COUNT && !trace_schema[want].reference)
