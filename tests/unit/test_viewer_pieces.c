@@ -11,12 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/json.h"
 #include "common/pack32.h"
-#include "common/sparse32.h"
 #include "common/sort.h"
-#include "viewer/dist.h"
-#include "viewer/json.h"
-#include "viewer/params.h"
+#include "common/sparse32.h"
+#include "model/dist.h"
+#include "server/params.h"
 
 static char *done(struct json *j)
 {
