@@ -1,8 +1,8 @@
 /* A small JSON writer into a growing buffer: commas and nesting handled, strings escaped
  * (control characters as \uXXXX, invalid UTF-8 replaced by U+FFFD), so every response is
  * valid JSON whatever bytes a trace holds. */
-#ifndef PROBEX_VIEWER_JSON_H
-#define PROBEX_VIEWER_JSON_H
+#ifndef PROBEX_COMMON_JSON_H
+#define PROBEX_COMMON_JSON_H
 
 #include <stdbool.h>
 #include <stddef.h>

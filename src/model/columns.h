@@ -1,9 +1,9 @@
-/* The model's type-specific columns: read narrow in file order by the scan (trace/scan.h),
+/* The model's type-specific columns: read narrow in file order by the scan (model/scan.h),
  * each kept in 32 or 16 bits a row, the values that do not fit (and b, which few rows
  * have) as (row, value) pairs on the side; model.h's readers (model__a, model__b,
  * model__latency, model__weight) put them back together. */
-#ifndef PROBEX_VIEWER_COLUMNS_H
-#define PROBEX_VIEWER_COLUMNS_H
+#ifndef PROBEX_MODEL_COLUMNS_H
+#define PROBEX_MODEL_COLUMNS_H
 
 #include "model/model.h"
 

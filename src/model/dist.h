@@ -1,8 +1,8 @@
 /* Bounded views of a sorted distribution (latencies, sizes) for the UI: evenly spaced
  * order statistics, an empirical CDF of at most N points and power-of-two histograms,
  * instead of the reference's every-value arrays. */
-#ifndef PROBEX_VIEWER_DIST_H
-#define PROBEX_VIEWER_DIST_H
+#ifndef PROBEX_MODEL_DIST_H
+#define PROBEX_MODEL_DIST_H
 
 #include <stdint.h>
 

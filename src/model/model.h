@@ -2,8 +2,8 @@
  * (pid, ts_ns, file row) with per-pid offsets, event types as codes, stacks interned and
  * pre-rendered as JSON, plus the derived indexes in ops.h.  Read-only once built, so
  * request threads share it without locks. */
-#ifndef PROBEX_VIEWER_MODEL_H
-#define PROBEX_VIEWER_MODEL_H
+#ifndef PROBEX_MODEL_MODEL_H
+#define PROBEX_MODEL_MODEL_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -39,7 +39,7 @@ struct model {
 	 * full column while building. */
 	uint32_t *file_row;
 	struct pack32 file_row_p;
-	/* a (see trace/scan.h) as 32 signed bits a row; a value that does not fit (an mmap
+	/* a (see model/scan.h) as 32 signed bits a row; a value that does not fit (an mmap
 	 * address, an io_uring submit time) is A32_BIG there and (row, value) on the side,
 	 * in row order.  See model__a. */
 	int32_t *a32;

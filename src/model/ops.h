@@ -7,8 +7,8 @@
  * (a lost exit), its FIFO queue never holds more than one enter, so every exit pairs with
  * the enter right before it — the pairs precomputed here that lie wholly in the window.
  * Windows that do contain such a lost exit are recomputed exactly for that pid (opsel.c). */
-#ifndef PROBEX_VIEWER_OPS_H
-#define PROBEX_VIEWER_OPS_H
+#ifndef PROBEX_MODEL_OPS_H
+#define PROBEX_MODEL_OPS_H
 
 #include <stdbool.h>
 #include <stdint.h>

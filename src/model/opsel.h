@@ -2,8 +2,8 @@
  * precomputed pairs wholly inside the window, plus an exact FIFO recomputation for the
  * pids whose window holds a lost exit (see ops.h).  Iterable in the reference's
  * (latency, row) order and in size order. */
-#ifndef PROBEX_VIEWER_OPSEL_H
-#define PROBEX_VIEWER_OPSEL_H
+#ifndef PROBEX_MODEL_OPSEL_H
+#define PROBEX_MODEL_OPSEL_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -2,8 +2,8 @@
  * become small codes and only the type-specific values the viewer needs are kept (pass 1);
  * stack lists are interned once, by DuckDB's hash of the list computed on its threads
  * (pass 2, the slow one: decoding millions of label lists dominates loading). */
-#ifndef PROBEX_TRACE_SCAN_H
-#define PROBEX_TRACE_SCAN_H
+#ifndef PROBEX_MODEL_SCAN_H
+#define PROBEX_MODEL_SCAN_H
 
 #include <duckdb.h>
 #include <stdbool.h>

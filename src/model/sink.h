@@ -2,8 +2,8 @@
  * batches of rows, placed in a `SELECT count(sink(...)) FROM read_parquet(...)`.  The scan
  * then runs in parallel and nothing is copied through a result set — three to four times
  * faster here than fetching the same columns from a streaming result. */
-#ifndef PROBEX_TRACE_SINK_H
-#define PROBEX_TRACE_SINK_H
+#ifndef PROBEX_MODEL_SINK_H
+#define PROBEX_MODEL_SINK_H
 
 #include <duckdb.h>
 #include <stdbool.h>

@@ -1,8 +1,8 @@
 /* The JSON API: one handler per endpoint, sharing a request context.  Handlers write the
  * body into rq->out and return an HTTP status; errors set rq->error (and for 400s the
  * offending parameter), which the router turns into a JSON error body. */
-#ifndef PROBEX_VIEWER_API_H
-#define PROBEX_VIEWER_API_H
+#ifndef PROBEX_SERVER_API_H
+#define PROBEX_SERVER_API_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /* Pooled DuckDB connections for request threads, each with the API's statements prepared
  * on first use.  Every request-time query is one of these constant statements with bound
  * parameters: no SQL is ever built from request text. */
-#ifndef PROBEX_VIEWER_CONN_H
-#define PROBEX_VIEWER_CONN_H
+#ifndef PROBEX_SERVER_CONN_H
+#define PROBEX_SERVER_CONN_H
 
 #include <duckdb.h>
 #include <stddef.h>

@@ -1,8 +1,8 @@
 /* An interactive flame graph as one SVG document (root at the bottom, frames merged by
  * name along each path, children in name order), in the style of inferno/flamegraph.pl:
  * hover details, click to zoom, Reset Zoom, Search (button, Ctrl+F or F3). */
-#ifndef PROBEX_VIEWER_FLAME_SVG_H
-#define PROBEX_VIEWER_FLAME_SVG_H
+#ifndef PROBEX_SERVER_FLAME_SVG_H
+#define PROBEX_SERVER_FLAME_SVG_H
 
 #include <stddef.h>
 #include <stdint.h>

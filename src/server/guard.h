@@ -5,8 +5,8 @@
  *   - an /api request carrying an Origin must come from such a host;
  *   - bound to a non-loopback address, every request needs the random token printed in
  *     the URL (as Jupyter does): ?token=... once, then a cookie; --no-token opts out. */
-#ifndef PROBEX_VIEWER_GUARD_H
-#define PROBEX_VIEWER_GUARD_H
+#ifndef PROBEX_SERVER_GUARD_H
+#define PROBEX_SERVER_GUARD_H
 
 #include <stdbool.h>
 #include <sys/socket.h>

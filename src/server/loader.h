@@ -1,7 +1,7 @@
 /* Loading a trace in the background after the server is up: pass 1 (rows, pairs,
  * summary, lifetimes) makes most endpoints answer; pass 2 (stacks) the rest. */
-#ifndef PROBEX_VIEWER_LOADER_H
-#define PROBEX_VIEWER_LOADER_H
+#ifndef PROBEX_SERVER_LOADER_H
+#define PROBEX_SERVER_LOADER_H
 
 #include <pthread.h>
 

@@ -1,7 +1,7 @@
 /* Query-string parameters of the JSON API: typed, strict parsing with errors that name the
  * parameter (they become HTTP 400).  Independent of the HTTP library so it is unit-tested. */
-#ifndef PROBEX_VIEWER_PARAMS_H
-#define PROBEX_VIEWER_PARAMS_H
+#ifndef PROBEX_SERVER_PARAMS_H
+#define PROBEX_SERVER_PARAMS_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /* event_list's payload fields: a page's other columns (fd, count, ret, address, cpu, exit
  * code, ...), fetched from the trace file by file row number when the page is written.
  * The model keeps only what the aggregate endpoints need; a page is at most 10 000 rows. */
-#ifndef PROBEX_VIEWER_PAYLOAD_H
-#define PROBEX_VIEWER_PAYLOAD_H
+#ifndef PROBEX_SERVER_PAYLOAD_H
+#define PROBEX_SERVER_PAYLOAD_H
 
 #include <stdint.h>
 

@@ -1,7 +1,7 @@
 /* Everything the server shares between request threads: the loaded trace (model and
  * derived indexes), its DuckDB database, and how far loading has got. */
-#ifndef PROBEX_VIEWER_STATE_H
-#define PROBEX_VIEWER_STATE_H
+#ifndef PROBEX_SERVER_STATE_H
+#define PROBEX_SERVER_STATE_H
 
 #include <duckdb.h>
 #include <pthread.h>

@@ -1,6 +1,6 @@
 /* The viewer: load a trace, serve the JSON API and the embedded web UI. */
-#ifndef PROBEX_VIEWER_VIEWER_H
-#define PROBEX_VIEWER_VIEWER_H
+#ifndef PROBEX_SERVER_VIEWER_H
+#define PROBEX_SERVER_VIEWER_H
 
 #include <stdbool.h>
 
