@@ -183,47 +183,14 @@ void json__obj_end(struct json *j) { close_(j, '}'); }
 void json__arr_begin(struct json *j) { open_(j, '['); }
 void json__arr_end(struct json *j) { close_(j, ']'); }
 
-void json__escape_into(struct json *j, const char *str, size_t n)
+static void put_cb(void *j, const char *s, size_t n)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0, run = 0;
-	char esc[8];
+	put(j, s, n);
+}
 
-	while (i < n) {
-		unsigned char c = s[i];
-		size_t l;
-
-		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-			i++;
-			run++;
-			continue;
-		}
-		put(j, (const char *)s + i - run, run);
-		run = 0;
-		switch (c) {
-		case '"': put(j, "\\\"", 2); i++; continue;
-		case '\\': put(j, "\\\\", 2); i++; continue;
-		case '\n': put(j, "\\n", 2); i++; continue;
-		case '\r': put(j, "\\r", 2); i++; continue;
-		case '\t': put(j, "\\t", 2); i++; continue;
-		default: break;
-		}
-		if (c < 0x20) {
-			snprintf(esc, sizeof(esc), "\\u%04x", c);
-			put(j, esc, 6);
-			i++;
-			continue;
-		}
-		l = utf8__seq_len(s + i, n - i);
-		if (l) {
-			put(j, (const char *)s + i, l);
-			i += l;
-		} else {
-			put(j, "\xef\xbf\xbd", 3);	/* U+FFFD for each invalid byte */
-			i++;
-		}
-	}
-	put(j, (const char *)s + i - run, run);
+void json__escape_into(struct json *j, const char *s, size_t n)
+{
+	json__escape(s, n, put_cb, j);
 }
 
 void json__key(struct json *j, const char *key)

@@ -1,6 +1,6 @@
 /* A small JSON writer into a growing buffer: commas and nesting handled, strings escaped
- * (control characters as \uXXXX, invalid UTF-8 replaced by U+FFFD), so every response is
- * valid JSON whatever bytes a trace holds. */
+ * (control characters as \n, \r, \t or \uXXXX, invalid UTF-8 replaced by U+FFFD), so
+ * every response is valid JSON whatever bytes a trace holds. */
 #ifndef PROBEX_COMMON_JSON_H
 #define PROBEX_COMMON_JSON_H
 
@@ -8,7 +8,56 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/utf8.h"
+
 #define JSON_MAX_DEPTH 32
+
+typedef void (*json_put_fn)(void *ctx, const char *s, size_t n);
+
+/* The one JSON string escaper (the writer below and strbuf__add_json_str use it): s[0..n)
+ * as a string body without quotes, handed to put in pieces.  Inline so that put inlines. */
+static inline void json__escape(const char *str, size_t n, json_put_fn put, void *ctx)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0, run = 0, l;
+	char esc[6] = { '\\', 'u', '0', '0' };
+
+	while (i < n) {
+		unsigned char c = s[i];
+
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+			i++;
+			run++;
+			continue;
+		}
+		if (run)
+			put(ctx, str + i - run, run);
+		run = 0;
+		switch (c) {
+		case '"': put(ctx, "\\\"", 2); i++; continue;
+		case '\\': put(ctx, "\\\\", 2); i++; continue;
+		case '\n': put(ctx, "\\n", 2); i++; continue;
+		case '\r': put(ctx, "\\r", 2); i++; continue;
+		case '\t': put(ctx, "\\t", 2); i++; continue;
+		default: break;
+		}
+		if (c < 0x20) {
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 15];
+			put(ctx, esc, 6);
+			i++;
+		} else if ((l = utf8__seq_len(s + i, n - i))) {
+			put(ctx, str + i, l);
+			i += l;
+		} else {
+			put(ctx, "\xef\xbf\xbd", 3);	/* U+FFFD for each invalid byte */
+			i++;
+		}
+	}
+	if (run)
+		put(ctx, str + i - run, run);
+}
 
 struct json {
 	char *buf;
