@@ -1,3 +1,4 @@
+#include "common/bsearch.h"
 #include "model/dist.h"
 
 uint64_t dist__spaced(uint64_t j, uint64_t m, uint64_t n)
@@ -41,17 +42,7 @@ void dist__cdf(struct json *j, dist_get_fn get, const void *ctx, uint64_t n, uin
 /* Number of values < v. */
 static uint64_t below(dist_get_fn get, const void *ctx, uint64_t n, uint64_t v)
 {
-	uint64_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (get(ctx, mid) < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return BSEARCH_FIRST((uint64_t)0, n, i, get(ctx, i) < v);
 }
 
 void dist__histogram(struct json *j, dist_get_fn get, const void *ctx, uint64_t n)

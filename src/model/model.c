@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/bigmem.h"
+#include "common/bsearch.h"
 #include "common/hmap.h"
 #include "common/json.h"
 #include "common/log.h"
@@ -477,30 +478,12 @@ void model__free(struct model *m)
 
 int64_t model__pid_index(const struct model *m, uint32_t pid)
 {
-	uint32_t lo = 0, hi = m->npids;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (m->pids[mid] < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < m->npids && m->pids[lo] == pid ? (int64_t)lo : -1;
+	return bsearch__find_u32(m->pids, m->npids, pid);
 }
 
 uint64_t model__lower_bound(const struct model *m, uint64_t lo, uint64_t hi, uint64_t t)
 {
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (model__ts(m, mid) < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return BSEARCH_FIRST(lo, hi, i, model__ts(m, i) < t);
 }
 
 void model__pid_window(const struct model *m, uint32_t p, uint64_t start, uint64_t end,
@@ -514,32 +497,13 @@ void model__pid_window(const struct model *m, uint32_t p, uint64_t start, uint64
 
 uint32_t model__pid_of(const struct model *m, uint64_t rn)
 {
-	uint32_t lo = 0, hi = m->npids;
-
-	while (lo + 1 < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (m->pid_off[mid] <= rn)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return m->pids[lo];
+	/* The last pid index whose rows start at or before rn (pid_off[0] is 0). */
+	return m->pids[BSEARCH_FIRST(1u, m->npids, i, m->pid_off[i] <= rn) - 1];
 }
 
 static int64_t name_index(const struct model *m, uint32_t pid)
 {
-	uint32_t lo = 0, hi = m->nnames;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (m->name_pid[mid] < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < m->nnames && m->name_pid[lo] == pid ? (int64_t)lo : -1;
+	return bsearch__find_u32(m->name_pid, m->nnames, pid);
 }
 
 const char *model__name(const struct model *m, uint32_t pid)

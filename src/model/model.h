@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/bsearch.h"
 #include "common/pack32.h"
 #include "common/sparse32.h"
 #include "model/scan.h"
@@ -146,17 +147,7 @@ static inline uint32_t model__stack(const struct model *m, uint64_t rn)
 /* First index in rns[0..n) (ascending row numbers of a side part) whose row is >= rn. */
 static inline uint64_t model__side_find(const uint32_t *rns, uint64_t n, uint64_t rn)
 {
-	uint64_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (rns[mid] < rn)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return bsearch__lower_u32(rns, n, rn);
 }
 
 /* stack_weight of row rn (the file has the column). */

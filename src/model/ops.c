@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "common/bigmem.h"
+#include "common/bsearch.h"
 #include "common/sort.h"
 #include "model/columns.h"
 #include "model/ops.h"
@@ -70,17 +71,8 @@ struct pos_val { uint64_t val; uint32_t pos; };
 static uint64_t side_val(const struct vec *side, uint64_t i)
 {
 	const struct pos_val *pv = side->p;
-	uint64_t lo = 0, hi = side->n;
 
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (pv[mid].pos < i)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return pv[lo].val;
+	return pv[BSEARCH_FIRST((uint64_t)0, side->n, k, pv[k].pos < i)].val;
 }
 
 /* Record i's value of a narrowed column: in it, or (UINT32_MAX there) on the side. */

@@ -3,21 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bsearch.h"
 #include "model/opsel.h"
 
 bool op_sel__is_dirty(const struct op_sel *sel, uint32_t pid)
 {
-	uint32_t lo = 0, hi = sel->ndirty_pids;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (sel->dirty_pids[mid] < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < sel->ndirty_pids && sel->dirty_pids[lo] == pid;
+	return bsearch__find_u32(sel->dirty_pids, sel->ndirty_pids, pid) >= 0;
 }
 
 static int cmp_u32(const void *x, const void *y)
@@ -185,15 +176,7 @@ static void merge_size(struct op_sel *sel, uint32_t k, uint64_t *d, uint64_t *n)
 static uint64_t end_bound(const struct model *m, const struct op_index *ix, uint64_t lo,
 			  uint64_t hi, uint64_t t)
 {
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (op_index__end(m, ix, ix->g_idx[mid]) < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return BSEARCH_FIRST(lo, hi, i, op_index__end(m, ix, ix->g_idx[i]) < t);
 }
 
 /* The run of pid index p's row order whose records end in the window: [*lo, *hi). */
