@@ -8,154 +8,70 @@
 
 #include "common/hmap.h"
 #include "common/rng.h"
+#include "model/lifetimes.h"
 #include "server/api.h"
 
-struct lifetime {
-	uint32_t pid, parent;
-	uint64_t start, end;
-	int32_t exit;
-	bool forked, exited;
-	const char *name;
-};
-
-static int cmp_lifetime(const void *x, const void *y)
+static void lifetime_json(struct json *j, const struct model *m, const struct lifetime *l)
 {
-	const struct lifetime *a = x, *b = y;
+	const char *last;
+	uint32_t tgid;
 
-	/* The reference sorts by start only (ties in hash-map order); pid makes it stable. */
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return a->pid < b->pid ? -1 : a->pid > b->pid;
+	json__obj_begin(j);
+	json__key(j, "pid");
+	json__u64(j, l->pid);
+	json__key(j, "process_name");
+	if (l->name)
+		json__str(j, l->name);
+	else
+		json__null(j);
+	/* Additive: the name after an exec (the reference keeps the first, so a forked
+	 * shell that ran gzip shows as "sh") and the process the thread belongs to. */
+	if (model__name_info(m, l->pid, &last, &tgid)) {
+		json__key(j, "last_process_name");
+		json__str(j, last);
+		json__key(j, "tgid");
+		json__u64(j, tgid);
+	}
+	json__key(j, "parent_pid");
+	if (l->forked)
+		json__u64(j, l->parent);
+	else
+		json__null(j);
+	json__key(j, "start_ns");
+	json__u64(j, l->start);
+	json__key(j, "end_ns");
+	json__u64(j, l->end);
+	json__key(j, "exit");
+	if (l->exited)
+		json__i64(j, l->exit);
+	else
+		json__null(j);
+	json__key(j, "was_forked");
+	json__bool(j, l->forked);
+	json__obj_end(j);
 }
-
-struct fork_info {
-	uint32_t parent;
-	uint64_t ts, file_row;
-};
 
 int api__lifetimes_json(const struct model *m, char **json, size_t *len, char **error)
 {
-	int fork_code = m->code_of[EV_PROCESS_FORK], exit_code = m->code_of[EV_PROCESS_EXIT];
-	struct lifetime *lt = calloc(m->npids + 1, sizeof(*lt));
-	struct fork_info *forks = NULL;
-	uint32_t nforks = 0, capf = 0, idx;
-	struct hmap by_child = { 0 };
-	const char *last;
-	uint32_t tgid;
+	struct lifetime *lt;
 	struct json j;
-	int err = -ENOMEM;
+	int err;
 
-	*json = *error = NULL;
-	if (!lt)
-		return -ENOMEM;
-	/* First fork of each child in (ts, file row) order, parent and child both known. */
-	for (uint64_t r = 0; fork_code >= 0 && r < m->n; r++) {
-		struct fork_info *f;
-		uint64_t t;
-
-		if ((int)model__type(m, r) != fork_code || (m->flags[r] & (ROW_A | ROW_B)) != (ROW_A | ROW_B))
-			continue;
-		t = model__ts(m, r);
-		if (hmap__get(&by_child, model__a(m, r, NULL), &idx)) {
-			f = &forks[idx];
-			if (f->ts < t || (f->ts == t && f->file_row < model__file_row(m, r)))
-				continue;
-		} else {
-			if (nforks == capf) {
-				struct fork_info *p = realloc(forks, (capf = capf ? capf * 2 : 64) * sizeof(*p));
-
-				if (!p)
-					goto cleanup;
-				forks = p;
-			}
-			if (hmap__put(&by_child, model__a(m, r, NULL), nforks))
-				goto cleanup;
-			f = &forks[nforks++];
-		}
-		f->parent = (uint32_t)model__b(m, r, NULL);
-		f->ts = t;
-		f->file_row = model__file_row(m, r);
-	}
-	for (uint32_t p = 0; p < m->npids; p++) {
-		uint64_t lo = m->pid_off[p], hi = m->pid_off[p + 1];
-		struct lifetime *l = &lt[p];
-
-		l->pid = m->pids[p];
-		l->start = model__ts(m, lo);
-		l->end = model__ts(m, hi - 1);
-		l->name = model__name(m, l->pid);
-		if (hmap__get(&by_child, l->pid, &idx)) {
-			l->forked = true;
-			l->parent = forks[idx].parent;
-			l->start = forks[idx].ts;
-		}
-		for (uint64_t r = lo; exit_code >= 0 && r < hi; r++) {
-			if ((int)model__type(m, r) != exit_code)
-				continue;
-			/* Every process_exit row must carry exit_code (the reference fails). */
-			if (!(m->flags[r] & ROW_A)) {
-				if (asprintf(error, "process_exit row missing required exit_code (pid %u, ts_ns %llu)",
-					     l->pid, (unsigned long long)model__ts(m, r)) < 0)
-					*error = NULL;
-				err = *error ? 0 : -ENOMEM;
-				goto cleanup;
-			}
-			if (!l->exited) {	/* rows are in time order: the first exit wins */
-				l->exited = true;
-				l->exit = (int32_t)model__a(m, r, NULL);
-				l->end = model__ts(m, r);
-			}
-		}
-	}
-	qsort(lt, m->npids, sizeof(*lt), cmp_lifetime);
+	*json = NULL;
+	err = model__lifetimes(m, &lt, error);
+	if (err || !lt)
+		return err;
 	json__init(&j);
 	json__obj_begin(&j);
 	json__key(&j, "processes");
 	json__arr_begin(&j);
-	for (uint32_t i = 0; i < m->npids; i++) {
-		json__obj_begin(&j);
-		json__key(&j, "pid");
-		json__u64(&j, lt[i].pid);
-		json__key(&j, "process_name");
-		if (lt[i].name)
-			json__str(&j, lt[i].name);
-		else
-			json__null(&j);
-		/* Additive: the name after an exec (the reference keeps the first, so a forked
-		 * shell that ran gzip shows as "sh") and the process the thread belongs to. */
-		if (model__name_info(m, lt[i].pid, &last, &tgid)) {
-			json__key(&j, "last_process_name");
-			json__str(&j, last);
-			json__key(&j, "tgid");
-			json__u64(&j, tgid);
-		}
-		json__key(&j, "parent_pid");
-		if (lt[i].forked)
-			json__u64(&j, lt[i].parent);
-		else
-			json__null(&j);
-		json__key(&j, "start_ns");
-		json__u64(&j, lt[i].start);
-		json__key(&j, "end_ns");
-		json__u64(&j, lt[i].end);
-		json__key(&j, "exit");
-		if (lt[i].exited)
-			json__i64(&j, lt[i].exit);
-		else
-			json__null(&j);
-		json__key(&j, "was_forked");
-		json__bool(&j, lt[i].forked);
-		json__obj_end(&j);
-	}
+	for (uint32_t i = 0; i < m->npids; i++)
+		lifetime_json(&j, m, &lt[i]);
 	json__arr_end(&j);
 	json__obj_end(&j);
-	*json = json__steal(&j, len);
-	err = *json ? 0 : -ENOMEM;
-cleanup:
-	hmap__free(&by_child);
-	free(forks);
 	free(lt);
-	return err;
+	*json = json__steal(&j, len);
+	return *json ? 0 : -ENOMEM;
 }
 
 int ep_process_lifetimes(struct request *rq)
