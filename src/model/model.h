@@ -106,6 +106,13 @@ struct model {
 	struct trace_rows labels;	/* the label pool the flame graph folds */
 };
 
+/* What a query looks at: rows with ts in [start, end], of one pid or all. */
+struct window {
+	uint64_t start, end;	/* inclusive */
+	bool has_pid;
+	uint32_t pid;
+};
+
 /* Take rows (pass 1) into a sorted model; rows' column arrays are consumed. */
 int model__build(struct model *m, const struct trace_file *tf, struct trace_rows *rows);
 /* model__build in two steps: first what the summary shows (row count, time range, pids,

@@ -10,12 +10,6 @@
 
 #include "model/ops.h"
 
-struct window {
-	uint64_t start, end;	/* inclusive */
-	bool has_pid;
-	uint32_t pid;
-};
-
 #define SEL_SIZES 1u	/* also build the size order */
 #define SEL_RET 2u	/* the caller reads ret: a NULL ret on a counted pair is an error */
 

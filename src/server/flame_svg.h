@@ -7,12 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct flame_stack {
-	const char **frames;	/* root first */
-	const uint32_t *lens;
-	uint32_t nframes;
-	uint64_t count;
-};
+#include "model/flame.h"
 
 /* Renders the stacks (sorted in place); NULL on allocation failure. */
 char *flame__svg(const char *title, const char *count_name, struct flame_stack *stacks, size_t n,
