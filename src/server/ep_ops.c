@@ -7,6 +7,7 @@
 
 #include "common/pct.h"
 #include "model/dist.h"
+#include "model/opstats.h"
 #include "server/api.h"
 
 static uint64_t sel_lat(const void *ctx, uint64_t k)
@@ -26,89 +27,46 @@ static int sel_status(struct request *rq, struct op_sel *sel, int err)
 	return api__fail(rq, 500, "out of memory");
 }
 
-/* Mean latency of the selection (0 when empty), summed without overflow. */
-static uint64_t lat_avg(const struct op_sel *sel)
+static void latency_summary(struct json *j, const struct lat_summary *s)
 {
-	unsigned __int128 sum = 0;
-
-	for (uint64_t k = 0; k < sel->n; k++)
-		sum += op_sel__lat(sel, k);
-	return sel->n ? (uint64_t)(sum / sel->n) : 0;
-}
-
-/* count, avg, p50 and p95 at index (n-1)*p/100 (the latency row's rule), max. */
-static void latency_summary(struct json *j, const struct op_sel *sel)
-{
-	uint64_t n = sel->n;
-
 	json__obj_begin(j);
 	json__key(j, "count");
-	json__u64(j, n);
+	json__u64(j, s->count);
 	json__key(j, "avg_ns");
-	json__u64(j, lat_avg(sel));
+	json__u64(j, s->avg_ns);
 	json__key(j, "p50_ns");
-	json__u64(j, n ? op_sel__lat(sel, (n - 1) * 50 / 100) : 0);
+	json__u64(j, s->p50_ns);
 	json__key(j, "p95_ns");
-	json__u64(j, n ? op_sel__lat(sel, (n - 1) * 95 / 100) : 0);
+	json__u64(j, s->p95_ns);
 	json__key(j, "max_ns");
-	json__u64(j, n ? op_sel__lat(sel, n - 1) : 0);
+	json__u64(j, s->max_ns);
 	json__obj_end(j);
-}
-
-/* Sum of count over mmap/munmap enter rows in the window (a NULL count fails, as in the
- * reference), saturating. */
-static int enter_bytes(struct request *rq, const struct enter_rows *e, const struct window *w,
-		       const char *what, uint64_t *sum)
-{
-	*sum = 0;
-	for (uint64_t i = 0; i < e->n; i++) {
-		if (e->ts[i] < w->start || e->ts[i] > w->end || (w->has_pid && e->pid[i] != w->pid))
-			continue;
-		if (!e->has_count[i])
-			return api__fail(rq, 500, "query failed: %s row missing required count "
-				       "(pid %u, ts_ns %llu)", what, e->pid[i],
-				       (unsigned long long)e->ts[i]);
-		*sum = *sum + e->count[i] < *sum ? UINT64_MAX : *sum + e->count[i];
-	}
-	return 0;
 }
 
 int ep_syscall_latency_stats(struct request *rq)
 {
-	static const enum op ops[] = { OP_READ, OP_WRITE, OP_IO_URING };
-	struct viewer_state *st = rq->st;
-	struct op_sel sel[3] = { 0 };
-	uint64_t alloc, freed;
+	struct syscall_latency sl;
 	struct window w;
-	int status = 200, err;
+	int status, err;
 
 	if ((status = api__window(rq, &w)))
 		return status;
-	status = 200;
-	for (int i = 0; i < 3; i++) {
-		if ((err = op_sel__build(&sel[i], &st->m, &st->ops, ops[i], &w, 0))) {
-			status = sel_status(rq, &sel[i], err);
-			goto cleanup;
-		}
-	}
-	if ((status = enter_bytes(rq, &st->ops.mmap_enters, &w, "syscall_mmap_enter", &alloc)) ||
-	    (status = enter_bytes(rq, &st->ops.munmap_enters, &w, "syscall_munmap_enter", &freed)))
-		goto cleanup;
-	status = 200;
+	err = model__syscall_latency(&rq->st->m, &rq->st->ops, &w, &sl);
+	if (err == -EINVAL)
+		return api__fail(rq, 500, "query failed: %s", sl.error);
+	if (err)
+		return api__fail(rq, 500, "out of memory");
 	json__obj_begin(&rq->out);
-	for (int i = 0; i < 3; i++) {
-		json__key(&rq->out, op_names[ops[i]]);
-		latency_summary(&rq->out, &sel[i]);
+	for (int i = 0; i < SYSCALL_LAT_OPS; i++) {
+		json__key(&rq->out, op_names[sl.op[i]]);
+		latency_summary(&rq->out, &sl.lat[i]);
 	}
 	json__key(&rq->out, "mmap_alloc_bytes");
-	json__u64(&rq->out, alloc);
+	json__u64(&rq->out, sl.mmap_alloc_bytes);
 	json__key(&rq->out, "munmap_free_bytes");
-	json__u64(&rq->out, freed);
+	json__u64(&rq->out, sl.munmap_free_bytes);
 	json__obj_end(&rq->out);
-cleanup:
-	for (int i = 0; i < 3; i++)
-		op_sel__free(&sel[i]);
-	return status;
+	return 200;
 }
 
 static void event_detail(struct request *rq, const struct op_sel *sel, uint64_t k)
@@ -131,15 +89,6 @@ static void event_detail(struct request *rq, const struct op_sel *sel, uint64_t 
 	json__obj_end(j);
 }
 
-static uint64_t sel_bytes(const struct op_sel *sel)
-{
-	uint64_t sum = 0;
-
-	for (uint64_t k = 0; k < sel->n; k++)
-		sum += op_sel__bytes(sel, k);
-	return sum;
-}
-
 /* The reference's IoTypeStats; percentile events by pct__index (the table's rule). */
 static void type_stats(struct request *rq, const struct op_sel *sel, uint64_t bytes,
 		       uint64_t max_points)
@@ -157,7 +106,7 @@ static void type_stats(struct request *rq, const struct op_sel *sel, uint64_t by
 	json__key(j, "total_bytes");
 	json__u64(j, bytes);
 	json__key(j, "avg_latency_ns");
-	json__u64(j, lat_avg(sel));
+	json__u64(j, op_sel__lat_avg(sel));
 	for (int i = 0; i < 3; i++) {
 		json__key(j, keys[i]);
 		event_detail(rq, sel, pct__index(n, pct[i]));
@@ -208,7 +157,7 @@ static void by_operation(struct request *rq, struct op_sel *sels, int nsel, uint
 		if (!sels[i].n)
 			continue;	/* the reference lists only operations it saw */
 		out[n].sel = &sels[i];
-		out[n].bytes = sel_bytes(&sels[i]);
+		out[n].bytes = op_sel__bytes_sum(&sels[i]);
 		*total_ops += sels[i].n;
 		*total_bytes = *total_bytes + out[n].bytes < *total_bytes ? UINT64_MAX :
 			       *total_bytes + out[n].bytes;
@@ -399,8 +348,8 @@ int ep_memory_statistics(struct request *rq)
 			shrink += op_sel__bytes(&sel[2], k);
 		}
 	}
-	mmap_bytes = sel_bytes(&sel[0]);
-	munmap_bytes = sel_bytes(&sel[1]);
+	mmap_bytes = op_sel__bytes_sum(&sel[0]);
+	munmap_bytes = op_sel__bytes_sum(&sel[1]);
 	status = 200;
 	json__obj_begin(&rq->out);
 	by_operation(rq, sel, 3, max_points, &total_ops, &total_bytes);
