@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/log.h"
-#include "model/scan.h"
+#include "common/rss.h"
+#include "model/load.h"
 #include "server/api.h"
 #include "server/loader.h"
 #include "trace/duck.h"
@@ -19,35 +19,6 @@ struct loader {
 	pthread_t notify;
 	duckdb_connection con;
 };
-
-/* Resident MiB, for the debug log of each loading step (what each one costs). */
-/* "RSS now, peak so far" for the debug log, from /proc/self/status. */
-static const char *rss_mib(void)
-{
-	static __thread char buf[64];
-	unsigned long rss = 0, hwm = 0, v;
-	char line[128];
-	FILE *f = fopen("/proc/self/status", "r");
-
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "VmRSS: %lu kB", &v) == 1)
-			rss = v;
-		else if (sscanf(line, "VmHWM: %lu kB", &v) == 1)
-			hwm = v;
-	}
-	if (f)
-		fclose(f);
-	snprintf(buf, sizeof(buf), "RSS %lu MiB, peak %lu MiB", rss >> 10, hwm >> 10);
-	return buf;
-}
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 bool state__wait(struct viewer_state *st, unsigned int need)
 {
@@ -110,34 +81,25 @@ static int create_payload_view(duckdb_connection con, const struct trace_file *t
 	return err;
 }
 
+/* The summary is answered while the rows are sorted. */
+static int summary_ready(void *ctx, const struct model *m)
+{
+	struct viewer_state *st = ctx;
+
+	st->summary_json = api__summary_json(m, &st->summary_len);
+	if (!st->summary_json)
+		return -ENOMEM;
+	state__set_ready(st, READY_SUMMARY);
+	return 0;
+}
+
 static int load_rows(struct loader *ld, struct trace_rows *rows)
 {
 	struct viewer_state *st = ld->st;
-	uint32_t *rank;
-	double t = now();
-	int err;
+	int err = model__load_rows(ld->con, &st->tf, &st->stopping, &st->m, rows, summary_ready, st);
 
-	if ((err = trace_rows__scan(ld->con, &st->tf, &st->stopping, rows)))
+	if (err)
 		return err;
-	log__debug("load: rows read in %.2f s (%s)", now() - t, rss_mib());
-	if ((err = model__build_summary(&st->m, &st->tf, rows, &rank)))
-		return err;
-	/* The summary is answered while the rows are sorted (a second at 20M rows). */
-	st->summary_json = api__summary_json(&st->m, &st->summary_len);
-	if (!st->summary_json) {
-		free(rank);
-		return -ENOMEM;
-	}
-	state__set_ready(st, READY_SUMMARY);
-	/* Names (half a second at 20M rows) come after the summary, which has none. */
-	if ((err = trace_rows__scan_names(ld->con, &st->tf, rows))) {
-		free(rank);
-		return err;
-	}
-	if ((err = model__build_rows(&st->m, rows, rank)))
-		return err;
-	log__debug("load: rows sorted in %.2f s (%s; %llu times on the side)", now() - t,
-		   rss_mib(), (unsigned long long)st->m.nts_big);
 	if (api__lifetimes_json(&st->m, &st->lifetimes_json, &st->lifetimes_len, &st->lifetimes_error))
 		return -ENOMEM;
 	return 0;
@@ -148,7 +110,7 @@ static int load_rows(struct loader *ld, struct trace_rows *rows)
 static void *ops_main(void *arg)
 {
 	struct viewer_state *st = arg;
-	double t = now();
+	double t = rss__now();
 	int err = ops__build(&st->ops, &st->m, &st->stopping);
 
 	if (err) {
@@ -164,7 +126,7 @@ static void *ops_main(void *arg)
 	for (int i = 0; i < st->ops.nops; i++)
 		recs += st->ops.op[i].n;
 	log__debug("load: %llu operations paired in %.2f s (%s)", (unsigned long long)recs,
-		   now() - t, rss_mib());
+		   rss__now() - t, rss__mib());
 	state__set_ready(st, READY_OPS);
 	return NULL;
 }
@@ -177,7 +139,7 @@ static void *loader_main(void *arg)
 	pthread_t ops;
 	bool ops_started = false;
 	void *ops_err = NULL;
-	double t0 = now(), t;
+	double t0 = rss__now();
 	int err;
 
 	memset(&rows, 0, sizeof(rows));
@@ -187,29 +149,21 @@ static void *loader_main(void *arg)
 	if (!err) {
 		state__set_ready(st, READY_ROWS);
 		log__info("loaded %llu events in %.1f s; indexing and reading stacks",
-			  (unsigned long long)st->m.n, now() - t0);
+			  (unsigned long long)st->m.n, rss__now() - t0);
 		err = -pthread_create(&ops, NULL, ops_main, st);
 		ops_started = !err;
 	}
-	if (!err) {
-		t = now();
-		err = st->stopping ? -ECANCELED : trace_rows__scan_stacks(ld->con, &st->tf, &st->stopping,
-									 &rows);
-		log__debug("load: stacks read in %.2f s (%s)", now() - t, rss_mib());
-	}
-	t = now();
 	if (!err)
-		err = model__attach_stacks(&st->m, &rows);
+		err = model__load_stacks(ld->con, &st->tf, &st->stopping, &st->m, &rows);
 	trace_rows__free(&rows);
-	log__debug("load: stacks attached in %.2f s", now() - t);
 	if (ops_started)
 		pthread_join(ops, &ops_err);
 	if (!err && ops_err)
 		err = (int)(intptr_t)ops_err;
 	if (!err) {
-		log__debug("load: all parts in (%s)", rss_mib());
+		log__debug("load: all parts in (%s)", rss__mib());
 		state__set_ready(st, READY_STACKS);
-		log__info("ready in %.1f s (%u distinct stacks)", now() - t0,
+		log__info("ready in %.1f s (%u distinct stacks)", rss__now() - t0,
 			  st->m.nstacks > 2 ? st->m.nstacks - 2 : 0);
 	} else if (!st->stopping) {
 		/* The failing step has logged what is wrong; stop serving. */
