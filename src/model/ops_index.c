@@ -39,43 +39,52 @@ static uint64_t wide_at(const uint32_t *narrow, const struct vec *side, uint64_t
 		}                                                                          \
 	} while (0)
 
-/* The records, in row order in ix's columns, become the latency order; the size and row
- * orders are permutations of it. */
-int ops_build__index(struct op_index *ix, const struct model *m, struct builder *b, int op)
+/* Row order: records were made pid by pid (pids ascending), each pid's in time order. */
+static int row_offsets(struct op_index *ix, const struct model *m)
 {
-	struct vec *lost = &b->lost[op], *poison = &b->poison[op];
-	uint64_t n = ix->n, maxlat = 0, maxb = 0, *key = NULL;
-	uint32_t *perm = NULL;
-	int err = -ENOMEM;
-
-	if (!ALLOC(key, n) || !ALLOC(perm, n) || !ALLOC(ix->g_idx, n) ||
-	    !(ix->g_off = calloc(m->npids + 1, sizeof(*ix->g_off))))
-		goto cleanup;
-	/* Row order: records were made pid by pid (pids ascending), each pid's in time order. */
-	for (uint64_t i = 0, p = 0; i < n; i++) {
+	if (!(ix->g_off = calloc(m->npids + 1, sizeof(*ix->g_off))))
+		return -ENOMEM;
+	for (uint64_t i = 0, p = 0; i < ix->n; i++) {
 		while (ix->rn[i] >= m->pid_off[p + 1])
 			p++;
 		ix->g_off[p + 1]++;
 	}
 	for (uint32_t p = 0; p < m->npids; p++)
 		ix->g_off[p + 1] += ix->g_off[p];
-	/* Records come in row order, so a stable sort by latency gives (lat, rn). */
+	return 0;
+}
+
+/* perm: latency position → row-order position.  Records come in row order, so a stable
+ * sort by latency gives (lat, rn).  The 4.3 s and longer latencies, the last, go to
+ * lat_big in order. */
+static int latency_order(struct op_index *ix, const struct vec *lat_big, uint64_t *key,
+			 uint32_t *perm)
+{
+	uint64_t n = ix->n, maxlat = 0;
+
 	for (uint64_t i = 0; i < n; i++) {
-		key[i] = wide_at(ix->lat32, &b->lat_big[op], i);
+		key[i] = wide_at(ix->lat32, lat_big, i);
 		maxlat = key[i] > maxlat ? key[i] : maxlat;
 		perm[i] = (uint32_t)i;
 	}
 	if (sort__radix_perm(key, perm, n, sort__bits(maxlat)))
-		goto cleanup;
+		return -ENOMEM;
 	for (uint64_t i = 0; i < n; i++)
 		ix->g_idx[perm[i]] = (uint32_t)i;
-	/* Latencies ascend: the long ones are the last, lat_big in order. */
 	while (ix->nlat32 < n && key[perm[ix->nlat32]] < UINT32_MAX)
 		ix->nlat32++;
 	if (!ALLOC(ix->lat_big, n - ix->nlat32))
-		goto cleanup;
+		return -ENOMEM;
 	for (uint64_t i = ix->nlat32; i < n; i++)
 		ix->lat_big[i - ix->nlat32] = key[perm[i]];
+	return 0;
+}
+
+/* Every column from row order into latency order (perm from latency_order). */
+static int permute_columns(struct op_index *ix, struct builder *b, int op, const uint32_t *perm)
+{
+	uint64_t n = ix->n;
+
 	GATHER(ix->lat32, perm, n);
 	GATHER(ix->bytes32, perm, n);
 	RESIDE(ix->bytes32, UINT32_MAX, &b->bytes_big[op], n, ix->nbytes_big, ix->bytes_big_pos,
@@ -88,24 +97,30 @@ int ops_build__index(struct op_index *ix, const struct model *m, struct builder 
 	if (ix->delta)
 		GATHER(ix->delta, perm, n);
 	GATHER(ix->rn, perm, n);
+	return 0;
+cleanup:
+	return -ENOMEM;
+}
+
+/* The size order, sorted into perm (size position → latency position), and s_pos. */
+static int size_order(struct op_index *ix, uint64_t *key, uint32_t *perm)
+{
+	uint64_t n = ix->n, maxb = 0;
+
 	for (uint64_t i = 0; i < n; i++) {
 		key[i] = op_index__bytes(ix, i);
 		maxb = key[i] > maxb ? key[i] : maxb;
 		perm[i] = (uint32_t)i;
 	}
-	if (sort__radix_perm(key, perm, n, sort__bits(maxb)))
-		goto cleanup;
-	free(key);
-	key = NULL;
-	if (!ALLOC(ix->s_pos, n))
-		goto cleanup;
-	for (uint64_t i = 0; i < n; i++)
-		ix->s_pos[perm[i]] = (uint32_t)i;
-	ix->s_lat = perm;	/* size position → latency position */
-	perm = NULL;
+	return sort__radix_perm(key, perm, n, sort__bits(maxb)) ? -ENOMEM : 0;
+}
+
+/* The lost exits and the pairs with a NULL ret, into their columns. */
+static int copy_lost(struct op_index *ix, const struct vec *lost, const struct vec *poison)
+{
 	ix->nlost = lost->n;
 	if (!ALLOC(ix->lost_pid, lost->n) || !ALLOC(ix->lost_t1, lost->n) || !ALLOC(ix->lost_t2, lost->n))
-		goto cleanup;
+		return -ENOMEM;
 	for (uint64_t i = 0; i < lost->n; i++) {
 		const struct lost *l = (const struct lost *)lost->p + i;
 
@@ -116,7 +131,7 @@ int ops_build__index(struct op_index *ix, const struct model *m, struct builder 
 	ix->npoison = poison->n;
 	if (!ALLOC(ix->poison_pid, poison->n) || !ALLOC(ix->poison_rn, poison->n) ||
 	    !ALLOC(ix->poison_start, poison->n) || !ALLOC(ix->poison_end, poison->n))
-		goto cleanup;
+		return -ENOMEM;
 	for (uint64_t i = 0; i < poison->n; i++) {
 		const struct poison *p = (const struct poison *)poison->p + i;
 
@@ -125,7 +140,31 @@ int ops_build__index(struct op_index *ix, const struct model *m, struct builder 
 		ix->poison_start[i] = p->start;
 		ix->poison_end[i] = p->end;
 	}
-	err = 0;
+	return 0;
+}
+
+/* The records, in row order in ix's columns, become the latency order; the size and row
+ * orders are permutations of it. */
+int ops_build__index(struct op_index *ix, const struct model *m, struct builder *b, int op)
+{
+	uint64_t n = ix->n, *key = NULL;
+	uint32_t *perm = NULL;
+	int err = -ENOMEM;
+
+	if (!ALLOC(key, n) || !ALLOC(perm, n) || !ALLOC(ix->g_idx, n) || row_offsets(ix, m) ||
+	    latency_order(ix, &b->lat_big[op], key, perm) || permute_columns(ix, b, op, perm) ||
+	    size_order(ix, key, perm))
+		goto cleanup;
+	/* The key column goes before s_pos comes: one column's worth of extra memory. */
+	free(key);
+	key = NULL;
+	if (!ALLOC(ix->s_pos, n))
+		goto cleanup;
+	for (uint64_t i = 0; i < n; i++)
+		ix->s_pos[perm[i]] = (uint32_t)i;
+	ix->s_lat = perm;	/* size position → latency position */
+	perm = NULL;
+	err = copy_lost(ix, &b->lost[op], &b->poison[op]);
 cleanup:
 	free(key);
 	free(perm);
