@@ -18,8 +18,8 @@ REL_DIR        ?= build/reliability
 
 # Inside the recursive make: the library without the recorder (BPF, session) and the
 # HTTP daemon, plus the spool reader that `probex recover` uses.
-FUZZ_LIB_OBJS = $(filter-out $(BUILD)/obj/record/% $(BUILD)/obj/viewer/server.o \
-		$(BUILD)/obj/viewer/assets.o $(BUILD)/obj/gen/web_assets.o,$(LIB_OBJS))
+FUZZ_LIB_OBJS = $(filter-out $(BUILD)/obj/record/% $(BUILD)/obj/server/server.o \
+		$(BUILD)/obj/server/assets.o $(BUILD)/obj/gen/web_assets.o,$(LIB_OBJS))
 
 $(BUILD)/fuzzers/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.c tests/fuzz/fuzz_common.h $(FUZZ_LIB_OBJS)
 	@mkdir -p $(@D)

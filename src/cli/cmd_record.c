@@ -22,9 +22,9 @@
 #include "finalize/finalize.h"
 #include "record/child.h"
 #include "record/record.h"
+#include "server/viewer.h"
 #include "spool/spool.h"
 #include "symbolize/ksym.h"
-#include "viewer/viewer.h"
 
 struct paths {
 	char output[PATH_MAX];

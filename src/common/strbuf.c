@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/json.h"
 #include "common/strbuf.h"
 
 static int strbuf__grow(struct strbuf *b, size_t extra)
@@ -78,62 +79,15 @@ void strbuf__add_hex(struct strbuf *b, char sep, uint64_t v)
 	b->s[b->len] = 0;
 }
 
-/* Length of a valid UTF-8 sequence at s (1..4), or 0 if invalid. */
-static int utf8_len(const unsigned char *s)
+static void put_cb(void *b, const char *s, size_t n)
 {
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
-			return 0;
-		if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f))
-			return 0;
-		return 3;
-	}
-	if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
-			return 0;
-		if ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
-			return 0;
-		return 4;
-	}
-	return 0;
+	strbuf__add(b, s, n);
 }
 
-void strbuf__add_json_str(struct strbuf *b, const char *str)
+void strbuf__add_json_str(struct strbuf *b, const char *s)
 {
-	const unsigned char *s = (const unsigned char *)str;
-
 	strbuf__add(b, "\"", 1);
-	while (*s) {
-		const unsigned char *run = s;
-		int n;
-
-		/* Plain ASCII, most of any name, goes in one copy. */
-		while (*s >= 0x20 && *s < 0x80 && *s != '"' && *s != '\\')
-			s++;
-		if (s > run) {
-			strbuf__add(b, (const char *)run, (size_t)(s - run));
-			continue;
-		}
-		if (*s == '"' || *s == '\\') {
-			char esc[2] = { '\\', (char)*s };
-
-			strbuf__add(b, esc, 2);
-			s++;
-		} else if (*s < 0x20) {
-			strbuf__addf(b, "\\u%04x", *s);
-			s++;
-		} else if ((n = utf8_len(s)) > 0) {
-			strbuf__add(b, (const char *)s, (size_t)n);
-			s += n;
-		} else {
-			strbuf__add(b, "\xef\xbf\xbd", 3);
-			s++;
-		}
-	}
+	json__escape(s, strlen(s), put_cb, b);
 	strbuf__add(b, "\"", 1);
 }
 

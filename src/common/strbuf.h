@@ -15,7 +15,7 @@ void strbuf__addf(struct strbuf *b, const char *fmt, ...) __attribute__((format(
 void strbuf__add(struct strbuf *b, const char *s, size_t n);
 /* sep, then v in lowercase hex without leading zeros (printf's "%c%" PRIx64, faster). */
 void strbuf__add_hex(struct strbuf *b, char sep, uint64_t v);
-/* Appends "..." with JSON escaping; bytes that are not valid UTF-8 become U+FFFD. */
+/* Appends "..." escaped by json__escape (common/json.h). */
 void strbuf__add_json_str(struct strbuf *b, const char *s);
 void strbuf__free(struct strbuf *b);
 

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/intern.h"
 #include "common/progress.h"
 
 enum export_fmt { EXPORT_FOLDED, EXPORT_SPEEDSCOPE, EXPORT_CHROME, EXPORT_PPROF, EXPORT__COUNT };
@@ -40,7 +41,7 @@ void export__pid_clause(const struct export_opts *o, char *buf, size_t size);
 /* Aggregated stacks: frame names interned, a stack root first; the process name is the
  * root frame of each stack, as perf script's folded output does. */
 struct ex_frame {
-	char *name;
+	char *name;		/* in names */
 	bool kernel;		/* a kernel frame (after the '[kernel]' marker) */
 	bool process;		/* the root frame standing for the process */
 };
@@ -60,9 +61,7 @@ struct ex_profile {
 	uint64_t start_ns, end_ns;	/* first and last row of the trace */
 	uint64_t sample_freq_hz;
 	const char *event_type;
-	/* the intern table: open addressing over frame ids + 1 */
-	uint32_t *slots;
-	uint32_t slots_cap;
+	struct intern names;	/* kind byte + name → frame id */
 };
 
 int ex_profile__load(struct ex_profile *p, duckdb_connection con, const struct export_opts *o,

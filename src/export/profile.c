@@ -7,55 +7,25 @@
 #include "export/export.h"
 #include "trace/tracefile.h"
 
-/* FNV-1a over the name and the frame's kind. */
-static uint32_t name_hash(const char *s, size_t n, int kind)
-{
-	uint32_t h = 2166136261u ^ (uint32_t)kind;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
-}
-
-static int kind_of(const struct ex_frame *f)
-{
-	return f->process ? 2 : f->kernel;
-}
-
-static int grow_slots(struct ex_profile *p)
-{
-	uint32_t cap = p->slots_cap ? p->slots_cap * 2 : 1024;
-	uint32_t *s = calloc(cap, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	for (uint32_t id = 0; id < p->nframes; id++) {
-		const struct ex_frame *f = &p->frames[id];
-		uint32_t j = name_hash(f->name, strlen(f->name), kind_of(f)) & (cap - 1);
-
-		while (s[j])
-			j = (j + 1) & (cap - 1);
-		s[j] = id + 1;
-	}
-	free(p->slots);
-	p->slots = s;
-	p->slots_cap = cap;
-	return 0;
-}
-
-/* The id of frame (name, kind), added when new; negative errno. */
+/* The id of frame (name, kind), added when new; negative errno.  Frames are interned by
+ * the kind's byte and the name up to its first NUL (the name as it is printed). */
 static int64_t intern(struct ex_profile *p, const char *s, size_t n, int kind)
 {
-	uint32_t j;
+	char buf[256], *key = buf;
+	int64_t id;
 
-	if ((p->nframes + 1) * 2 > p->slots_cap && grow_slots(p))
+	n = strnlen(s, n);
+	if (n >= UINT32_MAX)
+		return -EINVAL;
+	if (n + 1 > sizeof(buf) && !(key = malloc(n + 1)))
 		return -ENOMEM;
-	for (j = name_hash(s, n, kind) & (p->slots_cap - 1); p->slots[j]; j = (j + 1) & (p->slots_cap - 1)) {
-		const struct ex_frame *f = &p->frames[p->slots[j] - 1];
-
-		if (kind_of(f) == kind && !strncmp(f->name, s, n) && !f->name[n])
-			return p->slots[j] - 1;
-	}
+	key[0] = (char)kind;
+	memcpy(key + 1, s, n);
+	id = intern__add(&p->names, key, (uint32_t)(n + 1));
+	if (key != buf)
+		free(key);
+	if (id < 0 || (uint32_t)id < p->nframes)
+		return id;
 	if (p->nframes == p->frames_cap) {
 		uint32_t cap = p->frames_cap ? p->frames_cap * 2 : 1024;
 		struct ex_frame *fr = realloc(p->frames, cap * sizeof(*fr));
@@ -65,12 +35,9 @@ static int64_t intern(struct ex_profile *p, const char *s, size_t n, int kind)
 		p->frames = fr;
 		p->frames_cap = cap;
 	}
-	p->frames[p->nframes] = (struct ex_frame){ .name = strndup(s, n), .kernel = kind == 1,
-						   .process = kind == 2 };
-	if (!p->frames[p->nframes].name)
-		return -ENOMEM;
-	p->slots[j] = ++p->nframes;
-	return p->nframes - 1;
+	p->frames[p->nframes++] = (struct ex_frame){ .name = (char *)p->names.strs[id] + 1,
+						     .kernel = kind == 1, .process = kind == 2 };
+	return id;
 }
 
 static struct ex_stack *new_stack(struct ex_profile *p, uint32_t max_frames)
@@ -186,12 +153,10 @@ int ex_profile__load(struct ex_profile *p, duckdb_connection con, const struct e
 
 void ex_profile__free(struct ex_profile *p)
 {
-	for (uint32_t i = 0; i < p->nframes; i++)
-		free(p->frames[i].name);
 	for (uint64_t i = 0; i < p->nstacks; i++)
 		free(p->stacks[i].frames);
 	free(p->frames);
 	free(p->stacks);
-	free(p->slots);
+	intern__free(&p->names);
 	memset(p, 0, sizeof(*p));
 }

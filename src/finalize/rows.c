@@ -27,7 +27,7 @@ struct rows {
 	struct spool_blocks *blocks;	/* records read back by offset while writing */
 	struct offjoin *offjoin;	/* off_cpu rows' blocking-switch and waker stacks */
 	uint64_t nrec;
-	struct strtab comms, files;
+	struct intern comms, files;
 	uint64_t bad;
 	/* The last name and stack pair looked up, and what they gave. */
 	char last_comm[PROBEX_COMM_LEN];
@@ -74,8 +74,8 @@ void rows__free(struct rows *r)
 	runs__free(r->runs);
 	spool_blocks__close(r->blocks);
 	offjoin__free(r->offjoin);
-	strtab__free(&r->comms);
-	strtab__free(&r->files);
+	intern__free(&r->comms);
+	intern__free(&r->files);
 	bitset__free(&r->lists_seen);
 	free(r);
 }

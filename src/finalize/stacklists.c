@@ -32,7 +32,7 @@ struct label_job {
 };
 
 struct stacklists {
-	struct strtab labels, modules;
+	struct intern labels, modules;
 	struct labelled user, kernel;
 	struct pq_dict dict, mdict;
 	struct pq_lists lists, mlists;	/* mlists shares lists' offsets */
@@ -66,8 +66,8 @@ void stacklists__free(struct stacklists *sl)
 {
 	if (!sl)
 		return;
-	strtab__free(&sl->labels);
-	strtab__free(&sl->modules);
+	intern__free(&sl->labels);
+	intern__free(&sl->modules);
 	free(sl->user.off);
 	free(sl->user.ids);
 	free(sl->user.mods);
@@ -104,7 +104,7 @@ static int push_id(struct labelled *lb, uint32_t id, uint32_t mod)
 }
 
 /* The next LABEL_SEP-prefixed item of b from *i: its id in t, or negative errno. */
-static int64_t next_item(struct strtab *t, const struct strbuf *b, size_t *i)
+static int64_t next_item(struct intern *t, const struct strbuf *b, size_t *i)
 {
 	size_t j = *i + 1;
 	int64_t id;

@@ -31,7 +31,7 @@ struct copier_lists {
  * list column has its own dictionary; list columns their own lists). */
 struct copier {
 	struct colbuf c;
-	struct strtab strs[TC__COUNT];
+	struct intern strs[TC__COUNT];
 	struct pq_dict dicts[TC__COUNT];
 	struct copier_lists lists[TC__COUNT];
 	const struct trace_copy_relabel *rl;
@@ -90,7 +90,7 @@ static int add_split(struct copier *k, int col, struct copier_lists *l, const ch
 /* list_key[id] for stack_trace list id of this group, just built. */
 static int copier__key_list(struct copier *k, const struct copier_lists *l, uint32_t id)
 {
-	const struct strtab *t = &k->strs[TC_STACK_TRACE];
+	const struct intern *t = &k->strs[TC_STACK_TRACE];
 	uint64_t h = HMAP_FNV_SEED;
 	uint32_t key;
 	int err;
@@ -202,7 +202,7 @@ static int copier__flush(struct copier *k, struct pq_writer *w)
 	}
 	err = colbuf__flush(&k->c, w);
 	for (int i = 0; i < TC__COUNT; i++) {
-		strtab__free(&k->strs[i]);
+		intern__free(&k->strs[i]);
 		memset(&k->strs[i], 0, sizeof(k->strs[i]));
 		k->lists[i].lists.n = 0;
 		k->lists[i].nitems = 0;
@@ -389,7 +389,7 @@ int trace_copy__write(duckdb_connection con, const char *from,
 		pq_writer__abort(w);
 out:
 	for (int i = 0; i < TC__COUNT; i++)
-		strtab__free(&k.strs[i]);
+		intern__free(&k.strs[i]);
 	for (int i = 0; i < TC__COUNT; i++) {
 		free(k.lists[i].offsets);
 		free(k.lists[i].items);

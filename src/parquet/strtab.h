@@ -1,20 +1,14 @@
-/* String interning: (bytes, length) → dense id, with arrays shaped for struct pq_dict. */
+/* Parquet STRING dictionaries: interned strings (common/intern.h), each made valid UTF-8. */
 #ifndef PROBEX_PARQUET_STRTAB_H
 #define PROBEX_PARQUET_STRTAB_H
 
 #include <stdint.h>
 
-struct strtab {
-	const char **strs;	/* id → bytes (owned copies, NUL-terminated) */
-	uint32_t *lens;
-	uint32_t n, cap;
-	uint32_t *slots;	/* open addressing: id + 1, 0 = empty */
-	uint32_t nslots;
-};
+#include "common/intern.h"
 
 /* Id of s[0..len) (added if new) or negative errno.  Stored strings are valid UTF-8:
- * invalid bytes become U+FFFD (so two names differing only there share an id). */
-int64_t strtab__intern(struct strtab *t, const char *s, uint32_t len);
-void strtab__free(struct strtab *t);
+ * invalid bytes become U+FFFD (so two names differing only there share an id).  Free the
+ * table with intern__free. */
+int64_t strtab__intern(struct intern *t, const char *s, uint32_t len);
 
 #endif

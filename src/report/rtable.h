@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "viewer/json.h"
+#include "common/json.h"
 
 enum rcol_kind { RC_TEXT, RC_INT, RC_NS, RC_BYTES, RC_PCT };
 

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bsearch.h"
 #include "symbolize/addrspace.h"
 
 enum ev_kind { EV_EXEC, EV_FORK, EV_MMAP };
@@ -269,32 +270,15 @@ int addrspace__build(struct addrspace *as)
 
 uint32_t addrspace__space_at(const struct addrspace *as, uint32_t tgid, uint64_t ts)
 {
-	uint32_t lo = 0, hi = as->nprocs;
+	uint32_t lo = BSEARCH_FIRST(0u, as->nprocs, i, as->procs[i].tgid < tgid);
 	const struct proc *p = NULL;
 
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-
-		if (as->procs[mid].tgid < tgid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo < as->nprocs && as->procs[lo].tgid == tgid)
 		p = &as->procs[lo];
 	if (!p || !p->n)
 		return 0;
 	/* Last epoch starting at or before ts. */
-	lo = 0;
-	hi = p->n;
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-
-		if (p->epochs[mid].ts <= ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = BSEARCH_FIRST(0u, p->n, i, p->epochs[i].ts <= ts);
 	return lo ? p->epochs[lo - 1].space : 0;
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bsearch.h"
 #include "symbolize/dwfunc.h"
 #include "symbolize/strmap.h"
 
@@ -236,16 +237,8 @@ cleanup:
 /* The function whose range holds pc: the last range starting at or below pc. */
 static const struct fn_range *cu_funcs__find(const struct cu_funcs *f, Dwarf_Addr pc)
 {
-	size_t lo = 0, hi = f->n;
+	size_t lo = BSEARCH_FIRST((size_t)0, f->n, i, f->r[i].lo <= pc);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (f->r[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0 || pc >= f->r[lo - 1].hi)
 		return NULL;
 	return &f->r[lo - 1];
@@ -408,7 +401,7 @@ static int dwfunc__build_cu_index(struct dwfunc *d)
 Dwarf_Die *dwfunc__cu_die(struct dwfunc *d, Dwarf_Addr addr, Dwarf_Addr *bias)
 {
 	Dwarf_Die *cudie = dwfl_module_addrdie(d->mod, addr, bias);
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (cudie)
 		return cudie;
@@ -418,14 +411,7 @@ Dwarf_Die *dwfunc__cu_die(struct dwfunc *d, Dwarf_Addr addr, Dwarf_Addr *bias)
 		return NULL;
 	addr -= d->cu_bias;
 	/* Ranges of different CUs do not overlap; the last one starting at or below addr. */
-	for (hi = d->ncur; lo < hi;) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->cur[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = BSEARCH_FIRST((size_t)0, d->ncur, i, d->cur[i].lo <= addr);
 	if (!lo || addr >= d->cur[lo - 1].hi)
 		return NULL;
 	*bias = d->cu_bias;

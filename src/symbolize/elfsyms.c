@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "common/bsearch.h"
 #include "symbolize/elfsyms.h"
 
 /* Also the cache's record (elfsyms__encode), with the name as an offset. */
@@ -251,17 +252,7 @@ size_t elfsyms__count(const struct elfsyms *t)
 /* Number of symbols with value <= addr. */
 static size_t upper_bound(const struct elfsyms *t, uint64_t addr)
 {
-	size_t lo = 0, hi = t->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->syms[mid].value <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return BSEARCH_FIRST((size_t)0, t->n, i, t->syms[i].value <= addr);
 }
 
 /* libdwfl's choice among sized symbols containing the address, in its scan order. */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/bigmem.h"
+#include "common/bsearch.h"
 #include "common/log.h"
 #include "symbolize/ksym.h"
 #include "symbolize/ksym_priv.h"
@@ -477,16 +478,8 @@ unsigned long ksyms__count(const struct ksyms *k)
 /* The last symbol starting at or below addr, or NULL. */
 const struct ksym *ksyms__floor(const struct ksyms *k, unsigned long long addr)
 {
-	size_t lo = 0, hi = k->n;
+	size_t lo = BSEARCH_FIRST((size_t)0, k->n, i, k->syms[i].addr <= addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo ? &k->syms[lo - 1] : NULL;
 }
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bsearch.h"
 #include "symbolize/arena.h"
 #include "symbolize/perfmap.h"
 
@@ -128,7 +129,7 @@ static int entry_cmp(const void *a, const void *b)
 
 const char *perfmap__lookup(struct perfmap *pm, uint64_t addr)
 {
-	size_t lo = 0, hi, best = SIZE_MAX;
+	size_t lo, best = SIZE_MAX;
 
 	if (!pm->n)
 		return NULL;
@@ -138,15 +139,7 @@ const char *perfmap__lookup(struct perfmap *pm, uint64_t addr)
 	}
 	/* The last entry starting at or below addr, then the newest of those before it
 	 * that still covers addr (entries rarely overlap: a short scan). */
-	hi = pm->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pm->e[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = BSEARCH_FIRST((size_t)0, pm->n, i, pm->e[i].start <= addr);
 	for (size_t i = lo, k = 0; i-- > 0 && k < 64; k++)
 		if (addr < pm->e[i].end && (best == SIZE_MAX || pm->e[i].seq > pm->e[best].seq))
 			best = i;

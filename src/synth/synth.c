@@ -168,7 +168,7 @@ static int stream__next(struct stream *st, struct synth_row *out)
 
 /* The label dictionary and one list of label ids per synthetic stack. */
 struct label_lists {
-	struct strtab labels;
+	struct intern labels;
 	uint32_t *offsets, *items;
 	uint32_t *mods;		/* stack_modules: 0 ("") for marks, 1 ("[synth]") for frames */
 	uint32_t n, nitems, cap;
@@ -235,7 +235,7 @@ static int label_lists__extend(struct label_lists *ll, const struct synth_stacks
 
 static void label_lists__free(struct label_lists *ll)
 {
-	strtab__free(&ll->labels);
+	intern__free(&ll->labels);
 	free(ll->offsets);
 	free(ll->items);
 	free(ll->mods);

@@ -121,7 +121,7 @@ export function qs(params) {
 }
 
 // The reference's fields only.  probex adds payload fields to event_list rows and
-// last_process_name/tgid to process_lifetimes (src/viewer/API.md, "Additive fields"):
+// last_process_name/tgid to process_lifetimes (src/server/API.md, "Additive fields"):
 // tests of the reference's semantics compare these views; the additions have their own.
 const REF_EVENT = ['ts_ns', 'latency_ns', 'event_type', 'pid', 'stack_trace'];
 export function refEvent(e) {

@@ -4,7 +4,7 @@
 // the UI can read only fields declared there.  This test parses those declarations,
 // finds which endpoint feeds which type from the UI's own request code, and walks real
 // responses of a real viewer against them: a declared field that is never sent, sent with
-// another type, or not documented in src/viewer/API.md fails.  Fields the UI sets itself
+// another type, or not documented in src/server/API.md fails.  Fields the UI sets itself
 // carry `@client` in their doc comment and are skipped.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -15,7 +15,7 @@ import { traceA, write } from './traces.mjs';
 
 const WEB = path.resolve('web/src');
 const API_TS = fs.readFileSync(path.join(WEB, 'api.ts'), 'utf8');
-const API_MD = fs.readFileSync(path.resolve('src/viewer/API.md'), 'utf8');
+const API_MD = fs.readFileSync(path.resolve('src/server/API.md'), 'utf8');
 
 // --- a small parser for the declarations api.ts uses --------------------------------
 
@@ -230,5 +230,5 @@ test('every field the UI reads from a response is sent, with its declared type, 
   assert.deepEqual(errors, []);
   assert.deepEqual([...declared].filter((f) => !seen.has(f)), [], 'declared in web/src/api.ts but never sent');
   const undocumented = [...declared].map((f) => f.split('.')[1]).filter((f) => !new RegExp(`\\b${f}\\b`).test(API_MD));
-  assert.deepEqual(undocumented, [], 'read by the UI but not in src/viewer/API.md');
+  assert.deepEqual(undocumented, [], 'read by the UI but not in src/server/API.md');
 });

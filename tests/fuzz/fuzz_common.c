@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "common/utf8.h"
+#include "server/api.h"
+#include "server/loader.h"
 #include "trace/duck.h"
-#include "viewer/api.h"
-#include "viewer/loader.h"
 #include "fuzz_common.h"
 
 void fz__fail(const char *file, int line, const char *cond, const char *fmt, ...)

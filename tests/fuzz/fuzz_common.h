@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "viewer/state.h"
+#include "server/state.h"
 
 /* Abort (a finding for libFuzzer) with a message when cond is false. */
 #define FZ_CHECK(cond, ...)                                                         \

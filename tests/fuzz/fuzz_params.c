@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "common/log.h"
-#include "viewer/params.h"
+#include "server/params.h"
 #include "fuzz_common.h"
 
 static struct viewer_state st;

@@ -17,7 +17,7 @@
 
 #include "common/outfile.h"
 #include "record/sbfilter.h"
-#include "viewer/guard.h"
+#include "server/guard.h"
 
 static struct guard guard_for(const char *addr, unsigned int port)
 {

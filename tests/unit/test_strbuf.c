@@ -1,5 +1,6 @@
 /* strbuf: formatted appends that fit the room left, that need growing, many in a row
- * (each compared with snprintf's own output), and the hex appender against "%" PRIx64. */
+ * (each compared with snprintf's own output), the hex appender against "%" PRIx64, and JSON
+ * strings against the JSON writer. */
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "common/json.h"
 #include "common/strbuf.h"
 
 static void test_addf_matches_snprintf(void **state)
@@ -57,11 +59,37 @@ static void test_add_hex(void **state)
 	strbuf__free(&b);
 }
 
+/* One escaper: strbuf's JSON strings are the JSON writer's, byte for byte. */
+static void test_json_str_matches_writer(void **state)
+{
+	static const char *in[] = { "", "plain", "a\nb\r\tc", "q\"\\", "\x01\x1f\x7f",
+				    "\xff\xc3\xa9\xed\xa0\x80", "\xf0\x9f\x98\x80x" };
+	struct strbuf b = { 0 };
+	struct json j;
+
+	json__init(&j);
+	json__arr_begin(&j);
+	strbuf__add(&b, "[", 1);
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		json__str(&j, in[i]);
+		if (i)
+			strbuf__add(&b, ",", 1);
+		strbuf__add_json_str(&b, in[i]);
+	}
+	json__arr_end(&j);
+	strbuf__add(&b, "]", 1);
+	assert_string_equal(b.s, j.buf);
+	assert_non_null(strstr(b.s, "\"a\\nb\\r\\tc\""));
+	strbuf__free(&b);
+	json__free(&j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_addf_matches_snprintf),
 		cmocka_unit_test(test_add_hex),
+		cmocka_unit_test(test_json_str_matches_writer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

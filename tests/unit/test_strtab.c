@@ -22,7 +22,7 @@ static bool valid_utf8(const char *s, uint32_t n)
 
 static void test_ids_are_dense_and_stable(void **state)
 {
-	struct strtab t = { 0 };
+	struct intern t = { 0 };
 
 	assert_int_equal(strtab__intern(&t, "bash", 4), 0);
 	assert_int_equal(strtab__intern(&t, "caf\xc3\xa9", 5), 1);	/* valid UTF-8 is kept */
@@ -36,7 +36,7 @@ static void test_ids_are_dense_and_stable(void **state)
 		assert_int_equal(strtab__intern(&t, s, (uint32_t)strlen(s)), 3 + i);
 	}
 	assert_int_equal(strtab__intern(&t, "caf\xc3\xa9", 5), 1);
-	strtab__free(&t);
+	intern__free(&t);
 }
 
 static void test_invalid_bytes_become_replacement_chars(void **state)
@@ -49,7 +49,7 @@ static void test_invalid_bytes_become_replacement_chars(void **state)
 		{ "\xf4\x90\x80\x80", 4, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
 		{ "ok\xff\xfe!", 5, "ok\xef\xbf\xbd\xef\xbf\xbd!" },
 	};
-	struct strtab t = { 0 };
+	struct intern t = { 0 };
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int64_t id = strtab__intern(&t, cases[i].in, cases[i].len);
@@ -62,7 +62,7 @@ static void test_invalid_bytes_become_replacement_chars(void **state)
 		assert_int_equal(strtab__intern(&t, cases[i].in, cases[i].len), id);
 		assert_int_equal(strtab__intern(&t, cases[i].out, (uint32_t)strlen(cases[i].out)), id);
 	}
-	strtab__free(&t);
+	intern__free(&t);
 }
 
 int main(void)

@@ -1,5 +1,5 @@
 /* Pure pieces of the viewer: the JSON writer, parameter parsing, the bounded
- * distribution helpers and the radix sort. */
+ * distribution helpers, the binary searches and the radix sort. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,12 +11,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/bsearch.h"
+#include "common/json.h"
 #include "common/pack32.h"
-#include "common/sparse32.h"
 #include "common/sort.h"
-#include "viewer/dist.h"
-#include "viewer/json.h"
-#include "viewer/params.h"
+#include "common/sparse32.h"
+#include "model/dist.h"
+#include "server/params.h"
 
 static char *done(struct json *j)
 {
@@ -355,6 +356,38 @@ static void test_json_spill_same_bytes(void **state)
 	free(bbuf);
 }
 
+/* The binary searches against a linear scan, over arrays with runs of equal values. */
+static void test_bsearch_matches_scan(void **state)
+{
+	uint32_t a32[300];
+	uint64_t a64[300];
+	int64_t ai[300];
+
+	srand(7);
+	for (uint64_t n = 0; n <= 300; n += 23) {
+		for (uint64_t i = 0, v = 0; i < n; i++) {
+			v += (uint64_t)(rand() % 3);
+			a32[i] = (uint32_t)v;
+			a64[i] = v << 33;
+			ai[i] = (int64_t)v - 100;
+		}
+		for (uint64_t key = 0; key < 2 * n + 5; key++) {
+			uint64_t lo = 0, up = 0;
+
+			while (lo < n && a32[lo] < key)
+				lo++;
+			while (up < n && a32[up] <= key)
+				up++;
+			assert_int_equal(bsearch__lower_u32(a32, n, key), lo);
+			assert_int_equal(bsearch__lower_u64(a64, n, key << 33), lo);
+			assert_int_equal(bsearch__lower_i64(ai, n, (int64_t)key - 100), lo);
+			assert_int_equal(BSEARCH_FIRST((uint64_t)0, n, i, a32[i] <= key), up);
+			assert_int_equal(bsearch__find_u32(a32, n, (uint32_t)key),
+					 lo < n && a32[lo] == key ? (int64_t)lo : -1);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -370,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_dist_spacing_keeps_ends),
 		cmocka_unit_test(test_dist_outputs),
 		cmocka_unit_test(test_dist_top_bin),
+		cmocka_unit_test(test_bsearch_matches_scan),
 		cmocka_unit_test(test_radix_sort_is_stable),
 	};
 

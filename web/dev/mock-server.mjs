@@ -2,7 +2,7 @@
 // Development only: a stand-in for `probex --view` that serves a built UI directory and
 // answers the viewer API (the /api/* endpoints) from a small synthetic trace held in memory.
 //   node web/dev/mock-server.mjs DIST_DIR [PORT] [EVENTS]
-// The real server is src/viewer/; tests run against it, never against this.
+// The real server is src/server/; tests run against it, never against this.
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,0 +1,94 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "server/api.h"
+
+static const struct api_route routes[] = {
+	{ "summary", ep_summary, READY_SUMMARY },
+	{ "process_lifetimes", ep_process_lifetimes, READY_ROWS },
+	{ "process_events", ep_process_events, READY_ROWS },
+	{ "histogram", ep_histogram, READY_ROWS },
+	{ "event_type_counts", ep_event_type_counts, READY_ROWS },
+	{ "pid_event_type_counts", ep_pid_event_type_counts, READY_ROWS },
+	{ "syscall_latency_stats", ep_syscall_latency_stats, READY_OPS },
+	/* These show stacks, which the second pass over the file provides. */
+	{ "event_flamegraph", ep_event_flamegraph, READY_STACKS },
+	{ "io_statistics", ep_io_statistics, READY_OPS | READY_STACKS },
+	{ "memory_statistics", ep_memory_statistics, READY_OPS | READY_STACKS },
+	{ "event_list", ep_event_list, READY_STACKS },
+};
+
+const struct api_route *api__route(const char *name)
+{
+	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+		if (!strcmp(routes[i].path, name))
+			return &routes[i];
+	return NULL;
+}
+
+int api__bad_param(struct request *rq)
+{
+	snprintf(rq->error, sizeof(rq->error), "%s", rq->p.msg);
+	rq->error_param = rq->p.bad;
+	return 400;
+}
+
+int api__fail(struct request *rq, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(rq->error, sizeof(rq->error), fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+struct conn_ctx *api__conn(struct request *rq)
+{
+	if (!rq->conn)
+		rq->conn = conn__get(rq->st);
+	return rq->conn;
+}
+
+int api__window(struct request *rq, struct window *w)
+{
+	uint64_t pid = 0;
+	bool has = false;
+
+	memset(w, 0, sizeof(*w));
+	if (params__range(&rq->p, &w->start, &w->end) ||
+	    params__u64(&rq->p, "pid", false, UINT32_MAX, &pid, &has))
+		return api__bad_param(rq);
+	w->has_pid = has;
+	w->pid = (uint32_t)pid;
+	return 0;
+}
+
+int api__max_points(struct request *rq, uint64_t *max_points)
+{
+	/* Bounded output is opt-in so the reference's fields keep their meaning. */
+	if (params__count(&rq->p, "max_points", false, 1000000, 0, max_points))
+		return api__bad_param(rq);
+	return 0;
+}
+
+void api__stack(struct request *rq, uint64_t rn)
+{
+	const struct model *m = &rq->st->m;
+	uint32_t id = __atomic_load_n(&m->stack, __ATOMIC_ACQUIRE) ? model__stack(m, rn) : STACK_NULL;
+
+	if (id == STACK_NULL || id >= m->nstacks)
+		json__null(&rq->out);
+	else
+		json__raw(&rq->out, m->stack_json[id], m->stack_json_len[id]);
+}
+
+int api__type_code(const struct model *m, const char *name, size_t len)
+{
+	for (unsigned int c = 0; c < m->ntypes; c++)
+		if (strlen(m->type_names[c]) == len && !memcmp(m->type_names[c], name, len))
+			return (int)c;
+	return -1;
+}

@@ -1,0 +1,67 @@
+/* The JSON API: one handler per endpoint, sharing a request context.  Handlers write the
+ * body into rq->out and return an HTTP status; errors set rq->error (and for 400s the
+ * offending parameter), which the router turns into a JSON error body. */
+#ifndef PROBEX_SERVER_API_H
+#define PROBEX_SERVER_API_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/json.h"
+#include "model/opsel.h"
+#include "server/conn.h"
+#include "server/params.h"
+#include "server/state.h"
+
+struct request {
+	struct viewer_state *st;
+	struct params p;
+	struct json out;
+	struct conn_ctx *conn;	/* taken on first use, returned by the router */
+	char error[512];
+	const char *error_param;
+};
+
+typedef int (*api_handler)(struct request *rq);
+
+struct api_route {
+	const char *path;		/* after "/api/" */
+	api_handler fn;
+	unsigned int need;		/* enum load_part bits */
+};
+
+/* The route for "/api/<name>", or NULL. */
+const struct api_route *api__route(const char *name);
+
+/* Helpers for handlers. */
+int api__bad_param(struct request *rq);			/* 400 from rq->p */
+int api__fail(struct request *rq, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+struct conn_ctx *api__conn(struct request *rq);
+/* Optional pid parameter into w; 0 or 400. */
+int api__window(struct request *rq, struct window *w);
+/* Optional max_points (bounded arrays); 0 = unbounded (reference behaviour). */
+int api__max_points(struct request *rq, uint64_t *max_points);
+/* Write the stack of row rn as JSON (array or null). */
+void api__stack(struct request *rq, uint64_t rn);
+/* Code of an event-type name present in the trace, or -1. */
+int api__type_code(const struct model *m, const char *name, size_t len);
+
+/* Precomputed at load: the two endpoints without parameters. */
+char *api__summary_json(const struct model *m, size_t *len);
+int api__lifetimes_json(const struct model *m, char **json, size_t *len, char **error);
+
+/* Endpoints. */
+int ep_summary(struct request *rq);
+int ep_histogram(struct request *rq);
+int ep_event_type_counts(struct request *rq);
+int ep_pid_event_type_counts(struct request *rq);
+int ep_process_lifetimes(struct request *rq);
+int ep_process_events(struct request *rq);
+int ep_syscall_latency_stats(struct request *rq);
+int ep_io_statistics(struct request *rq);
+int ep_memory_statistics(struct request *rq);
+int ep_event_flamegraph(struct request *rq);
+int ep_event_list(struct request *rq);
+
+#endif

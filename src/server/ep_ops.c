@@ -1,0 +1,373 @@
+/* Endpoints over completed operations (ops.h): syscall_latency_stats, io_statistics and
+ * memory_statistics, with the reference's two percentile rules and, on request
+ * (max_points), bounded arrays plus CDF and histogram fields. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/pct.h"
+#include "model/dist.h"
+#include "model/opstats.h"
+#include "server/api.h"
+
+static uint64_t sel_lat(const void *ctx, uint64_t k)
+{
+	return op_sel__lat(ctx, k);
+}
+
+static uint64_t sel_size(const void *ctx, uint64_t k)
+{
+	return op_sel__size(ctx, k);
+}
+
+static int sel_status(struct request *rq, struct op_sel *sel, int err)
+{
+	if (err == -EINVAL)
+		return api__fail(rq, 500, "query failed: %s", sel->error);
+	return api__fail(rq, 500, "out of memory");
+}
+
+static void latency_summary(struct json *j, const struct lat_summary *s)
+{
+	json__obj_begin(j);
+	json__key(j, "count");
+	json__u64(j, s->count);
+	json__key(j, "avg_ns");
+	json__u64(j, s->avg_ns);
+	json__key(j, "p50_ns");
+	json__u64(j, s->p50_ns);
+	json__key(j, "p95_ns");
+	json__u64(j, s->p95_ns);
+	json__key(j, "max_ns");
+	json__u64(j, s->max_ns);
+	json__obj_end(j);
+}
+
+int ep_syscall_latency_stats(struct request *rq)
+{
+	struct syscall_latency sl;
+	struct window w;
+	int status, err;
+
+	if ((status = api__window(rq, &w)))
+		return status;
+	err = model__syscall_latency(&rq->st->m, &rq->st->ops, &w, &sl);
+	if (err == -EINVAL)
+		return api__fail(rq, 500, "query failed: %s", sl.error);
+	if (err)
+		return api__fail(rq, 500, "out of memory");
+	json__obj_begin(&rq->out);
+	for (int i = 0; i < SYSCALL_LAT_OPS; i++) {
+		json__key(&rq->out, op_names[sl.op[i]]);
+		latency_summary(&rq->out, &sl.lat[i]);
+	}
+	json__key(&rq->out, "mmap_alloc_bytes");
+	json__u64(&rq->out, sl.mmap_alloc_bytes);
+	json__key(&rq->out, "munmap_free_bytes");
+	json__u64(&rq->out, sl.munmap_free_bytes);
+	json__obj_end(&rq->out);
+	return 200;
+}
+
+static void event_detail(struct request *rq, const struct op_sel *sel, uint64_t k)
+{
+	struct json *j = &rq->out;
+	struct op_rec r;
+
+	op_sel__get(sel, k, &r);
+	json__obj_begin(j);
+	json__key(j, "ts_ns");
+	json__u64(j, r.end);
+	json__key(j, "latency_ns");
+	json__u64(j, r.lat);
+	json__key(j, "event_type");
+	json__str(j, sel->name);
+	json__key(j, "pid");
+	json__u64(j, r.pid);
+	json__key(j, "stack_trace");
+	api__stack(rq, r.srn);
+	json__obj_end(j);
+}
+
+/* The reference's IoTypeStats; percentile events by pct__index (the table's rule). */
+static void type_stats(struct request *rq, const struct op_sel *sel, uint64_t bytes,
+		       uint64_t max_points)
+{
+	static const unsigned int pct[] = { 50, 95, 99 };
+	static const char *const keys[] = { "p50_event", "p95_event", "p99_event" };
+	struct json *j = &rq->out;
+	uint64_t n = sel->n;
+
+	json__obj_begin(j);
+	json__key(j, "operation");
+	json__str(j, sel->name);
+	json__key(j, "total_ops");
+	json__u64(j, n);
+	json__key(j, "total_bytes");
+	json__u64(j, bytes);
+	json__key(j, "avg_latency_ns");
+	json__u64(j, op_sel__lat_avg(sel));
+	for (int i = 0; i < 3; i++) {
+		json__key(j, keys[i]);
+		event_detail(rq, sel, pct__index(n, pct[i]));
+	}
+	json__key(j, "max_event");
+	event_detail(rq, sel, n - 1);
+	json__key(j, "latencies_ns");
+	dist__values(j, sel_lat, sel, n, max_points);
+	json__key(j, "sizes_bytes");
+	dist__values(j, sel_size, sel, n, max_points);
+	json__key(j, "latency_cdf");
+	dist__cdf(j, sel_lat, sel, n, max_points);
+	json__key(j, "size_cdf");
+	dist__cdf(j, sel_size, sel, n, max_points);
+	json__key(j, "latency_histogram");
+	dist__histogram(j, sel_lat, sel, n);
+	json__key(j, "size_histogram");
+	dist__histogram(j, sel_size, sel, n);
+	json__obj_end(j);
+}
+
+struct op_out {
+	struct op_sel *sel;
+	uint64_t bytes;
+};
+
+static int cmp_op_out(const void *x, const void *y)
+{
+	const struct op_out *a = x, *b = y;
+
+	/* The reference's operations first; then by op count, descending; the reference
+	 * breaks ties in hash-map order, we by name. */
+	if ((a->sel->op < OP__COUNT) != (b->sel->op < OP__COUNT))
+		return a->sel->op < OP__COUNT ? -1 : 1;
+	if (a->sel->n != b->sel->n)
+		return a->sel->n > b->sel->n ? -1 : 1;
+	return strcmp(a->sel->name, b->sel->name);
+}
+
+static void by_operation(struct request *rq, struct op_sel *sels, int nsel, uint64_t max_points,
+			 uint64_t *total_ops, uint64_t *total_bytes)
+{
+	struct op_out out[OP_MAX];
+	int n = 0;
+
+	*total_ops = *total_bytes = 0;
+	for (int i = 0; i < nsel; i++) {
+		if (!sels[i].n)
+			continue;	/* the reference lists only operations it saw */
+		out[n].sel = &sels[i];
+		out[n].bytes = op_sel__bytes_sum(&sels[i]);
+		*total_ops += sels[i].n;
+		*total_bytes = *total_bytes + out[n].bytes < *total_bytes ? UINT64_MAX :
+			       *total_bytes + out[n].bytes;
+		n++;
+	}
+	qsort(out, (size_t)n, sizeof(out[0]), cmp_op_out);
+	json__key(&rq->out, "by_operation");
+	json__arr_begin(&rq->out);
+	for (int i = 0; i < n; i++)
+		type_stats(rq, out[i].sel, out[i].bytes, max_points);
+	json__arr_end(&rq->out);
+}
+
+static void time_range(struct json *j, const struct window *w)
+{
+	json__key(j, "time_range_ns");
+	json__arr_begin(j);
+	json__u64(j, w->start);
+	json__u64(j, w->end);
+	json__arr_end(j);
+}
+
+int ep_io_statistics(struct request *rq)
+{
+	static const enum op ops[] = { OP_READ, OP_WRITE, OP_FSYNC, OP_FDATASYNC, OP_IO_URING };
+	struct viewer_state *st = rq->st;
+	struct op_sel sel[OP_MAX] = { 0 };
+	uint64_t max_points, total_ops, total_bytes;
+	/* The reference's five, then every other syscall's operation. */
+	int nsel = 5 + st->ops.nops - OP__COUNT;
+	struct window w;
+	int status, err;
+
+	if ((status = api__window(rq, &w)) || (status = api__max_points(rq, &max_points)))
+		return status;
+	for (int i = 0; i < nsel; i++) {
+		int op = i < 5 ? (int)ops[i] : OP__COUNT + i - 5;
+
+		if ((err = op_sel__build(&sel[i], &st->m, &st->ops, op, &w, SEL_SIZES | SEL_RET))) {
+			status = sel_status(rq, &sel[i], err);
+			goto cleanup;
+		}
+	}
+	status = 200;
+	json__obj_begin(&rq->out);
+	by_operation(rq, sel, nsel, max_points, &total_ops, &total_bytes);
+	json__key(&rq->out, "total_ops");
+	json__u64(&rq->out, total_ops);
+	json__key(&rq->out, "total_bytes");
+	json__u64(&rq->out, total_bytes);
+	time_range(&rq->out, &w);
+	json__obj_end(&rq->out);
+cleanup:
+	for (int i = 0; i < nsel; i++)
+		op_sel__free(&sel[i]);
+	return status;
+}
+
+struct usage_point {
+	uint64_t ts;
+	int64_t bytes;
+};
+
+/* The cumulative mmap/munmap/brk timeline of the window: precomputed records of pids that
+ * need no recomputation, merged in (ts, row) order with the recomputed ones. */
+static int usage_points(const struct ops *o, const struct op_sel *sels, const struct window *w,
+			struct usage_point **out, uint64_t *n)
+{
+	const struct mem_timeline *t = &o->mem;
+	struct op_rec *dirty = NULL;
+	uint64_t nd = 0, d = 0, k = 0;
+	int64_t run = 0;
+
+	for (int i = 0; i < 3; i++)
+		nd += sels[i].ndirty;
+	*out = malloc((t->n + nd + 1) * sizeof(**out));
+	dirty = malloc((nd + 1) * sizeof(*dirty));
+	if (!*out || !dirty) {
+		free(dirty);
+		return -ENOMEM;
+	}
+	nd = 0;
+	for (int i = 0; i < 3; i++)
+		for (uint64_t x = 0; x < sels[i].ndirty; x++)
+			dirty[nd++] = sels[i].dirty[x];
+	/* By (end, rn): insertion into place is fine, recomputed records are few. */
+	for (uint64_t i = 1; i < nd; i++) {
+		struct op_rec r = dirty[i];
+		uint64_t j = i;
+
+		while (j > 0 && (dirty[j - 1].end > r.end || (dirty[j - 1].end == r.end && dirty[j - 1].rn > r.rn))) {
+			dirty[j] = dirty[j - 1];
+			j--;
+		}
+		dirty[j] = r;
+	}
+	for (uint64_t i = 0; i < t->n; i++) {
+		const struct op_sel *s = &sels[t->op[i] == OP_MMAP ? 0 : t->op[i] == OP_MUNMAP ? 1 : 2];
+
+		if (t->start[i] < w->start || t->end[i] > w->end || (w->has_pid && t->pid[i] != w->pid) ||
+		    (s->ndirty_pids && op_sel__is_dirty(s, t->pid[i])))
+			continue;
+		while (d < nd && (dirty[d].end < t->end[i] || (dirty[d].end == t->end[i] && dirty[d].rn < t->rn[i]))) {
+			run = (int64_t)((uint64_t)run + (uint64_t)dirty[d].delta);
+			(*out)[k++] = (struct usage_point){ dirty[d++].end, run };
+		}
+		run = (int64_t)((uint64_t)run + (uint64_t)t->delta[i]);
+		(*out)[k++] = (struct usage_point){ t->end[i], run };
+	}
+	while (d < nd) {
+		run = (int64_t)((uint64_t)run + (uint64_t)dirty[d].delta);
+		(*out)[k++] = (struct usage_point){ dirty[d++].end, run };
+	}
+	free(dirty);
+	*n = k;
+	return 0;
+}
+
+static void usage_point(struct json *j, const struct usage_point *p)
+{
+	json__obj_begin(j);
+	json__key(j, "ts_ns");
+	json__u64(j, p->ts);
+	json__key(j, "cumulative_bytes");
+	json__i64(j, p->bytes);
+	json__obj_end(j);
+}
+
+/* Every point (the reference), or at most max_points: per slice of the series its lowest
+ * and highest point, in time order, so peaks survive. */
+static void write_usage(struct json *j, const struct usage_point *p, uint64_t n, uint64_t max_points)
+{
+	json__arr_begin(j);
+	if (!max_points || n <= max_points) {
+		for (uint64_t i = 0; i < n; i++)
+			usage_point(j, &p[i]);
+	} else if (max_points < 2) {
+		usage_point(j, &p[n - 1]);
+	} else {
+		uint64_t slices = max_points / 2;
+
+		for (uint64_t s = 0; s < slices; s++) {
+			uint64_t a = n * s / slices, b = n * (s + 1) / slices, lo = a, hi = a;
+
+			for (uint64_t i = a; i < b; i++) {
+				if (p[i].bytes < p[lo].bytes)
+					lo = i;
+				if (p[i].bytes > p[hi].bytes)
+					hi = i;
+			}
+			usage_point(j, &p[lo < hi ? lo : hi]);
+			if (lo != hi)
+				usage_point(j, &p[lo < hi ? hi : lo]);
+		}
+	}
+	json__arr_end(j);
+}
+
+int ep_memory_statistics(struct request *rq)
+{
+	static const enum op ops[] = { OP_MMAP, OP_MUNMAP, OP_BRK };
+	struct viewer_state *st = rq->st;
+	struct op_sel sel[3] = { 0 };
+	uint64_t max_points, total_ops, total_bytes, grow_ops = 0, grow = 0, shrink_ops = 0,
+		 shrink = 0, mmap_bytes = 0, munmap_bytes = 0, npoints = 0;
+	struct usage_point *points = NULL;
+	struct window w;
+	int status, err;
+
+	if ((status = api__window(rq, &w)) || (status = api__max_points(rq, &max_points)))
+		return status;
+	for (int i = 0; i < 3; i++) {
+		if ((err = op_sel__build(&sel[i], &st->m, &st->ops, ops[i], &w, SEL_SIZES | SEL_RET))) {
+			status = sel_status(rq, &sel[i], err);
+			goto cleanup;
+		}
+	}
+	if (usage_points(&st->ops, sel, &w, &points, &npoints)) {
+		status = api__fail(rq, 500, "out of memory");
+		goto cleanup;
+	}
+	for (uint64_t k = 0; k < sel[2].n; k++) {
+		if (op_sel__delta(&sel[2], k) > 0) {
+			grow_ops++;
+			grow += op_sel__bytes(&sel[2], k);
+		} else {
+			shrink_ops++;
+			shrink += op_sel__bytes(&sel[2], k);
+		}
+	}
+	mmap_bytes = op_sel__bytes_sum(&sel[0]);
+	munmap_bytes = op_sel__bytes_sum(&sel[1]);
+	status = 200;
+	json__obj_begin(&rq->out);
+	by_operation(rq, sel, 3, max_points, &total_ops, &total_bytes);
+	json__key(&rq->out, "total_alloc_ops");
+	json__u64(&rq->out, sel[0].n + grow_ops);
+	json__key(&rq->out, "total_alloc_bytes");
+	json__u64(&rq->out, mmap_bytes + grow);
+	json__key(&rq->out, "total_free_ops");
+	json__u64(&rq->out, sel[1].n + shrink_ops);
+	json__key(&rq->out, "total_free_bytes");
+	json__u64(&rq->out, munmap_bytes + shrink);
+	json__key(&rq->out, "cumulative_usage");
+	write_usage(&rq->out, points, npoints, max_points);
+	time_range(&rq->out, &w);
+	json__obj_end(&rq->out);
+cleanup:
+	free(points);
+	for (int i = 0; i < 3; i++)
+		op_sel__free(&sel[i]);
+	return status;
+}

@@ -1,0 +1,218 @@
+#include <errno.h>
+#include <malloc.h>
+#include <stdint.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/rss.h"
+#include "model/load.h"
+#include "server/api.h"
+#include "server/loader.h"
+#include "trace/duck.h"
+
+struct loader {
+	struct viewer_state *st;
+	pthread_t notify;
+	duckdb_connection con;
+};
+
+bool state__wait(struct viewer_state *st, unsigned int need)
+{
+	bool ok;
+
+	pthread_mutex_lock(&st->lock);
+	while ((st->ready & need) != need && !st->failed && !st->stopping)
+		pthread_cond_wait(&st->cond, &st->lock);
+	ok = (st->ready & need) == need;
+	pthread_mutex_unlock(&st->lock);
+	return ok;
+}
+
+void state__enter(struct viewer_state *st)
+{
+	pthread_mutex_lock(&st->lock);
+	while (st->running >= STATE_MAX_RUNNING)
+		pthread_cond_wait(&st->cond, &st->lock);
+	st->running++;
+	pthread_mutex_unlock(&st->lock);
+}
+
+void state__leave(struct viewer_state *st)
+{
+	pthread_mutex_lock(&st->lock);
+	st->running--;
+	pthread_cond_broadcast(&st->cond);
+	pthread_mutex_unlock(&st->lock);
+}
+
+void state__set_ready(struct viewer_state *st, unsigned int parts)
+{
+	pthread_mutex_lock(&st->lock);
+	st->ready |= parts;
+	pthread_cond_broadcast(&st->cond);
+	pthread_mutex_unlock(&st->lock);
+}
+
+void state__set_failed(struct viewer_state *st, const char *error)
+{
+	pthread_mutex_lock(&st->lock);
+	st->failed = true;
+	snprintf(st->load_error, sizeof(st->load_error), "%s", error);
+	pthread_cond_broadcast(&st->cond);
+	pthread_mutex_unlock(&st->lock);
+}
+
+/* pl: every column but the stack, by file row, for event_list's payload fields.  The
+ * path is the command line's, quoted as a literal; requests only bind row numbers. */
+static int create_payload_view(duckdb_connection con, const struct trace_file *tf)
+{
+	char *sql = NULL;
+	int err;
+
+	if (asprintf(&sql, "CREATE OR REPLACE VIEW pl AS SELECT * EXCLUDE (stack_trace) "
+			   "FROM read_parquet(%s, file_row_number = true)", tf->literal) < 0)
+		return -ENOMEM;
+	err = duck__exec(con, sql);
+	free(sql);
+	return err;
+}
+
+/* The summary is answered while the rows are sorted. */
+static int summary_ready(void *ctx, const struct model *m)
+{
+	struct viewer_state *st = ctx;
+
+	st->summary_json = api__summary_json(m, &st->summary_len);
+	if (!st->summary_json)
+		return -ENOMEM;
+	state__set_ready(st, READY_SUMMARY);
+	return 0;
+}
+
+static int load_rows(struct loader *ld, struct trace_rows *rows)
+{
+	struct viewer_state *st = ld->st;
+	int err = model__load_rows(ld->con, &st->tf, &st->stopping, &st->m, rows, summary_ready, st);
+
+	if (err)
+		return err;
+	if (api__lifetimes_json(&st->m, &st->lifetimes_json, &st->lifetimes_len, &st->lifetimes_error))
+		return -ENOMEM;
+	return 0;
+}
+
+/* Pairing needs only the sorted rows: it runs on its own thread while DuckDB builds the
+ * query table and reads the stacks. */
+static void *ops_main(void *arg)
+{
+	struct viewer_state *st = arg;
+	double t = rss__now();
+	int err = ops__build(&st->ops, &st->m, &st->stopping);
+
+	if (err) {
+		if (err != -ECANCELED)
+			log__error("%s: out of memory while pairing enter and exit rows", st->tf.path);
+		return (void *)(intptr_t)err;
+	}
+	uint64_t recs = 0;
+
+	/* Pairing's temporary arrays went back to malloc's arenas, which keep them: hand
+	 * them to the kernel, as they are not needed again. */
+	malloc_trim(0);
+	for (int i = 0; i < st->ops.nops; i++)
+		recs += st->ops.op[i].n;
+	log__debug("load: %llu operations paired in %.2f s (%s)", (unsigned long long)recs,
+		   rss__now() - t, rss__mib());
+	state__set_ready(st, READY_OPS);
+	return NULL;
+}
+
+static void *loader_main(void *arg)
+{
+	struct loader *ld = arg;
+	struct viewer_state *st = ld->st;
+	struct trace_rows rows;
+	pthread_t ops;
+	bool ops_started = false;
+	void *ops_err = NULL;
+	double t0 = rss__now();
+	int err;
+
+	memset(&rows, 0, sizeof(rows));
+	err = create_payload_view(ld->con, &st->tf);
+	if (!err)
+		err = load_rows(ld, &rows);
+	if (!err) {
+		state__set_ready(st, READY_ROWS);
+		log__info("loaded %llu events in %.1f s; indexing and reading stacks",
+			  (unsigned long long)st->m.n, rss__now() - t0);
+		err = -pthread_create(&ops, NULL, ops_main, st);
+		ops_started = !err;
+	}
+	if (!err)
+		err = model__load_stacks(ld->con, &st->tf, &st->stopping, &st->m, &rows);
+	trace_rows__free(&rows);
+	if (ops_started)
+		pthread_join(ops, &ops_err);
+	if (!err && ops_err)
+		err = (int)(intptr_t)ops_err;
+	if (!err) {
+		log__debug("load: all parts in (%s)", rss__mib());
+		state__set_ready(st, READY_STACKS);
+		log__info("ready in %.1f s (%u distinct stacks)", rss__now() - t0,
+			  st->m.nstacks > 2 ? st->m.nstacks - 2 : 0);
+	} else if (!st->stopping) {
+		/* The failing step has logged what is wrong; stop serving. */
+		if (err == -ENOMEM)
+			log__error("%s: out of memory while loading", st->tf.path);
+		state__set_failed(st, "the trace could not be loaded");
+		pthread_kill(ld->notify, SIGUSR1);
+	}
+	/* Requests' working arrays are reused from the arenas again, as before loading
+	 * (32 MB is the most malloc's own adaptive threshold reaches). */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	duckdb_disconnect(&ld->con);
+	free(ld);
+	return NULL;
+}
+
+int loader__start(struct viewer_state *st, pthread_t notify, pthread_t *thread)
+{
+	struct loader *ld = calloc(1, sizeof(*ld));
+	int err;
+
+	if (!ld)
+		return -ENOMEM;
+	/* Loading makes and drops many column-sized arrays on several threads.  Served from
+	 * mmap they go back to the kernel when freed; from malloc's arenas (whose threshold
+	 * otherwise rises to 32 MB) they would stay resident after use.  4 MB, not lower:
+	 * DuckDB's own buffers (a few hundred kB to a few MB) stay in the arenas, where the
+	 * stack pass reuses them (at 1 MB it ran 2-3 s slower at 10M events). */
+	mallopt(M_MMAP_THRESHOLD, 4 << 20);
+	ld->st = st;
+	ld->notify = notify;
+	if (duckdb_connect(st->db, &ld->con) == DuckDBError) {
+		free(ld);
+		return -EIO;
+	}
+	err = -pthread_create(thread, NULL, loader_main, ld);
+	if (err) {
+		duckdb_disconnect(&ld->con);
+		free(ld);
+	}
+	return err;
+}
+
+void loader__stop(struct viewer_state *st, pthread_t thread)
+{
+	pthread_mutex_lock(&st->lock);
+	st->stopping = true;
+	pthread_cond_broadcast(&st->cond);
+	pthread_mutex_unlock(&st->lock);
+	/* The scans poll `stopping` between batches; DuckDB's own work is bounded by one. */
+	pthread_join(thread, NULL);
+}

@@ -1,0 +1,58 @@
+/* Everything the server shares between request threads: the loaded trace (model and
+ * derived indexes), its DuckDB database, and how far loading has got. */
+#ifndef PROBEX_SERVER_STATE_H
+#define PROBEX_SERVER_STATE_H
+
+#include <duckdb.h>
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "model/model.h"
+#include "model/ops.h"
+#include "trace/tracefile.h"
+
+/* Parts of a loaded trace, ready at different times.  Requests wait for the parts they
+ * need, so the UI's first calls (summary, lifetimes) answer long before stacks are read. */
+enum load_part {
+	READY_SUMMARY = 16,	/* the summary: rows read, not yet sorted */
+	READY_ROWS = 1,		/* sorted rows, lifetimes (and the summary) */
+	READY_OPS = 2,		/* enter/exit pairs and their indexes */
+	READY_STACKS = 8,	/* stacks (the second pass over the file) */
+};
+
+struct viewer_state {
+	struct trace_file tf;
+	duckdb_database db;
+	struct model m;
+	struct ops ops;
+	char *summary_json;
+	size_t summary_len;
+	char *lifetimes_json;	/* or the error the reference would give */
+	size_t lifetimes_len;
+	char *lifetimes_error;
+
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned int ready;	/* enum load_part bits */
+	bool failed;
+	char load_error[512];
+	volatile bool stopping;
+
+	struct conn_ctx *idle;	/* pooled DuckDB connections (see conn.c) */
+	unsigned int running;	/* handlers computing now (see state__enter) */
+};
+
+/* At most this many requests compute at once; the rest queue.  Two cores gain nothing
+ * from more, and it bounds the working memory many concurrent clients could claim. */
+#define STATE_MAX_RUNNING 4
+
+void state__enter(struct viewer_state *st);
+void state__leave(struct viewer_state *st);
+
+/* Wait until the parts in `need` are ready (or loading failed, or the server stops).
+ * Returns true when they are. */
+bool state__wait(struct viewer_state *st, unsigned int need);
+void state__set_ready(struct viewer_state *st, unsigned int parts);
+void state__set_failed(struct viewer_state *st, const char *error);
+
+#endif
