@@ -73,12 +73,20 @@ const char *event_type__name(int id)
 	return id >= 0 && id < EV_ALL_COUNT ? all_names[id] : NULL;
 }
 
-int event_type__from_name(const char *name)
+int event_type__id(const char *name)
 {
-	for (int i = 0; i < EV__COUNT; i++)
-		if (strcmp(event_type_names[i], name) == 0)
+	trace_schema__event_dict();
+	for (int i = 0; i < EV_ALL_COUNT; i++)
+		if (strcmp(all_names[i], name) == 0)
 			return i;
 	return -1;
+}
+
+int event_type__from_name(const char *name)
+{
+	int id = event_type__id(name);
+
+	return id < EV__COUNT ? id : -1;
 }
 
 const char *const stack_mode_names[3] = {

@@ -57,8 +57,10 @@ int event_type__syscall(unsigned int nr, bool exit);
 /* The string of any event type id (fixed or syscall), or NULL. */
 const char *event_type__name(int id);
 
-/* Returns the enum value, or -1 for a name this version does not know; syscall names
- * that are not fixed types return -1 too (the viewer treats them by their string). */
+/* The id of any event type a trace can hold (fixed or syscall_NAME_enter/exit), or -1
+ * for a name this version does not know.  Every option taking an event type uses it. */
+int event_type__id(const char *name);
+/* The enum value of a fixed type, else -1 (the viewer treats the others by their string). */
 int event_type__from_name(const char *name);
 
 /* The file's columns, in file order: the reference's 24 first, then probex's own.  Adding a
