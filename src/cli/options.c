@@ -7,8 +7,8 @@
 
 #include "cli/args.h"
 #include "cli/options.h"
+#include "record/syscall_select.h"
 #include "trace/schema.h"
-#include "trace/syscalls.h"
 
 enum {
 	OPT_NO_VIEWER = 0x100,

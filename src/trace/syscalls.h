@@ -1,5 +1,5 @@
 /* The x86-64 syscalls by name (the table is generated at build time from the installed
- * <asm/unistd_64.h>), their classes for --syscalls, and which arguments are decoded. */
+ * <asm/unistd_64.h>) and which arguments are decoded. */
 #ifndef PROBEX_TRACE_SYSCALLS_H
 #define PROBEX_TRACE_SYSCALLS_H
 
@@ -24,13 +24,5 @@ struct syscall_args {
 /* Decoding of syscall nr; SYSF_* bits beyond SYSF_ON in *flags (what the kernel side
  * reads: path, iovec sums). */
 void syscall__args(unsigned int nr, struct syscall_args *a, uint8_t *flags);
-
-/* Parse --syscalls: comma-separated names, classes (%file %net %io %memory %process
- * %signal %desc), `all` and `reference` (the reference's ten syscalls).  Fills
- * flags[nr] with SYSF_ON plus decoding bits.  Returns 0, or -EINVAL with the offending
- * item in bad (NUL-terminated, cut to badlen). */
-int syscalls__parse(const char *list, uint8_t flags[PROBEX_SYSCALL_MAX], char *bad, size_t badlen);
-/* Print the valid classes and names (for the usage error). */
-void syscalls__print_valid(void *file);
 
 #endif

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "record/syscall_select.h"
 #include "trace/schema.h"
 #include "trace/syscalls.h"
 
