@@ -53,13 +53,21 @@ static const struct sys_class classes[] = {
 		     "signalfd4 kill tkill tgkill pause pidfd_send_signal" },
 };
 
+/* What the kernel side reads at enter, from the syscall's facts. */
+static uint8_t sysf_of(uint8_t facts)
+{
+	return (facts & SYSCALL_PATH0 ? SYSF_PATH0 : 0) | (facts & SYSCALL_PATH1 ? SYSF_PATH1 : 0) |
+	       (facts & SYSCALL_IOV ? SYSF_IOV : 0) | (facts & SYSCALL_MSG ? SYSF_MSG : 0) |
+	       (facts & SYSCALL_FORK ? SYSF_FORK : 0);
+}
+
 static void set_on(uint8_t flags[PROBEX_SYSCALL_MAX], unsigned int nr)
 {
 	struct syscall_args a;
 	uint8_t f;
 
 	syscall__args(nr, &a, &f);
-	flags[nr] = SYSF_ON | f;
+	flags[nr] = SYSF_ON | sysf_of(f);
 }
 
 static void add_class(const struct sys_class *c, uint8_t flags[PROBEX_SYSCALL_MAX])

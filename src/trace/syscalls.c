@@ -1,6 +1,3 @@
-#include <errno.h>
-#include <stdbool.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "syscall_names.h"
@@ -24,24 +21,28 @@ int syscall__nr(const char *name)
 struct decode {
 	const char *name;
 	int8_t fd, count, offset, futex_op;
-	uint8_t flags;	/* SYSF_PATH0/1, SYSF_IOV, SYSF_MSG, SYSF_FORK */
+	uint8_t facts;	/* SYSCALL_* */
 };
 
-#define FD_COUNT(n) { n, 0, 2, -1, -1, 0 }
-#define FD_COUNT_OFF(n) { n, 0, 2, 3, -1, 0 }
-#define FD_IOV(n, off) { n, 0, -1, off, -1, SYSF_IOV }
+#define B SYSCALL_RET_BYTES
+#define FD_COUNT(n) { n, 0, 2, -1, -1, B }
+#define FD_COUNT_OFF(n) { n, 0, 2, 3, -1, B }
+#define FD_IOV(n, off) { n, 0, -1, off, -1, SYSCALL_IOV | B }
 #define FD_ONLY(n) { n, 0, -1, -1, -1, 0 }
-#define PATH0(n) { n, -1, -1, -1, -1, SYSF_PATH0 }
-#define AT_PATH1(n) { n, 0, -1, -1, -1, SYSF_PATH1 }
+#define PATH0(n) { n, -1, -1, -1, -1, SYSCALL_PATH0 }
+#define AT_PATH1(n) { n, 0, -1, -1, -1, SYSCALL_PATH1 }
+#define BYTES(n) { n, -1, -1, -1, -1, B }
 
 static const struct decode decodes[] = {
+	BYTES("read"), BYTES("write"),
 	FD_COUNT_OFF("pread64"), FD_COUNT_OFF("pwrite64"),
 	FD_IOV("readv", -1), FD_IOV("writev", -1), FD_IOV("preadv", 3), FD_IOV("pwritev", 3),
 	FD_IOV("preadv2", 3), FD_IOV("pwritev2", 3),
 	FD_COUNT("sendto"), FD_COUNT("recvfrom"), FD_COUNT("getdents64"),
-	{ "sendmsg", 0, -1, -1, -1, SYSF_MSG }, { "recvmsg", 0, -1, -1, -1, SYSF_MSG },
+	{ "sendmsg", 0, -1, -1, -1, SYSCALL_MSG | B }, { "recvmsg", 0, -1, -1, -1, SYSCALL_MSG | B },
 	{ "lseek", 0, -1, 1, -1, 0 },
-	{ "sendfile", 0, 3, -1, -1, 0 },
+	{ "sendfile", 0, 3, -1, -1, B },
+	BYTES("copy_file_range"), BYTES("splice"), BYTES("tee"), BYTES("vmsplice"),
 	FD_ONLY("close"), FD_ONLY("fstat"), FD_ONLY("ioctl"), FD_ONLY("fcntl"), FD_ONLY("dup"),
 	FD_ONLY("dup2"), FD_ONLY("dup3"), FD_ONLY("ftruncate"), FD_ONLY("flock"),
 	FD_ONLY("fchmod"), FD_ONLY("fchown"), FD_ONLY("fstatfs"), FD_ONLY("fchdir"),
@@ -63,22 +64,33 @@ static const struct decode decodes[] = {
 	AT_PATH1("fchownat"), AT_PATH1("utimensat"), AT_PATH1("linkat"), AT_PATH1("mknodat"),
 	AT_PATH1("futimesat"),
 	{ "futex", -1, -1, -1, 1, 0 },
-	{ "clone", -1, -1, -1, -1, SYSF_FORK }, { "clone3", -1, -1, -1, -1, SYSF_FORK },
-	{ "fork", -1, -1, -1, -1, SYSF_FORK }, { "vfork", -1, -1, -1, -1, SYSF_FORK },
+	{ "clone", -1, -1, -1, -1, SYSCALL_FORK }, { "clone3", -1, -1, -1, -1, SYSCALL_FORK },
+	{ "fork", -1, -1, -1, -1, SYSCALL_FORK }, { "vfork", -1, -1, -1, -1, SYSCALL_FORK },
 };
 
-void syscall__args(unsigned int nr, struct syscall_args *a, uint8_t *flags)
+static const struct decode *decode_of(const char *name)
 {
-	const char *name = syscall__name(nr);
+	for (size_t i = 0; name && i < sizeof(decodes) / sizeof(decodes[0]); i++)
+		if (!strcmp(decodes[i].name, name))
+			return &decodes[i];
+	return NULL;
+}
+
+void syscall__args(unsigned int nr, struct syscall_args *a, uint8_t *facts)
+{
+	const struct decode *d = decode_of(syscall__name(nr));
 
 	*a = (struct syscall_args){ -1, -1, -1, -1 };
-	*flags = 0;
-	for (size_t i = 0; name && i < sizeof(decodes) / sizeof(decodes[0]); i++) {
-		if (strcmp(decodes[i].name, name))
-			continue;
-		*a = (struct syscall_args){ decodes[i].fd, decodes[i].count, decodes[i].offset,
-					    decodes[i].futex_op };
-		*flags = decodes[i].flags;
+	*facts = 0;
+	if (!d)
 		return;
-	}
+	*a = (struct syscall_args){ d->fd, d->count, d->offset, d->futex_op };
+	*facts = d->facts;
+}
+
+bool syscall__ret_is_bytes(const char *name)
+{
+	const struct decode *d = decode_of(name);
+
+	return d && (d->facts & SYSCALL_RET_BYTES);
 }

@@ -4,6 +4,7 @@
 
 #include "common/bigmem.h"
 #include "common/sort.h"
+#include "trace/syscalls.h"
 #include "viewer/columns.h"
 #include "viewer/ops.h"
 
@@ -471,21 +472,6 @@ const char *ops__name(const struct ops *o, int op)
 	return op < OP__COUNT ? op_names[op] : o->extra_name[op];
 }
 
-/* Syscalls whose return value is a byte count. */
-static bool ret_is_bytes(const char *name)
-{
-	static const char *const names[] = {
-		"pread64", "pwrite64", "readv", "writev", "preadv", "pwritev", "preadv2",
-		"pwritev2", "sendto", "recvfrom", "sendmsg", "recvmsg", "sendfile",
-		"copy_file_range", "splice", "tee", "vmsplice", "getdents64",
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(names[i], name))
-			return true;
-	return false;
-}
-
 /* The code of type name `syscall_<n>_<suffix>`, or -1. */
 static int code_named(const struct model *m, const char *n, size_t len, const char *suffix)
 {
@@ -521,7 +507,7 @@ static int add_extra_ops(struct ops *o, const struct model *m)
 		o->extra_name[o->nops] = strndup(t + 8, len - 14);
 		if (!o->extra_name[o->nops])
 			return -ENOMEM;
-		o->extra_bytes[o->nops] = ret_is_bytes(o->extra_name[o->nops]);
+		o->extra_bytes[o->nops] = syscall__ret_is_bytes(o->extra_name[o->nops]);
 		o->code_op[c] = o->code_op[cx] = (int8_t)o->nops;
 		o->code_role[c] = ROLE_ENTER;
 		o->code_role[cx] = ROLE_EXIT;
