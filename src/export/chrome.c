@@ -11,8 +11,8 @@
 #include "common/log.h"
 #include "common/strbuf.h"
 #include "export/export.h"
-#include "bpf/records.h"
 #include "trace/duck.h"
+#include "trace/schema.h"
 #include "trace/tracefile.h"
 
 /* Append a string literal (its length known at compile time). */
@@ -145,7 +145,7 @@ static void on_offcpu(struct cx *x, const struct row *w)
 {
 	begin(x, "X", u64(w, 0), u64(w, 1));
 	strbuf__addf(&x->b, ",\"cat\":\"sched\",\"name\":\"%s\"",
-		     (i64(w, 4) == 0 || i64(w, 4) == SWITCH_STATE_PREEMPTED) ? "off-cpu (preempted)" : "off-cpu (blocked)");
+		     (i64(w, 4) == TRACE_STATE_RUNNABLE || i64(w, 4) == TRACE_STATE_PREEMPTED) ? "off-cpu (preempted)" : "off-cpu (blocked)");
 	ts(x, "ts", u64(w, 2) - x->start);
 	ts(x, "dur", u64(w, 3));
 	strbuf__addf(&x->b, ",\"args\":{\"prev_state\":%lld}", (long long)i64(w, 4));

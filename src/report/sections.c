@@ -4,15 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpf/records.h"
 #include "common/strbuf.h"
 #include "export/export.h"
 #include "report/latency.h"
 #include "report/report.h"
+#include "trace/schema.h"
 #include "trace/syscalls.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
+#define INVOLUNTARY "(" STR(TRACE_STATE_RUNNABLE) ", " STR(TRACE_STATE_PREEMPTED) ")"
 
 /* The syscalls whose return value is a byte count, as an SQL list: 'read', 'write', ... */
 static void byte_syscalls(struct strbuf *b)
@@ -135,8 +136,8 @@ int report__sched(struct report *r)
 	rtable__init(&t, "context_switches", "Context switches and off-CPU time per thread", cols, 8);
 	return simple_table(r, &t, "context switches",
 		SWITCH_INTERVALS_SQL("") "SELECT pid::BIGINT, tgid::BIGINT, arg_max(process_name, ts_ns), count_if(is_out), "
-		"count_if(is_out AND prev_state NOT IN (0, " STR(SWITCH_STATE_PREEMPTED) ")), "
-		"count_if(is_out AND prev_state IN (0, " STR(SWITCH_STATE_PREEMPTED) ")), "
+		"count_if(is_out AND prev_state NOT IN " INVOLUNTARY "), "
+		"count_if(is_out AND prev_state IN " INVOLUNTARY "), "
 		"sum(CASE WHEN is_out AND nin THEN nt - ts_ns END)::BIGINT, "
 		"max(CASE WHEN is_out AND nin THEN nt - ts_ns END)::BIGINT FROM q GROUP BY pid, tgid "
 		"HAVING count_if(is_out) > 0 ORDER BY 7 DESC NULLS LAST, 4 DESC, 1");

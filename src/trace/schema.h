@@ -93,6 +93,11 @@ struct trace_column {
 
 extern const struct trace_column trace_schema[TC__COUNT];
 
+/* prev_state values beyond the kernel's task state bits: a task that stayed runnable
+ * (yielded) or was preempted.  Both are involuntary switches. */
+#define TRACE_STATE_RUNNABLE	0
+#define TRACE_STATE_PREEMPTED	256	/* 0x100 */
+
 /* The Parquet writer's view of trace_schema, in the same order (built once). */
 const struct pq_column_def *trace_schema__pq_columns(void);
 
