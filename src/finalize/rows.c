@@ -115,6 +115,8 @@ static int64_t copied_ustack(struct rows *r, const struct rec_hdr *h, uint32_t l
  * time), which the kernel sent first; a sampled-out switch leaves the row without one.
  * Its waker's stack comes the same way, from the waker record sent at the wakeup.  Joined
  * now, in spool order, keeping only stack ids (finalize/offjoin.h). */
+_Static_assert(PROBEX_SYSCALL_MAX == TRACE_SYSCALL_MAX, "every recorded syscall has an event type");
+
 /* The trace's prev_state of a kernel one: the task state bits as they are, preemption
  * as the trace's value. */
 static int64_t trace_state(int64_t kernel_state)

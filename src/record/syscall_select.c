@@ -53,6 +53,8 @@ static const struct sys_class classes[] = {
 		     "signalfd4 kill tkill tgkill pause pidfd_send_signal" },
 };
 
+_Static_assert(PROBEX_SYSCALL_MAX == TRACE_SYSCALL_MAX, "the kernel records the syscalls a trace names");
+
 /* What the kernel side reads at enter, from the syscall's facts. */
 static uint8_t sysf_of(uint8_t facts)
 {

@@ -8,8 +8,8 @@
 
 #include <stdbool.h>
 
-#include "bpf/records.h"
 #include "parquet/parquet.h"
+#include "trace/syscalls.h"
 
 enum event_type {
 	EV_SCHED_SWITCH = 0,
@@ -50,7 +50,7 @@ extern const char *const event_type_names[EV__COUNT];
 /* Every other syscall has an id of its own past the fixed types: syscall_<name>_enter at
  * EV_SYSCALL0 + 2 * nr, _exit one after (the reference's ten keep their EV_* ids). */
 #define EV_SYSCALL0	EV__COUNT
-#define EV_ALL_COUNT	(EV_SYSCALL0 + 2 * PROBEX_SYSCALL_MAX)
+#define EV_ALL_COUNT	(EV_SYSCALL0 + 2 * TRACE_SYSCALL_MAX)
 
 /* The event type id of syscall nr's enter (exit = false) or exit row. */
 int event_type__syscall(unsigned int nr, bool exit);
@@ -125,8 +125,8 @@ extern const struct pq_dict stack_kind_dict;
 #define META_DROPS		"probex.drops"			/* JSON object: counter → n */
 #define META_MISSING_PROBES	"probex.missing_probes"		/* JSON array */
 
-/* probex.stack_mode values and --stacks names, indexed by enum stack_mode (bpf/records.h). */
+/* probex.stack_mode values and --stacks names, indexed by enum trace_stack_mode. */
+enum trace_stack_mode { TRACE_STACKS_SAMPLED, TRACE_STACKS_ALL, TRACE_STACKS_NONE };
 extern const char *const stack_mode_names[3];
-extern const char *const call_graph_names[3];	/* enum call_graph */
 
 #endif

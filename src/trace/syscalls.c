@@ -12,7 +12,7 @@ int syscall__nr(const char *name)
 {
 	for (int i = 0; i < SYSCALL_NAMES_COUNT; i++)
 		if (syscall_names_gen[i] && !strcmp(syscall_names_gen[i], name))
-			return i < PROBEX_SYSCALL_MAX ? i : -1;
+			return i < TRACE_SYSCALL_MAX ? i : -1;
 	return -1;
 }
 

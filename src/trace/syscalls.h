@@ -7,8 +7,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bpf/records.h"
-
 #define TRACE_SYSCALL_MAX	512	/* syscall numbers a trace can name: 0 .. this - 1 */
 
 /* The kernel's name of syscall nr, or NULL when the headers do not know it. */
