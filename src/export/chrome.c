@@ -182,6 +182,7 @@ static void on_instant(struct cx *x, const struct row *w)
 }
 
 #define WHERE_PID "%s"
+#define MARKS "('" STACK_MARK_USER "', '" STACK_MARK_KERNEL "')"
 
 static const struct {
 	const char *what;
@@ -207,10 +208,10 @@ static const struct {
 	  "WHERE event_type = 'io_uring_complete' AND submit_ts_ns > 0" WHERE_PID, on_uring },
 	{ "instants",
 	  "SELECT tgid::UBIGINT, pid::UBIGINT, ts_ns::UBIGINT, CASE event_type WHEN 'cpu_sample' THEN "
-	  "coalesce(list_filter(stack_trace, f -> f NOT IN ('[user]', '[kernel]'))[-1], 'cpu_sample') "
+	  "coalesce(list_filter(stack_trace, f -> f NOT IN " MARKS ")[-1], 'cpu_sample') "
 	  "ELSE event_type END, CASE event_type "
-	  "WHEN 'cpu_sample' THEN array_to_string(list_filter(stack_trace, f -> f NOT IN ('[user]', "
-	  "'[kernel]')), ';') WHEN 'process_exit' THEN 'exit code ' || exit_code WHEN 'process_exec' "
+	  "WHEN 'cpu_sample' THEN array_to_string(list_filter(stack_trace, f -> f NOT IN " MARKS "), "
+	  "';') WHEN 'process_exit' THEN 'exit code ' || exit_code WHEN 'process_exec' "
 	  "THEN filename ELSE 'child ' || child_pid END, event_type FROM events WHERE event_type IN ('cpu_sample', "
 	  "'process_fork', 'process_exec', 'process_exit')" WHERE_PID " ORDER BY ts_ns", on_instant },
 };

@@ -179,8 +179,8 @@ static const struct pq_dict synth_module_dict = { synth_modules, synth_module_le
 
 static bool is_mark(const char *p, uint32_t len)
 {
-	return (len == 6 && !memcmp(p, "[user]", 6)) || (len == 8 && !memcmp(p, "[kernel]", 8)) ||
-	       (len == 11 && !memcmp(p, "[truncated]", 11));
+	return stack_mark__is(p, len, STACK_MARK_USER) || stack_mark__is(p, len, STACK_MARK_KERNEL) ||
+	       stack_mark__is(p, len, STACK_MARK_TRUNCATED);
 }
 
 /* Add the lists of the stacks created since the last call (the simulation creates them

@@ -7,6 +7,7 @@
 #define PROBEX_TRACE_SCHEMA_H
 
 #include <stdbool.h>
+#include <string.h>
 
 #include "parquet/parquet.h"
 #include "trace/syscalls.h"
@@ -92,6 +93,18 @@ struct trace_column {
 };
 
 extern const struct trace_column trace_schema[TC__COUNT];
+
+/* stack_trace labels that are no frame: where the user part and the kernel part start,
+ * and where a stack too deep to take whole was cut. */
+#define STACK_MARK_USER		"[user]"
+#define STACK_MARK_KERNEL	"[kernel]"
+#define STACK_MARK_TRUNCATED	"[truncated]"
+
+/* Whether the label s (len bytes) is the mark (one of STACK_MARK_*). */
+static inline bool stack_mark__is(const char *s, size_t len, const char *mark)
+{
+	return len == strlen(mark) && !memcmp(s, mark, len);
+}
 
 /* prev_state values beyond the kernel's task state bits: a task that stayed runnable
  * (yielded) or was preempted.  Both are involuntary switches. */
