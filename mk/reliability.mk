@@ -16,9 +16,9 @@ FUZZ_HARNESSES := $(patsubst tests/fuzz/fuzz_%.c,%,$(filter-out tests/fuzz/fuzz_
 FUZZ_SECONDS   ?= 60
 REL_DIR        ?= build/reliability
 
-# Inside the recursive make: the library without the recorder (BPF, session) and the
-# HTTP daemon, plus the spool reader that `probex recover` uses.
-FUZZ_LIB_OBJS = $(filter-out $(BUILD)/obj/record/% $(BUILD)/obj/server/server.o \
+# Inside the recursive make: the library without the recorder (BPF, session, its options)
+# and the HTTP daemon, plus the spool reader that `probex recover` uses.
+FUZZ_LIB_OBJS = $(filter-out $(BUILD)/obj/record/% $(BUILD)/obj/cli/options.o $(BUILD)/obj/server/server.o \
 		$(BUILD)/obj/server/assets.o $(BUILD)/obj/gen/web_assets.o,$(LIB_OBJS))
 
 $(BUILD)/fuzzers/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.c tests/fuzz/fuzz_common.h $(FUZZ_LIB_OBJS)

@@ -7,8 +7,8 @@
 
 #include "cli/args.h"
 #include "cli/options.h"
+#include "record/syscall_select.h"
 #include "trace/schema.h"
-#include "trace/syscalls.h"
 
 enum {
 	OPT_NO_VIEWER = 0x100,
@@ -136,6 +136,17 @@ void opts__defaults(struct probex_opts *o)
 	o->offcpu_min_us = 10;
 	syscalls__parse("all", o->sys_flags, NULL, 0);
 }
+
+/* --call-graph names, indexed by enum call_graph. */
+static const char *const call_graph_names[3] = {
+	[CG_AUTO] = "auto",
+	[CG_FP] = "fp",
+	[CG_DWARF] = "dwarf",
+};
+
+/* --stacks takes the trace's probex.stack_mode names. */
+_Static_assert((int)STACKS_SAMPLED == TRACE_STACKS_SAMPLED && (int)STACKS_ALL == TRACE_STACKS_ALL &&
+	       (int)STACKS_NONE == TRACE_STACKS_NONE, "enum stack_mode is indexed by stack_mode_names");
 
 static enum opts_result usage_error(const char *msg, const char *arg)
 {

@@ -11,8 +11,8 @@
 #include "common/log.h"
 #include "common/strbuf.h"
 #include "export/export.h"
-#include "bpf/records.h"
 #include "trace/duck.h"
+#include "trace/schema.h"
 #include "trace/tracefile.h"
 
 /* Append a string literal (its length known at compile time). */
@@ -145,7 +145,7 @@ static void on_offcpu(struct cx *x, const struct row *w)
 {
 	begin(x, "X", u64(w, 0), u64(w, 1));
 	strbuf__addf(&x->b, ",\"cat\":\"sched\",\"name\":\"%s\"",
-		     (i64(w, 4) == 0 || i64(w, 4) == SWITCH_STATE_PREEMPTED) ? "off-cpu (preempted)" : "off-cpu (blocked)");
+		     (i64(w, 4) == TRACE_STATE_RUNNABLE || i64(w, 4) == TRACE_STATE_PREEMPTED) ? "off-cpu (preempted)" : "off-cpu (blocked)");
 	ts(x, "ts", u64(w, 2) - x->start);
 	ts(x, "dur", u64(w, 3));
 	strbuf__addf(&x->b, ",\"args\":{\"prev_state\":%lld}", (long long)i64(w, 4));
@@ -182,6 +182,7 @@ static void on_instant(struct cx *x, const struct row *w)
 }
 
 #define WHERE_PID "%s"
+#define MARKS "('" STACK_MARK_USER "', '" STACK_MARK_KERNEL "')"
 
 static const struct {
 	const char *what;
@@ -207,10 +208,10 @@ static const struct {
 	  "WHERE event_type = 'io_uring_complete' AND submit_ts_ns > 0" WHERE_PID, on_uring },
 	{ "instants",
 	  "SELECT tgid::UBIGINT, pid::UBIGINT, ts_ns::UBIGINT, CASE event_type WHEN 'cpu_sample' THEN "
-	  "coalesce(list_filter(stack_trace, f -> f NOT IN ('[user]', '[kernel]'))[-1], 'cpu_sample') "
+	  "coalesce(list_filter(stack_trace, f -> f NOT IN " MARKS ")[-1], 'cpu_sample') "
 	  "ELSE event_type END, CASE event_type "
-	  "WHEN 'cpu_sample' THEN array_to_string(list_filter(stack_trace, f -> f NOT IN ('[user]', "
-	  "'[kernel]')), ';') WHEN 'process_exit' THEN 'exit code ' || exit_code WHEN 'process_exec' "
+	  "WHEN 'cpu_sample' THEN array_to_string(list_filter(stack_trace, f -> f NOT IN " MARKS "), "
+	  "';') WHEN 'process_exit' THEN 'exit code ' || exit_code WHEN 'process_exec' "
 	  "THEN filename ELSE 'child ' || child_pid END, event_type FROM events WHERE event_type IN ('cpu_sample', "
 	  "'process_fork', 'process_exec', 'process_exit')" WHERE_PID " ORDER BY ts_ns", on_instant },
 };

@@ -8,6 +8,7 @@
 
 #include "export/export.h"
 #include "profile.pb-c.h"
+#include "trace/schema.h"
 
 typedef Perftools__Profiles__Profile Profile;
 typedef Perftools__Profiles__Sample Sample;
@@ -19,7 +20,7 @@ typedef Perftools__Profiles__ValueType ValueType;
 /* Strings after the frame names (whose index is frame id + 1). */
 enum { S_SAMPLES, S_COUNT, S_CPU, S_NANOSECONDS, S_EVENTS, S_KERNEL, S__COUNT };
 static const char *const extra[S__COUNT] = { "samples", "count", "cpu", "nanoseconds", "events",
-					     "[kernel]" };
+					     STACK_MARK_KERNEL };
 
 struct pp {
 	Profile prof;

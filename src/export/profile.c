@@ -5,6 +5,7 @@
 
 #include "common/log.h"
 #include "export/export.h"
+#include "trace/schema.h"
 #include "trace/tracefile.h"
 
 /* The id of frame (name, kind), added when new; negative errno.  Frames are interned by
@@ -87,8 +88,8 @@ static int add_row(struct ex_profile *p, duckdb_data_chunk chunk, idx_t r)
 		const char *f = trace_file__cell(labels, e->offset + i, &len);
 
 		/* '[user]' and '[kernel]' mark where each part of the stack starts. */
-		if ((len == 6 && !memcmp(f, "[user]", 6)) || (len == 8 && !memcmp(f, "[kernel]", 8))) {
-			kernel = len == 8;
+		if (stack_mark__is(f, len, STACK_MARK_USER) || stack_mark__is(f, len, STACK_MARK_KERNEL)) {
+			kernel = stack_mark__is(f, len, STACK_MARK_KERNEL);
 			continue;
 		}
 		if ((id = intern(p, f, len, kernel)) < 0)

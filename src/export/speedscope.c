@@ -5,6 +5,7 @@
 
 #include "common/strbuf.h"
 #include "export/export.h"
+#include "trace/schema.h"
 
 static void put_str(FILE *out, struct strbuf *b, const char *s)
 {
@@ -27,7 +28,7 @@ int export__speedscope(const struct ex_profile *p, FILE *out, const char *name)
 		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", out);
 		put_str(out, &b, p->frames[i].name);
 		if (p->frames[i].kernel)
-			fputs(",\"file\":\"[kernel]\"", out);
+			fputs(",\"file\":\"" STACK_MARK_KERNEL "\"", out);
 		fputc('}', out);
 	}
 	fputs("]},\"profiles\":[{\"type\":\"sampled\",\"name\":", out);

@@ -12,6 +12,7 @@
 #include "symbolize/ksym.h"
 #include "symbolize/symcache.h"
 #include "symbolize/usym.h"
+#include "trace/schema.h"
 
 struct labeler {
 	const struct addrspace *as;
@@ -227,9 +228,9 @@ uint32_t labeler__user_frames(struct labeler *l, const struct stack_entry *e, bo
 
 void labeler__user_marks(struct strbuf *out, struct strbuf *mods, bool trunc)
 {
-	add_mark(out, mods, "[user]");
+	add_mark(out, mods, STACK_MARK_USER);
 	if (trunc)
-		add_mark(out, mods, "[truncated]");
+		add_mark(out, mods, STACK_MARK_TRUNCATED);
 }
 
 int labeler__user(struct labeler *l, const struct stack_entry *e, struct strbuf *out,
@@ -304,9 +305,9 @@ int labeler__kernel(struct labeler *l, const struct stack_entry *e, struct strbu
 		if (name)
 			skip = i + 1;
 	}
-	add_mark(out, mods, "[kernel]");
+	add_mark(out, mods, STACK_MARK_KERNEL);
 	if (e->flags & REC_F_KSTACK_TRUNC)
-		add_mark(out, mods, "[truncated]");
+		add_mark(out, mods, STACK_MARK_TRUNCATED);
 	for (uint32_t i = e->n; i-- > skip;) {
 		const char *name = kernel_name(l, e->frames[i]);
 

@@ -115,6 +115,16 @@ static int64_t copied_ustack(struct rows *r, const struct rec_hdr *h, uint32_t l
  * time), which the kernel sent first; a sampled-out switch leaves the row without one.
  * Its waker's stack comes the same way, from the waker record sent at the wakeup.  Joined
  * now, in spool order, keeping only stack ids (finalize/offjoin.h). */
+_Static_assert(PROBEX_SYSCALL_MAX == TRACE_SYSCALL_MAX, "every recorded syscall has an event type");
+
+/* The trace's prev_state of a kernel one: the task state bits as they are, preemption
+ * as the trace's value. */
+static int64_t trace_state(int64_t kernel_state)
+{
+	_Static_assert(SWITCH_STATE_PREEMPTED == TRACE_STATE_PREEMPTED, "a new trace value needs a format change");
+	return kernel_state == SWITCH_STATE_PREEMPTED ? TRACE_STATE_PREEMPTED : kernel_state;
+}
+
 static int join_block_stack(struct rows *r, const struct rec_hdr *h, struct rowref *ref)
 {
 	struct offjoin_stacks own = { ref->ustack, ref->kstack }, waker = { -1, -1 };
@@ -349,7 +359,7 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 		if ((err = waker_col(c, sl, ref, g)))
 			return err;
 		colbuf__set(c, TC_LATENCY, o->duration);
-		colbuf__set(c, TC_PREV_STATE, (uint64_t)o->prev_state);
+		colbuf__set(c, TC_PREV_STATE, (uint64_t)trace_state(o->prev_state));
 		colbuf__set(c, TC_WAKER_PID, o->waker_pid);
 		colbuf__set(c, TC_WAKER_TGID, o->waker_tgid);
 		break;
@@ -360,7 +370,7 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 		ev = EV_SCHED_SWITCH;
 		colbuf__set(c, TC_PREV_PID, s->prev_pid);
 		colbuf__set(c, TC_NEXT_PID, s->next_pid);
-		colbuf__set(c, TC_PREV_STATE, (uint64_t)s->prev_state);
+		colbuf__set(c, TC_PREV_STATE, (uint64_t)trace_state(s->prev_state));
 		colbuf__set(c, TC_PREV_TGID, s->prev_tgid);
 		colbuf__set(c, TC_NEXT_TGID, s->next_tgid);
 		break;

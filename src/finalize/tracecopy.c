@@ -222,8 +222,8 @@ static idx_t kernel_pos(duckdb_vector trace, idx_t r)
 
 	for (idx_t j = 0; j < e.length; j++)
 		if (duckdb_validity_row_is_valid(mask, e.offset + j) &&
-		    duckdb_string_t_length(s[e.offset + j]) == 8 &&
-		    !memcmp(duckdb_string_t_data(&s[e.offset + j]), "[kernel]", 8))
+		    stack_mark__is(duckdb_string_t_data(&s[e.offset + j]),
+				   duckdb_string_t_length(s[e.offset + j]), STACK_MARK_KERNEL))
 			return j;
 	return e.length;
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "model/ops_build.h"
+#include "trace/syscalls.h"
 
 const char *const op_names[OP__COUNT] = {
 	[OP_READ] = "read", [OP_WRITE] = "write", [OP_FSYNC] = "fsync",
@@ -26,21 +27,6 @@ static const struct {
 const char *ops__name(const struct ops *o, int op)
 {
 	return op < OP__COUNT ? op_names[op] : o->extra_name[op];
-}
-
-/* Syscalls whose return value is a byte count. */
-static bool ret_is_bytes(const char *name)
-{
-	static const char *const names[] = {
-		"pread64", "pwrite64", "readv", "writev", "preadv", "pwritev", "preadv2",
-		"pwritev2", "sendto", "recvfrom", "sendmsg", "recvmsg", "sendfile",
-		"copy_file_range", "splice", "tee", "vmsplice", "getdents64",
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(names[i], name))
-			return true;
-	return false;
 }
 
 /* The code of type name `syscall_<n>_<suffix>`, or -1. */
@@ -78,7 +64,7 @@ static int add_extra_ops(struct ops *o, const struct model *m)
 		o->extra_name[o->nops] = strndup(t + 8, len - 14);
 		if (!o->extra_name[o->nops])
 			return -ENOMEM;
-		o->extra_bytes[o->nops] = ret_is_bytes(o->extra_name[o->nops]);
+		o->extra_bytes[o->nops] = syscall__ret_is_bytes(o->extra_name[o->nops]);
 		o->code_op[c] = o->code_op[cx] = (int8_t)o->nops;
 		o->code_role[c] = ROLE_ENTER;
 		o->code_role[cx] = ROLE_EXIT;

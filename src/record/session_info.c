@@ -132,6 +132,8 @@ void session_info__start(struct session_info *si, const struct record_opts *o, p
 	kv(si, META_HOSTNAME);
 	strbuf__add_json_str(&si->text, host);
 	strbuf__addf(&si->text, "\n%s\t%s %s %s\n", META_KERNEL, u.sysname, u.release, u.machine);
+	_Static_assert((int)STACKS_SAMPLED == TRACE_STACKS_SAMPLED && (int)STACKS_ALL == TRACE_STACKS_ALL &&
+		       (int)STACKS_NONE == TRACE_STACKS_NONE, "probex.stack_mode is the --stacks mode");
 	strbuf__addf(&si->text, "%s\t%s\n", META_STACK_MODE, stack_mode_names[o->stacks]);
 	strbuf__addf(&si->text, "%s\t%u\n", META_USTACK_COPY, o->ustack_copy_bytes);
 	strbuf__addf(&si->text, "%s\t%llu\n", META_STACK_INTERVAL_NS,

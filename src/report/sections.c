@@ -4,28 +4,47 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpf/records.h"
+#include "common/strbuf.h"
 #include "export/export.h"
 #include "report/latency.h"
 #include "report/report.h"
+#include "trace/schema.h"
+#include "trace/syscalls.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
+#define INVOLUNTARY "(" STR(TRACE_STATE_RUNNABLE) ", " STR(TRACE_STATE_PREEMPTED) ")"
 
-/* Syscalls whose return value is a byte count. */
-#define BYTE_SYSCALLS "'read', 'write', 'pread64', 'pwrite64', 'readv', 'writev', 'preadv', " \
-	"'pwritev', 'preadv2', 'pwritev2', 'recvfrom', 'sendto', 'recvmsg', 'sendmsg', " \
-	"'sendfile', 'sendfile64', 'splice', 'tee', 'copy_file_range'"
+/* The syscalls whose return value is a byte count, as an SQL list: 'read', 'write', ... */
+static void byte_syscalls(struct strbuf *b)
+{
+	const char *sep = "";
+
+	for (unsigned int nr = 0; nr < TRACE_SYSCALL_MAX; nr++) {
+		const char *name = syscall__name(nr);
+
+		if (name && syscall__ret_is_bytes(name)) {
+			strbuf__addf(b, "%s'%s'", sep, name);
+			sep = ", ";
+		}
+	}
+}
 
 int report__syscalls(struct report *r)
 {
-	return latency__table(r, "syscalls", "Syscalls (latency from enter to exit; bytes returned)",
-		"syscalls",
-		"WITH s AS (SELECT regexp_extract(event_type, '^syscall_(.*)_exit$', 1) AS name, "
-		"latency_ns, ret FROM events WHERE event_type LIKE 'syscall\\_%\\_exit' ESCAPE '\\' "
+	struct strbuf sql = { 0 };
+	int err;
+
+	strbuf__addf(&sql, "WITH s AS (SELECT regexp_extract(event_type, '^syscall_(.*)_exit$', 1) AS name, "
+		"latency_ns, ret FROM events WHERE event_type LIKE 'syscall\\_%%\\_exit' ESCAPE '\\' "
 		"AND latency_ns IS NOT NULL) SELECT name, latency_ns::UBIGINT, coalesce(ret < 0, false), "
-		"CASE WHEN name IN (" BYTE_SYSCALLS ") THEN greatest(coalesce(ret, 0), 0) END::BIGINT "
-		"FROM s ORDER BY 1, 2");
+		"CASE WHEN name IN (");
+	byte_syscalls(&sql);
+	strbuf__addf(&sql, ") THEN greatest(coalesce(ret, 0), 0) END::BIGINT FROM s ORDER BY 1, 2");
+	err = sql.err ? sql.err : latency__table(r, "syscalls",
+		"Syscalls (latency from enter to exit; bytes returned)", "syscalls", sql.s);
+	strbuf__free(&sql);
+	return err;
 }
 
 /* IORING_OP_* names by opcode (include/uapi/linux/io_uring.h). */
@@ -117,8 +136,8 @@ int report__sched(struct report *r)
 	rtable__init(&t, "context_switches", "Context switches and off-CPU time per thread", cols, 8);
 	return simple_table(r, &t, "context switches",
 		SWITCH_INTERVALS_SQL("") "SELECT pid::BIGINT, tgid::BIGINT, arg_max(process_name, ts_ns), count_if(is_out), "
-		"count_if(is_out AND prev_state NOT IN (0, " STR(SWITCH_STATE_PREEMPTED) ")), "
-		"count_if(is_out AND prev_state IN (0, " STR(SWITCH_STATE_PREEMPTED) ")), "
+		"count_if(is_out AND prev_state NOT IN " INVOLUNTARY "), "
+		"count_if(is_out AND prev_state IN " INVOLUNTARY "), "
 		"sum(CASE WHEN is_out AND nin THEN nt - ts_ns END)::BIGINT, "
 		"max(CASE WHEN is_out AND nin THEN nt - ts_ns END)::BIGINT FROM q GROUP BY pid, tgid "
 		"HAVING count_if(is_out) > 0 ORDER BY 7 DESC NULLS LAST, 4 DESC, 1");

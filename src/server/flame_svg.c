@@ -6,6 +6,7 @@
 #include "common/json.h"
 #include "common/utf8.h"
 #include "server/flame_svg.h"
+#include "trace/schema.h"
 
 #define IMAGE_WIDTH 1200
 #define FRAME_HEIGHT 16
@@ -102,11 +103,11 @@ static void colour(const char *name, uint32_t len, char *out, size_t size)
 	uint32_t h = 2166136261u;
 	double v1, v2, v3;
 
-	if (len == 6 && !memcmp(name, "[user]", 6)) {
+	if (stack_mark__is(name, len, STACK_MARK_USER)) {
 		snprintf(out, size, "rgb(176,196,222)");
 		return;
 	}
-	if (len == 8 && !memcmp(name, "[kernel]", 8)) {
+	if (stack_mark__is(name, len, STACK_MARK_KERNEL)) {
 		snprintf(out, size, "rgb(200,200,200)");
 		return;
 	}

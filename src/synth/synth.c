@@ -11,7 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bpf/records.h"
 #include "common/log.h"
 #include "common/outfile.h"
 #include "parquet/colbuf.h"
@@ -180,8 +179,8 @@ static const struct pq_dict synth_module_dict = { synth_modules, synth_module_le
 
 static bool is_mark(const char *p, uint32_t len)
 {
-	return (len == 6 && !memcmp(p, "[user]", 6)) || (len == 8 && !memcmp(p, "[kernel]", 8)) ||
-	       (len == 11 && !memcmp(p, "[truncated]", 11));
+	return stack_mark__is(p, len, STACK_MARK_USER) || stack_mark__is(p, len, STACK_MARK_KERNEL) ||
+	       stack_mark__is(p, len, STACK_MARK_TRUNCATED);
 }
 
 /* Add the lists of the stacks created since the last call (the simulation creates them
@@ -273,7 +272,7 @@ static void synth_meta__init(struct synth_meta *m, const struct synth_opts *o, u
 	m->kv[m->n++] = (struct pq_kv){ META_ROOT_PID, "1000" };
 	m->kv[m->n++] = (struct pq_kv){ META_HOSTNAME, "synth" };
 	m->kv[m->n++] = (struct pq_kv){ META_KERNEL, "synthetic" };
-	m->kv[m->n++] = (struct pq_kv){ META_STACK_MODE, stack_mode_names[STACKS_ALL] };
+	m->kv[m->n++] = (struct pq_kv){ META_STACK_MODE, stack_mode_names[TRACE_STACKS_ALL] };
 	m->kv[m->n++] = (struct pq_kv){ META_STACK_INTERVAL_NS, "0" };
 	m->kv[m->n++] = (struct pq_kv){ META_USTACK_COPY, "0" };
 	m->kv[m->n++] = (struct pq_kv){ META_MISSING_PROBES, "[]" };

@@ -9,6 +9,7 @@
 
 #include "synth/synth_model.h"
 #include "common/rng.h"
+#include "trace/schema.h"
 
 struct synth_stack_slot {
 	uint64_t key;
@@ -259,7 +260,7 @@ static int build_stack(struct label_buf *b, unsigned int prog, unsigned int ctx,
 	if (!kernel_only) {
 		const char *const *root = (chain % 5 == 4) ? thread_root : p->root;
 
-		err = label_buf__add(b, "[user]");
+		err = label_buf__add(b, STACK_MARK_USER);
 		for (i = 0; !err && root[i]; i++)
 			err = add_user_frame(b, p, root[i], rng__mix(h + i));
 		depth = 2 + (unsigned int)(h % 9);
@@ -274,7 +275,7 @@ static int build_stack(struct label_buf *b, unsigned int prog, unsigned int ctx,
 			err = label_buf__add(b, c->user_leaf[i]);
 	}
 	if (!err && ctx != SYN_CTX_CPU) {
-		err = label_buf__add(b, "[kernel]");
+		err = label_buf__add(b, STACK_MARK_KERNEL);
 		for (i = 0; !err && i < 9 && c->kernel[variant & 1][i]; i++)
 			err = label_buf__add(b, c->kernel[variant & 1][i]);
 	}

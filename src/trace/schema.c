@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bpf/records.h"
 #include "trace/schema.h"
 #include "trace/syscalls.h"
 
@@ -59,13 +58,13 @@ int event_type__syscall(unsigned int nr, bool exit)
 {
 	int ev = reference_syscall_ev(nr);
 
-	if (nr >= PROBEX_SYSCALL_MAX)
+	if (nr >= TRACE_SYSCALL_MAX)
 		return -1;
 	return (ev >= 0 ? ev : EV_SYSCALL0 + 2 * (int)nr) + exit;
 }
 
 static const char *all_names[EV_ALL_COUNT];
-static char syscall_name_buf[2 * PROBEX_SYSCALL_MAX][64];
+static char syscall_name_buf[2 * TRACE_SYSCALL_MAX][64];
 
 const char *event_type__name(int id)
 {
@@ -73,24 +72,26 @@ const char *event_type__name(int id)
 	return id >= 0 && id < EV_ALL_COUNT ? all_names[id] : NULL;
 }
 
-int event_type__from_name(const char *name)
+int event_type__id(const char *name)
 {
-	for (int i = 0; i < EV__COUNT; i++)
-		if (strcmp(event_type_names[i], name) == 0)
+	trace_schema__event_dict();
+	for (int i = 0; i < EV_ALL_COUNT; i++)
+		if (strcmp(all_names[i], name) == 0)
 			return i;
 	return -1;
 }
 
-const char *const stack_mode_names[3] = {
-	[STACKS_SAMPLED] = "sampled",
-	[STACKS_ALL] = "all",
-	[STACKS_NONE] = "none",
-};
+int event_type__from_name(const char *name)
+{
+	int id = event_type__id(name);
 
-const char *const call_graph_names[3] = {
-	[CG_AUTO] = "auto",
-	[CG_FP] = "fp",
-	[CG_DWARF] = "dwarf",
+	return id < EV__COUNT ? id : -1;
+}
+
+const char *const stack_mode_names[3] = {
+	[TRACE_STACKS_SAMPLED] = "sampled",
+	[TRACE_STACKS_ALL] = "all",
+	[TRACE_STACKS_NONE] = "none",
 };
 
 #define REF .reference = true
@@ -162,7 +163,7 @@ static void build_pq_columns(void)
 {
 	for (int i = 0; i < EV__COUNT; i++)
 		all_names[i] = event_type_names[i];
-	for (unsigned int nr = 0; nr < PROBEX_SYSCALL_MAX; nr++) {
+	for (unsigned int nr = 0; nr < TRACE_SYSCALL_MAX; nr++) {
 		const char *n = syscall__name(nr);
 
 		for (int x = 0; x < 2; x++) {

@@ -7,9 +7,10 @@
 #define PROBEX_TRACE_SCHEMA_H
 
 #include <stdbool.h>
+#include <string.h>
 
-#include "bpf/records.h"
 #include "parquet/parquet.h"
+#include "trace/syscalls.h"
 
 enum event_type {
 	EV_SCHED_SWITCH = 0,
@@ -50,15 +51,17 @@ extern const char *const event_type_names[EV__COUNT];
 /* Every other syscall has an id of its own past the fixed types: syscall_<name>_enter at
  * EV_SYSCALL0 + 2 * nr, _exit one after (the reference's ten keep their EV_* ids). */
 #define EV_SYSCALL0	EV__COUNT
-#define EV_ALL_COUNT	(EV_SYSCALL0 + 2 * PROBEX_SYSCALL_MAX)
+#define EV_ALL_COUNT	(EV_SYSCALL0 + 2 * TRACE_SYSCALL_MAX)
 
 /* The event type id of syscall nr's enter (exit = false) or exit row. */
 int event_type__syscall(unsigned int nr, bool exit);
 /* The string of any event type id (fixed or syscall), or NULL. */
 const char *event_type__name(int id);
 
-/* Returns the enum value, or -1 for a name this version does not know; syscall names
- * that are not fixed types return -1 too (the viewer treats them by their string). */
+/* The id of any event type a trace can hold (fixed or syscall_NAME_enter/exit), or -1
+ * for a name this version does not know.  Every option taking an event type uses it. */
+int event_type__id(const char *name);
+/* The enum value of a fixed type, else -1 (the viewer treats the others by their string). */
 int event_type__from_name(const char *name);
 
 /* The file's columns, in file order: the reference's 24 first, then probex's own.  Adding a
@@ -91,6 +94,23 @@ struct trace_column {
 
 extern const struct trace_column trace_schema[TC__COUNT];
 
+/* stack_trace labels that are no frame: where the user part and the kernel part start,
+ * and where a stack too deep to take whole was cut. */
+#define STACK_MARK_USER		"[user]"
+#define STACK_MARK_KERNEL	"[kernel]"
+#define STACK_MARK_TRUNCATED	"[truncated]"
+
+/* Whether the label s (len bytes) is the mark (one of STACK_MARK_*). */
+static inline bool stack_mark__is(const char *s, size_t len, const char *mark)
+{
+	return len == strlen(mark) && !memcmp(s, mark, len);
+}
+
+/* prev_state values beyond the kernel's task state bits: a task that stayed runnable
+ * (yielded) or was preempted.  Both are involuntary switches. */
+#define TRACE_STATE_RUNNABLE	0
+#define TRACE_STATE_PREEMPTED	256	/* 0x100 */
+
 /* The Parquet writer's view of trace_schema, in the same order (built once). */
 const struct pq_column_def *trace_schema__pq_columns(void);
 
@@ -118,8 +138,8 @@ extern const struct pq_dict stack_kind_dict;
 #define META_DROPS		"probex.drops"			/* JSON object: counter → n */
 #define META_MISSING_PROBES	"probex.missing_probes"		/* JSON array */
 
-/* probex.stack_mode values and --stacks names, indexed by enum stack_mode (bpf/records.h). */
+/* probex.stack_mode values and --stacks names, indexed by enum trace_stack_mode. */
+enum trace_stack_mode { TRACE_STACKS_SAMPLED, TRACE_STACKS_ALL, TRACE_STACKS_NONE };
 extern const char *const stack_mode_names[3];
-extern const char *const call_graph_names[3];	/* enum call_graph */
 
 #endif

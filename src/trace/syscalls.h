@@ -1,12 +1,13 @@
 /* The x86-64 syscalls by name (the table is generated at build time from the installed
- * <asm/unistd_64.h>), their classes for --syscalls, and which arguments are decoded. */
+ * <asm/unistd_64.h>) and their facts: which arguments are decoded, what the result is. */
 #ifndef PROBEX_TRACE_SYSCALLS_H
 #define PROBEX_TRACE_SYSCALLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bpf/records.h"
+#define TRACE_SYSCALL_MAX	512	/* syscall numbers a trace can name: 0 .. this - 1 */
 
 /* The kernel's name of syscall nr, or NULL when the headers do not know it. */
 const char *syscall__name(unsigned int nr);
@@ -21,16 +22,17 @@ struct syscall_args {
 	int8_t futex_op;	/* argument holding a futex op (futex_op column) */
 };
 
-/* Decoding of syscall nr; SYSF_* bits beyond SYSF_ON in *flags (what the kernel side
- * reads: path, iovec sums). */
-void syscall__args(unsigned int nr, struct syscall_args *a, uint8_t *flags);
+/* Facts about a syscall's arguments and return value on x86-64. */
+#define SYSCALL_PATH0		0x01	/* argument 0 is a path */
+#define SYSCALL_PATH1		0x02	/* argument 1 is a path */
+#define SYSCALL_IOV		0x04	/* arguments 1, 2 are an iovec array and its length */
+#define SYSCALL_MSG		0x08	/* argument 1 is a struct user_msghdr */
+#define SYSCALL_FORK		0x10	/* the new task returns from it too, without having entered it */
+#define SYSCALL_RET_BYTES	0x20	/* the return value is a byte count */
 
-/* Parse --syscalls: comma-separated names, classes (%file %net %io %memory %process
- * %signal %desc), `all` and `reference` (the reference's ten syscalls).  Fills
- * flags[nr] with SYSF_ON plus decoding bits.  Returns 0, or -EINVAL with the offending
- * item in bad (NUL-terminated, cut to badlen). */
-int syscalls__parse(const char *list, uint8_t flags[PROBEX_SYSCALL_MAX], char *bad, size_t badlen);
-/* Print the valid classes and names (for the usage error). */
-void syscalls__print_valid(void *file);
+/* Decoding of syscall nr, and its SYSCALL_* facts in *facts. */
+void syscall__args(unsigned int nr, struct syscall_args *a, uint8_t *facts);
+/* Whether the return value of the syscall named name is a byte count. */
+bool syscall__ret_is_bytes(const char *name);
 
 #endif

@@ -9,6 +9,11 @@ for t in "${traces[@]}"; do
 		check "$name: folded $et one line per stack" "$lines" "$(wc -l <"$TMP/f.folded")"
 	done
 	[ "$want" -gt 0 ] || bad "$name: no syscall_read_exit stacks to test with"
+	# Any syscall a trace can hold is an event type, not only the reference's ten.
+	et=$(q "$t" "SELECT coalesce(max(event_type), 'syscall_futex_exit') FROM (SELECT event_type FROM events WHERE event_type LIKE 'syscall\\_%\\_exit' ESCAPE '\\' AND syscall_nr IS NOT NULL AND stack_trace IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1)")
+	want=$(q "$t" "SELECT coalesce(sum(coalesce(stack_weight, 1)), 0) FROM events WHERE event_type = '$et' AND stack_trace IS NOT NULL")
+	"$PROBEX" export "$t" --format folded --event-type "$et" >"$TMP/f.folded" 2>"$TMP/f.err" || bad "$name: export --event-type $et: $(head -c 200 "$TMP/f.err")"
+	check "$name: folded $et weights sum to the events" "$want" "$(awk '{ s += $NF } END { print s + 0 }' "$TMP/f.folded")"
 
 	samples=$(q "$t" "SELECT sum(coalesce(stack_weight, 1)) FROM events WHERE event_type = 'cpu_sample' AND stack_trace IS NOT NULL")
 	rm -f "$TMP/s.json"

@@ -89,6 +89,15 @@ check "report --pid --start --end: read calls" "$want" "$got"
 "$PROBEX" report --inverted "$t" | grep -q '^Callers' && ok "report --inverted lists callers" || bad "report --inverted"
 "$PROBEX" report --event-type page_fault "$t" | grep -q '^Top functions of page_fault' && ok "report --event-type" || bad "report --event-type"
 exit_is "report: unknown event type" 2 any "$PROBEX" report --event-type nope "$t"
+# Any syscall a trace can hold is an event type, not only the reference's ten.
+for et_t in "${traces[@]}"; do
+	name=$(basename "$et_t" .parquet)
+	et=$(q "$et_t" "SELECT coalesce(max(event_type), 'syscall_futex_exit') FROM (SELECT event_type FROM events WHERE event_type LIKE 'syscall\\_%\\_exit' ESCAPE '\\' AND syscall_nr IS NOT NULL AND stack_trace IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1)")
+	want=$(q "$et_t" "SELECT coalesce(sum(coalesce(stack_weight, 1)), 0) FROM events WHERE event_type = '$et' AND stack_trace IS NOT NULL")
+	"$PROBEX" report --event-type "$et" "$et_t" >"$TMP/r.txt" 2>"$TMP/r.err" || bad "$name: report --event-type $et: $(head -c 200 "$TMP/r.err")"
+	check "$name: report --event-type $et counts its stacks" "$want" \
+		"$(sed -n "s/^Top functions of $et stacks (\([0-9]*\) events.*/\1/p" "$TMP/r.txt")"
+done
 exit_is "report: bad --start" 2 any "$PROBEX" report --start 1x "$t"
 
 # A reference-format file (the reference's 24 columns, no latency_ns): the same syscall

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "record/syscall_select.h"
 #include "trace/schema.h"
 #include "trace/syscalls.h"
 
@@ -70,6 +71,14 @@ static void test_event_types(void **state)
 	assert_string_equal(event_type__name(event_type__syscall(257, true)), "syscall_openat_exit");
 	assert_string_equal(event_type__name(EV_OFF_CPU), "off_cpu");
 	assert_int_equal(event_type__syscall(PROBEX_SYSCALL_MAX, false), -1);
+	/* Every type a trace can hold has a name that gives its id back. */
+	assert_int_equal(event_type__id("syscall_read_exit"), EV_READ_EXIT);
+	assert_int_equal(event_type__id("syscall_openat_exit"), event_type__syscall(257, true));
+	assert_int_equal(event_type__id("off_cpu"), EV_OFF_CPU);
+	assert_int_equal(event_type__id("syscall_nosuch_exit"), -1);
+	/* The fixed types' enum, for the viewer: the others are not among them. */
+	assert_int_equal(event_type__from_name("syscall_read_exit"), EV_READ_EXIT);
+	assert_int_equal(event_type__from_name("syscall_openat_exit"), -1);
 	/* Every id has a distinct string, except the reference syscalls' generic twins, which
 	 * are never written. */
 	for (int i = 0; i < EV_ALL_COUNT; i++)
