@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "bpf/records.h"
+#include "record/record.h"
 
 
 #define PROBEX_MAX_ATTACH 64
