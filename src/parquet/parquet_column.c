@@ -38,8 +38,8 @@ void pq_scratch__free(struct pq_scratch *s)
 }
 
 /* Compress s->page into c->out behind its page header. */
-int emit_page(struct pq_scratch *s, const struct pq_encode_opts *o, struct pq_chunk *c,
-		     int type, uint32_t nvalues, int encoding)
+int pq_page__emit(struct pq_scratch *s, const struct pq_encode_opts *o, struct pq_chunk *c,
+		  int type, uint32_t nvalues, int encoding)
 {
 	size_t bound = ZSTD_compressBound(s->page.len), csize;
 	uint8_t *dst;
@@ -75,7 +75,7 @@ int emit_page(struct pq_scratch *s, const struct pq_encode_opts *o, struct pq_ch
 }
 
 /* A V1 level block: 4-byte length, then the RLE hybrid. */
-void put_len_prefixed_bits(struct pq_buf *p, const uint8_t *valid, size_t n)
+void pq_levels__put_bits(struct pq_buf *p, const uint8_t *valid, size_t n)
 {
 	size_t at = p->len;
 	uint32_t len;
@@ -86,7 +86,7 @@ void put_len_prefixed_bits(struct pq_buf *p, const uint8_t *valid, size_t n)
 	memcpy(p->p + at, &len, 4);
 }
 
-void put_len_prefixed_u8(struct pq_buf *p, const uint8_t *v, size_t n, int width)
+void pq_levels__put_u8(struct pq_buf *p, const uint8_t *v, size_t n, int width)
 {
 	size_t at = p->len;
 	uint32_t len;
@@ -106,7 +106,7 @@ static inline bool all_nonzero(uint64_t w)
  * unconditional and the cursor advances by validity, which keeps the loop branch-free. */
 #define DEFINE_GATHER(NAME, T, OT, LO, HI, ACC_MIN, ACC_MAX)                           \
 	static size_t NAME(uint8_t *o, const T *v, const uint8_t *valid, size_t n,     \
-			   struct minmax *mm)                                           \
+			   struct pq_minmax *mm)                                        \
 	{                                                                               \
 		T mn = HI, mx = LO;                                                     \
 		size_t k = 0;                                                           \
@@ -167,7 +167,7 @@ DEFINE_GATHER(gather_i64, int64_t, int64_t, INT64_MIN, INT64_MAX, smin, smax)
 
 /* PLAIN booleans are bit-packed, LSB first; tmp holds the compacted valid values. */
 static size_t gather_bool(uint8_t *o, uint8_t *tmp, const uint8_t *v, const uint8_t *valid,
-			  size_t n, struct minmax *mm)
+			  size_t n, struct pq_minmax *mm)
 {
 	size_t k = 0, i;
 	uint8_t last[8] = { 0 };
@@ -199,7 +199,7 @@ static size_t gather_bool(uint8_t *o, uint8_t *tmp, const uint8_t *v, const uint
 	return k;
 }
 
-void minmax__store(const struct minmax *mm, const struct pq_leaf *l, struct pq_chunk *c)
+void pq_minmax__store(const struct pq_minmax *mm, const struct pq_leaf *l, struct pq_chunk *c)
 {
 	uint8_t *b = c->minmax_buf;
 	uint32_t w = l->phys == PT_INT64 ? 8 : l->phys == PT_INT32 ? 4 : 1;
@@ -223,7 +223,7 @@ static int encode_plain(struct pq_scratch *s, const struct pq_encode_opts *o,
 {
 	size_t width = l->phys == PT_INT64 ? 8 : 4;
 	size_t rows = l->type == PQ_BOOL ? (size_t)o->page_bytes * 8 : o->page_bytes / width;
-	struct minmax mm = { 0 };
+	struct pq_minmax mm = { 0 };
 	int err;
 
 	for (size_t r = 0, n; r < nrows; r += n) {
@@ -240,7 +240,7 @@ static int encode_plain(struct pq_scratch *s, const struct pq_encode_opts *o,
 		if (err)
 			return err;
 		if (!l->required)
-			put_len_prefixed_bits(&s->page, valid, n);
+			pq_levels__put_bits(&s->page, valid, n);
 		out = s->page.p + s->page.len;
 		switch (l->type) {
 		case PQ_U8:
@@ -281,12 +281,12 @@ static int encode_plain(struct pq_scratch *s, const struct pq_encode_opts *o,
 		}
 		c->null_count += (int64_t)(n - k);
 		c->data_encoding = l->delta ? ENC_DELTA_BINARY_PACKED : ENC_PLAIN;
-		err = emit_page(s, o, c, PAGE_DATA, (uint32_t)n, c->data_encoding);
+		err = pq_page__emit(s, o, c, PAGE_DATA, (uint32_t)n, c->data_encoding);
 		if (err)
 			return err;
 	}
 	c->num_values = nrows;
-	minmax__store(&mm, l, c);
+	pq_minmax__store(&mm, l, c);
 	return 0;
 }
 
@@ -318,17 +318,17 @@ int pq_column__encode(struct pq_scratch *s, const struct pq_encode_opts *o,
 	if (l->dict && max < PQ_INT_DICT_LIMIT) {
 		struct pq_column_data ints = { .values = d->values, .valid = d->valid };
 
-		err = remap__reserve(s, max + 1);
+		err = pq_dict__reserve(s, max + 1);
 		if (!err)
-			err = encode_strings(s, o, l, nrows, &ints, c, &ndict, max + 1);
+			err = pq_dict__encode_strings(s, o, l, nrows, &ints, c, &ndict, max + 1);
 	} else if (l->type != PQ_STRING && l->type != PQ_STRING_LIST) {
 		return encode_plain(s, o, l, nrows, d, c);
 	} else {
-		err = remap__reserve(s, d->dict->n);
+		err = pq_dict__reserve(s, d->dict->n);
 		if (!err && l->type == PQ_STRING)
-			err = encode_strings(s, o, l, nrows, d, c, &ndict, d->dict->n);
+			err = pq_dict__encode_strings(s, o, l, nrows, d, c, &ndict, d->dict->n);
 		else if (!err)
-			err = encode_lists(s, o, l, nrows, d, c, &ndict);
+			err = pq_dict__encode_lists(s, o, l, nrows, d, c, &ndict);
 	}
 	/* leave remap all-zero for the next chunk, whatever happened */
 	for (uint32_t i = 0; i < ndict; i++)

@@ -10,7 +10,7 @@
 
 /* ---- dictionary-encoded strings ---- */
 
-int remap__reserve(struct pq_scratch *s, uint32_t n)
+int pq_dict__reserve(struct pq_scratch *s, uint32_t n)
 {
 	uint32_t *remap, *order;
 
@@ -85,14 +85,14 @@ static int emit_dict(struct pq_scratch *s, const struct pq_encode_opts *o,
 		c->max_len = dict->lens[mx];
 		c->has_minmax = c->minmax_exact = true;
 	}
-	return emit_page(s, o, c, PAGE_DICTIONARY, ndict, ENC_PLAIN);
+	return pq_page__emit(s, o, c, PAGE_DICTIONARY, ndict, ENC_PLAIN);
 }
 
 /* Dictionary page of a PQ_U32 column (PLAIN INT32 values) and their min/max. */
 static int emit_int_dict(struct pq_scratch *s, const struct pq_encode_opts *o,
 			 const struct pq_leaf *l, uint32_t ndict, struct pq_chunk *c)
 {
-	struct minmax mm = { .any = ndict > 0, .umin = UINT64_MAX };
+	struct pq_minmax mm = { .any = ndict > 0, .umin = UINT64_MAX };
 	int err;
 
 	s->page.len = 0;
@@ -107,8 +107,8 @@ static int emit_int_dict(struct pq_scratch *s, const struct pq_encode_opts *o,
 		mm.umin = v < mm.umin ? v : mm.umin;
 		mm.umax = v > mm.umax ? v : mm.umax;
 	}
-	minmax__store(&mm, l, c);
-	return emit_page(s, o, c, PAGE_DICTIONARY, ndict, ENC_PLAIN);
+	pq_minmax__store(&mm, l, c);
+	return pq_page__emit(s, o, c, PAGE_DICTIONARY, ndict, ENC_PLAIN);
 }
 
 /* Values section of a dictionary data page: bit width byte + RLE hybrid indices. */
@@ -119,9 +119,10 @@ static void put_indices(struct pq_buf *p, const uint32_t *ids, size_t n, int wid
 }
 
 /* Strings by their ids into d->dict, or (d->dict NULL) PQ_U32 values below ndict_in. */
-int encode_strings(struct pq_scratch *s, const struct pq_encode_opts *o,
-			  const struct pq_leaf *l, uint32_t nrows, const struct pq_column_data *d,
-			  struct pq_chunk *c, uint32_t *ndict, uint32_t ndict_in)
+int pq_dict__encode_strings(struct pq_scratch *s, const struct pq_encode_opts *o,
+			    const struct pq_leaf *l, uint32_t nrows,
+			    const struct pq_column_data *d, struct pq_chunk *c, uint32_t *ndict,
+			    uint32_t ndict_in)
 {
 	const uint32_t *v = d->values;
 	const uint8_t *valid = d->valid;
@@ -166,10 +167,10 @@ int encode_strings(struct pq_scratch *s, const struct pq_encode_opts *o,
 		if (err)
 			return err;
 		if (!l->required)
-			put_len_prefixed_bits(&s->page, d->valid ? d->valid + r : NULL, n);
+			pq_levels__put_bits(&s->page, d->valid ? d->valid + r : NULL, n);
 		if (*ndict)
 			put_indices(&s->page, ids + kstart[p], cnt, width);
-		err = emit_page(s, o, c, PAGE_DATA, (uint32_t)n,
+		err = pq_page__emit(s, o, c, PAGE_DATA, (uint32_t)n,
 				*ndict ? ENC_RLE_DICTIONARY : ENC_PLAIN);
 		if (err)
 			return err;
@@ -188,9 +189,9 @@ struct list_page {
 	uint32_t row_end, item_end, entries;
 };
 
-int encode_lists(struct pq_scratch *s, const struct pq_encode_opts *o,
-			const struct pq_leaf *l, uint32_t nrows, const struct pq_column_data *d,
-			struct pq_chunk *c, uint32_t *ndict)
+int pq_dict__encode_lists(struct pq_scratch *s, const struct pq_encode_opts *o,
+			  const struct pq_leaf *l, uint32_t nrows, const struct pq_column_data *d,
+			  struct pq_chunk *c, uint32_t *ndict)
 {
 	const int32_t *v = d->values;
 	const struct pq_lists *ls = d->lists;
@@ -277,12 +278,12 @@ int encode_lists(struct pq_scratch *s, const struct pq_encode_opts *o,
 				def[e++] = ITEM_DEF(ls->items[j]);
 			}
 		}
-		put_len_prefixed_u8(&s->page, rep, e, 1);
-		put_len_prefixed_u8(&s->page, def, e, pq_rle__width(l->max_def));
+		pq_levels__put_u8(&s->page, rep, e, 1);
+		pq_levels__put_u8(&s->page, def, e, pq_rle__width(l->max_def));
 		if (*ndict)
 			put_indices(&s->page, ids + k0, page.item_end - k0, width);
 		k0 = page.item_end;
-		err = emit_page(s, o, c, PAGE_DATA, (uint32_t)e,
+		err = pq_page__emit(s, o, c, PAGE_DATA, (uint32_t)e,
 				*ndict ? ENC_RLE_DICTIONARY : ENC_PLAIN);
 		if (err)
 			return err;
