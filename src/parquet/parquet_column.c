@@ -3,7 +3,8 @@
  * Data pages are V1: [repetition levels][definition levels][values], each level block a
  * 4-byte length + RLE hybrid, the whole body ZSTD-compressed.  Numbers are PLAIN;
  * strings and list items get a chunk-local dictionary (only the ids this chunk uses, in
- * first-seen order) written as a PLAIN dictionary page, and RLE_DICTIONARY indices.
+ * first-seen order) written as a PLAIN dictionary page, and RLE_DICTIONARY indices
+ * (parquet_dict.c).
  * Pages hold about page_bytes of values and always start at a row boundary. */
 #include <errno.h>
 #include <stdlib.h>
