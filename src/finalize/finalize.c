@@ -358,45 +358,163 @@ static int index_and_label(struct finalizer *f, struct stacklists *sl, struct la
 	return err ? err : lerr;
 }
 
+#define TMP_NAME_MAX 4200
+
+/* The spool mapped, and the names of the temporary output and of its sorted runs. */
+static int open_spool(struct finalizer *f, char tmp[TMP_NAME_MAX], char spill[TMP_NAME_MAX + 20])
+{
+	int err;
+
+	err = outfile__tmp_name(tmp, TMP_NAME_MAX, f->o->output);
+	if (err) {
+		log__error("%s: %s", f->o->output, strerror(-err));
+		return err;
+	}
+	snprintf(spill, TMP_NAME_MAX + 20, "%s.runs", tmp);
+	err = spool_map__open(&f->map, f->o->spool);
+	if (err)
+		log__error("%s: %s", f->o->spool,
+			   err == -EBADMSG ? "not a probex spool" : strerror(-err));
+	return err;
+}
+
+/* The stack sets, address spaces and the row store pass 1 fills. */
+static int finalizer__setup(struct finalizer *f, struct stacklists **sl, const char *spill)
+{
+	struct rows_opts ro;
+
+	f->as = addrspace__new();
+	f->ustacks = stackset__new();
+	f->kstacks = stackset__new();
+	f->jit = jitmaps__new();
+	if (!f->as || !f->jit || !f->ustacks || !f->kstacks || stacklists__new(sl))
+		return -ENOMEM;
+	ro = (struct rows_opts){ .as = f->as, .ustacks = f->ustacks, .kstacks = f->kstacks,
+				 .spool_path = f->o->spool, .spill_path = spill,
+				 .run_rows = f->o->run_rows };
+	return rows__new(&f->rows, &ro);
+}
+
+static void log_labels(const struct finalizer *f, double t0)
+{
+	const struct labeler_stats *ls = &f->ls;
+
+	log__debug("finalize: %u+%u stacks labelled %.3f s; user frames %llu, named %llu, in a file "
+		   "but unnamed %llu; kernel frames %llu, named %llu", stackset__count(f->ustacks),
+		   stackset__count(f->kstacks), now_s() - t0, (unsigned long long)ls->user_frames,
+		   (unsigned long long)ls->user_symbolized,
+		   (unsigned long long)(ls->user_mapped - ls->user_symbolized),
+		   (unsigned long long)ls->kernel_frames, (unsigned long long)ls->kernel_symbolized);
+	log__debug("finalize: %llu user stacks (%llu records) cut where a frame left code",
+		   (unsigned long long)ls->user_cut_stacks, (unsigned long long)ls->user_cut_records);
+	log__debug("finalize: objects %llu opened (%llu indexed), %llu failed; %llu frames of "
+		   "files changed since recording", (unsigned long long)ls->objects,
+		   (unsigned long long)ls->objects_indexed, (unsigned long long)ls->objects_failed,
+		   (unsigned long long)ls->build_id_mismatch);
+	if (ls->build_id_mismatch)
+		log__warn("%llu stack frames left unnamed: their binary changed on disk since it ran",
+			  (unsigned long long)ls->build_id_mismatch);
+}
+
+/* The rows, then the footer with the metadata and symbol data, into tmp. */
+static int write_trace(struct finalizer *f, struct stacklists *sl, struct labeler *l,
+		       const char *tmp)
+{
+	struct pq_options po = { .zstd_level = 1, .threads = f->o->threads > 0 ? f->o->threads : 2 };
+	char *symdata = NULL, *symstats = NULL;
+	struct pq_writer *w = NULL;
+	struct pq_kv kv[64];
+	int err, nkv;
+
+	err = pq_writer__open(&w, tmp, trace_schema__pq_columns(), TC__COUNT, &po);
+	if (err) {
+		/* Not ours to remove: a file (or symlink) someone left at the temporary name. */
+		log__error("cannot create %s: %s%s", tmp, strerror(-err),
+			   err == -EEXIST ? " (left by an interrupted probex? remove it)" : "");
+		return err;
+	}
+	err = rows__write(f->rows, w, sl, ROW_GROUP_ROWS);
+	symdata = symdata__encode(f->as, f->ustacks, f->kstacks, labeler__jit_used(l));
+	symstats = labeler__stats_json(&f->ls);
+	if (!err && (!symdata || !symstats))
+		err = -ENOMEM;
+	if (err) {
+		pq_writer__abort(w);	/* unlinks tmp */
+	} else {
+		nkv = metadata(f, kv, 62);
+		kv[nkv++] = (struct pq_kv){ META_SYMBOL_DATA, symdata };
+		kv[nkv++] = (struct pq_kv){ META_SYMBOLIZE, symstats };
+		err = pq_writer__close(w, kv, nkv);	/* fsyncs; unlinks on error */
+	}
+	if (err)
+		log__error("cannot write %s: %s", f->o->output, strerror(-err));
+	free(symdata);
+	free(symstats);
+	return err;
+}
+
+/* A renamed file is durable once its directory is synced. */
+static void sync_dir_of(const char *path)
+{
+	char dir[4200], *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = 0;
+	sync_path(slash ? dir : ".");
+}
+
+static void fill_result(struct finalizer *f, double t0)
+{
+	struct finalize_result *res = f->res;
+	struct rows_stats rs;
+
+	rows__stats(f->rows, &rs);
+	res->rows = rs.rows;
+	res->records = rs.records;
+	res->bad_records = rs.bad_records;
+	res->spilled_runs = rs.spilled_runs;
+	res->unique_stacks = stackset__count(f->ustacks) + stackset__count(f->kstacks);
+	res->frames_total = f->ls.user_frames;
+	res->frames_symbolized = f->ls.user_symbolized;
+	if (res->bad_records)
+		log__warn("%llu malformed records skipped", (unsigned long long)res->bad_records);
+	if (res->torn_tail)
+		log__warn("%s ends mid-record (writer was killed): kept everything before it",
+			  f->o->spool);
+	res->seconds = now_s() - t0;
+}
+
+static void finalizer__free(struct finalizer *f)
+{
+	rows__free(f->rows);
+	unwinder__free(f->unw);
+	jitmaps__free(f->jit);
+	stackset__free(f->ustacks);
+	stackset__free(f->kstacks);
+	addrspace__free(f->as);
+	strbuf__free(&f->meta);
+	strbuf__free(&f->drops);
+	spool_map__close(&f->map);
+}
+
 int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 {
 	struct finalizer f = { .o = o, .res = res };
-	struct pq_options po = { .zstd_level = 1, .threads = o->threads > 0 ? o->threads : 2 };
 	struct stacklists *sl = NULL;
-	struct pq_writer *w = NULL;
 	struct labeler *l = NULL;
-	struct rows_stats rs;
-	struct pq_kv kv[64];
-	char tmp[4200], spill[4220], dir[4200], *slash, *symdata = NULL, *symstats = NULL;
-	struct rows_opts ro;
+	char tmp[TMP_NAME_MAX], spill[TMP_NAME_MAX + 20];
 	double t0 = now_s();
-	int err, nkv;
+	int err;
 
 	memset(res, 0, sizeof(*res));
-	err = outfile__tmp_name(tmp, sizeof(tmp), o->output);
-	if (err) {
-		log__error("%s: %s", o->output, strerror(-err));
-		return err;
-	}
-	snprintf(spill, sizeof(spill), "%s.runs", tmp);
-	err = spool_map__open(&f.map, o->spool);
-	if (err) {
-		log__error("%s: %s", o->spool, err == -EBADMSG ? "not a probex spool" : strerror(-err));
-		return err;
-	}
-	err = -ENOMEM;
-	f.as = addrspace__new();
-	f.ustacks = stackset__new();
-	f.kstacks = stackset__new();
-	f.jit = jitmaps__new();
-	if (!f.as || !f.jit || !f.ustacks || !f.kstacks || stacklists__new(&sl))
-		goto cleanup;
-	ro = (struct rows_opts){ .as = f.as, .ustacks = f.ustacks, .kstacks = f.kstacks,
-				 .spool_path = o->spool, .spill_path = spill, .run_rows = o->run_rows };
-	err = rows__new(&f.rows, &ro);
+	err = open_spool(&f, tmp, spill);
 	if (err)
-		goto cleanup;
-	err = pass1(&f);
+		return err;
+	err = finalizer__setup(&f, &sl, spill);
+	if (!err)
+		err = pass1(&f);
 	if (err)
 		goto cleanup;
 	log__debug("finalize: address spaces %.3f s", now_s() - t0);
@@ -410,83 +528,21 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	if (err)
 		goto cleanup;
 	labeler__stats(l, &f.ls);
-	log__debug("finalize: %u+%u stacks labelled %.3f s; user frames %llu, named %llu, in a file "
-		   "but unnamed %llu; kernel frames %llu, named %llu", stackset__count(f.ustacks),
-		   stackset__count(f.kstacks), now_s() - t0, (unsigned long long)f.ls.user_frames,
-		   (unsigned long long)f.ls.user_symbolized,
-		   (unsigned long long)(f.ls.user_mapped - f.ls.user_symbolized),
-		   (unsigned long long)f.ls.kernel_frames, (unsigned long long)f.ls.kernel_symbolized);
-	log__debug("finalize: %llu user stacks (%llu records) cut where a frame left code",
-		   (unsigned long long)f.ls.user_cut_stacks, (unsigned long long)f.ls.user_cut_records);
-	log__debug("finalize: objects %llu opened (%llu indexed), %llu failed; %llu frames of "
-		   "files changed since recording", (unsigned long long)f.ls.objects,
-		   (unsigned long long)f.ls.objects_indexed, (unsigned long long)f.ls.objects_failed,
-		   (unsigned long long)f.ls.build_id_mismatch);
-	if (f.ls.build_id_mismatch)
-		log__warn("%llu stack frames left unnamed: their binary changed on disk since it ran",
-			  (unsigned long long)f.ls.build_id_mismatch);
-
-	err = pq_writer__open(&w, tmp, trace_schema__pq_columns(), TC__COUNT, &po);
-	if (err) {
-		/* Not ours to remove: a file (or symlink) someone left at the temporary name. */
-		log__error("cannot create %s: %s%s", tmp, strerror(-err),
-			   err == -EEXIST ? " (left by an interrupted probex? remove it)" : "");
+	log_labels(&f, t0);
+	err = write_trace(&f, sl, l, tmp);
+	if (err)
 		goto cleanup;
-	}
-	err = rows__write(f.rows, w, sl, ROW_GROUP_ROWS);
-	symdata = symdata__encode(f.as, f.ustacks, f.kstacks, labeler__jit_used(l));
-	symstats = labeler__stats_json(&f.ls);
-	if (!err && (!symdata || !symstats))
-		err = -ENOMEM;
-	if (err) {
-		pq_writer__abort(w);	/* unlinks tmp */
-	} else {
-		nkv = metadata(&f, kv, 62);
-		kv[nkv++] = (struct pq_kv){ META_SYMBOL_DATA, symdata };
-		kv[nkv++] = (struct pq_kv){ META_SYMBOLIZE, symstats };
-		err = pq_writer__close(w, kv, nkv);	/* fsyncs; unlinks on error */
-	}
-	if (err) {
-		log__error("cannot write %s: %s", o->output, strerror(-err));
-		goto cleanup;
-	}
 	err = outfile__commit(tmp, o->output, o->force);
 	if (err) {
 		unlink(tmp);
 		goto cleanup;
 	}
 	log__debug("finalize: parquet written %.3f s", now_s() - t0);
-	snprintf(dir, sizeof(dir), "%s", o->output);
-	slash = strrchr(dir, '/');
-	if (slash)
-		*(slash == dir ? slash + 1 : slash) = 0;
-	sync_path(slash ? dir : ".");
-	rows__stats(f.rows, &rs);
-	res->rows = rs.rows;
-	res->records = rs.records;
-	res->bad_records = rs.bad_records;
-	res->spilled_runs = rs.spilled_runs;
-	res->unique_stacks = stackset__count(f.ustacks) + stackset__count(f.kstacks);
-	res->frames_total = f.ls.user_frames;
-	res->frames_symbolized = f.ls.user_symbolized;
-	if (res->bad_records)
-		log__warn("%llu malformed records skipped", (unsigned long long)res->bad_records);
-	if (res->torn_tail)
-		log__warn("%s ends mid-record (writer was killed): kept everything before it", o->spool);
-	res->seconds = now_s() - t0;
+	sync_dir_of(o->output);
+	fill_result(&f, t0);
 cleanup:
-	free(symdata);
-	free(symstats);
 	labeler__free(l);
 	stacklists__free(sl);
-	rows__free(f.rows);
-	unwinder__free(f.unw);
-	jitmaps__free(f.jit);
-	stackset__free(f.ustacks);
-	stackset__free(f.kstacks);
-	addrspace__free(f.as);
-	strbuf__free(&f.meta);
-	strbuf__free(&f.drops);
-	spool_map__close(&f.map);
+	finalizer__free(&f);
 	return err;
 }

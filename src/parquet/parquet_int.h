@@ -1,7 +1,8 @@
 /* Interfaces between the Parquet writer's files; only src/parquet/parquet*.c include this.
  *
  *   parquet.c         writer lifecycle, row groups, threads, file I/O
- *   parquet_column.c  one column chunk → pages (levels, values, dictionary, stats, ZSTD)
+ *   parquet_column.c  one column chunk → pages (levels, PLAIN values, stats, ZSTD)
+ *   parquet_dict.c    dictionary-encoded strings, PQ_U32 values and string lists
  *   parquet_rle.c     RLE / bit-packing hybrid and bit-packing
  *   parquet_thrift.c  Thrift compact protocol: page headers, row groups, footer */
 #ifndef PROBEX_PARQUET_PARQUET_INT_H
@@ -82,6 +83,31 @@ void pq_scratch__free(struct pq_scratch *s);
 int pq_column__encode(struct pq_scratch *s, const struct pq_encode_opts *o,
 		      const struct pq_leaf *leaf, uint32_t nrows, const struct pq_column_data *d,
 		      struct pq_chunk *c);
+
+/* Chunk-wide min/max of the non-null values, in the column's own signedness. */
+struct pq_minmax {
+	bool any;
+	int64_t smin, smax;
+	uint64_t umin, umax;
+};
+
+/* parquet_column.c, for parquet_dict.c */
+int pq_page__emit(struct pq_scratch *s, const struct pq_encode_opts *o, struct pq_chunk *c,
+		  int type, uint32_t nvalues, int encoding);
+void pq_levels__put_bits(struct pq_buf *p, const uint8_t *valid, size_t n);
+void pq_levels__put_u8(struct pq_buf *p, const uint8_t *v, size_t n, int width);
+void pq_minmax__store(const struct pq_minmax *mm, const struct pq_leaf *l, struct pq_chunk *c);
+
+/* parquet_dict.c: s->remap and s->order for caller ids below n, then the chunk's
+ * dictionary page and data pages; *ndict counts the local ids used (to reset s->remap). */
+int pq_dict__reserve(struct pq_scratch *s, uint32_t n);
+int pq_dict__encode_strings(struct pq_scratch *s, const struct pq_encode_opts *o,
+			    const struct pq_leaf *l, uint32_t nrows,
+			    const struct pq_column_data *d, struct pq_chunk *c, uint32_t *ndict,
+			    uint32_t ndict_in);
+int pq_dict__encode_lists(struct pq_scratch *s, const struct pq_encode_opts *o,
+			  const struct pq_leaf *l, uint32_t nrows, const struct pq_column_data *d,
+			  struct pq_chunk *c, uint32_t *ndict);
 
 /* RLE / bit-packing hybrid (Encodings.md), no length prefix.  The caller reserves
  * pq_rle__bound(n, width) bytes at b->len. */

@@ -3,10 +3,19 @@
 # one recorded from real programs.  Every figure the commands print is checked against
 # an independent SQL query over the same file; every export is parsed by a real reader
 # (python3's json, protoc --decode with the vendored profile.proto).
+# run.sh NAME... runs only those parts; started by hand (not by make, no PROBEX given), it
+# builds probex first.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$here/../.." && pwd)
+source "$ROOT/tests/pick.sh"
+[ $# -eq 0 ] && set -- sql export report errors docs
+list=$(pick "$here" "" "$@") || exit 2
+mapfile -t parts <<<"$list"
 BUILD=${BUILD:-build}
+if [ -z "${PROBEX:-}" ] && [ -z "${MAKELEVEL:-}" ]; then
+	make -s -C "$ROOT" -j"$(nproc)" BUILD="$BUILD" "$BUILD/probex" >&2 || { echo "cli: building probex failed" >&2; exit 1; }
+fi
 PROBEX=${PROBEX:-$ROOT/$BUILD/probex}
 PY=${PYTHON:-python3}
 TMP=$(mktemp -d /tmp/probex-cli.XXXXXX)
@@ -47,11 +56,9 @@ else
 	echo "note: not root: the synthetic trace only"
 fi
 
-. "$here/sql.sh"
-. "$here/export.sh"
-. "$here/report.sh"
-. "$here/errors.sh"
-. "$here/docs.sh"
+for part in "${parts[@]}"; do
+	. "$part"
+done
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,7 +1,6 @@
 # Helpers for integration tests: run probex, query traces, assert.
 set -u
-: "${PROBEX:?}" "${BUILD:?}"
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 FIXTURES="$ROOT/$BUILD/fixtures"
 TMP=$(mktemp -d /tmp/probex-it.XXXXXX)
 # A failing test must not leave a probex (and its traced tree) running.

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Runs every tests/integration/t_*.sh; each test is a bash script that exits non-zero on
-# failure.  They trace real processes, so they need root and BPF.
+# Runs every tests/integration/t_*.sh, or those named (run.sh offcpu t_ring); each test is
+# a bash script that exits non-zero on failure.  They trace real processes, so they need
+# root and BPF.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-export BUILD=${BUILD:-build}
-export PROBEX=${PROBEX:-$(cd "$here/../.." && pwd)/$BUILD/probex}
-# The test build (fault injection through PROBEX_TEST_* variables); the shipped one has none.
-export PROBEX_TEST=${PROBEX_TEST:-$PROBEX-test}
+source "$here/../pick.sh"
+list=$(pick "$here" t_ "$@") || exit 2
+mapfile -t tests <<<"$list"
 if [ "$(id -u)" -ne 0 ]; then
 	if [ "${ALLOW_SKIP:-}" = 1 ]; then
 		echo "integration: SKIPPED (ALLOW_SKIP=1) — these tests load BPF programs and need root"
@@ -16,9 +16,9 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "integration: or set ALLOW_SKIP=1 to skip it knowingly" >&2
 	exit 1
 fi
+source "$here/env.sh"
 pass=0 fail=0 failed=()
-for t in "$here"/t_*.sh; do
-	[ -e "$t" ] || continue
+for t in "${tests[@]}"; do
 	name=$(basename "$t" .sh)
 	start=$(date +%s.%N)
 	if out=$(bash "$t" 2>&1); then
