@@ -54,7 +54,7 @@ static int add_extra_ops(struct ops *o, const struct model *m)
 		size_t len = strlen(t);
 		int cx;
 
-		/* The 0.1 format's syscall types (io_uring_setup, ...) stay out, as in the 0.1 viewer API. */
+		/* The fixed syscall types (io_uring_setup, ...) stay out, as in the 0.1 viewer. */
 		if (o->code_op[c] >= 0 || m->type_event[c] >= 0 || len <= 14 || strncmp(t, "syscall_", 8) ||
 		    strcmp(t + len - 6, "_enter"))
 			continue;
