@@ -11,14 +11,14 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: %s\n"
-		"  Write a synthetic trace in the reference format, identical for equal arguments.\n"
+		"  Write a synthetic trace in the probex 0.1 format, identical for equal arguments.\n"
 		"  --events N       rows (default 1000000)\n"
 		"  --seed S         workload seed (default 1)\n"
 		"  --duration-ms MS trace length (default: 3 us per event)\n"
 		"  --sample-freq HZ probex.sample_freq_hz metadata (default 1999)\n"
 		"  --lost-ppm P     drop P per million syscall rows, as a lossy recorder would\n"
-		"  --row-group-size N  Parquet rows per row group (default 122880; the\n"
-		"                   reference writes 1048576)\n"
+		"  --row-group-size N  Parquet rows per row group (default 122880; probex\n"
+		"                   0.1 wrote 1048576)\n"
 		"  --force          replace an existing FILE (default: keep it as FILE.old)\n", cmd__usage("synth"));
 }
 

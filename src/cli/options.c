@@ -100,7 +100,7 @@ void opts__print_help(void)
 	       "      --stack-copy KIB     dwarf: user stack copied per sample (1-16, default 16)\n"
 	       "      --syscalls LIST      syscalls to record (default all): names and classes\n"
 	       "                           %%file %%net %%io %%desc %%memory %%process %%signal,\n"
-	       "                           comma-separated; `reference` = the reference's ten\n"
+	       "                           comma-separated; `reference` = the ten probex 0.1 recorded\n"
 	       "      --pid PID[,PID...]   trace running processes (all threads, and what they fork\n"
 	       "                           from now on); they are never stopped or signalled\n"
 	       "  -a, --all-cpus           trace every process on the machine, for COMMAND's\n"

@@ -28,8 +28,8 @@ void model__type_counts(const struct model *m, const struct window *w,
 }
 
 /* Counting rows per bucket and type is one pass over each pid's time-sorted rows, walking
- * the bucket edges instead of dividing: ~20 ms for 10M rows, where DuckDB's GROUP BY on a
- * computed bucket took 230-270 ms on this machine (bench notes in the commit log). */
+ * the bucket edges instead of dividing: about ten times faster than DuckDB's GROUP BY on
+ * a computed bucket. */
 int model__histogram(const struct model *m, uint64_t start, uint64_t end, uint64_t nb,
 		     struct histogram *h)
 {
@@ -50,7 +50,7 @@ int model__histogram(const struct model *m, uint64_t start, uint64_t end, uint64
 
 		model__pid_window(m, p, start, end, &lo, &hi);
 		for (uint64_t r = lo; r < hi; r++) {
-			/* The reference's (ts - start) / size, clamped into the last bucket (rows
+			/* Bucket (ts - start) / size, clamped into the last bucket (rows
 			 * on end_ns may land one past); (b + 1) * size cannot overflow here. */
 			while (b + 1 < nb && model__ts(m, r) - start >= (b + 1) * h->size)
 				b++;

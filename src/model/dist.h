@@ -1,6 +1,6 @@
 /* Bounded views of a sorted distribution (latencies, sizes) for the UI: evenly spaced
  * order statistics, an empirical CDF of at most N points and power-of-two histograms,
- * instead of the reference's every-value arrays. */
+ * instead of every value (the 0.1 viewer API's arrays). */
 #ifndef PROBEX_MODEL_DIST_H
 #define PROBEX_MODEL_DIST_H
 
@@ -16,7 +16,7 @@ typedef uint64_t (*dist_get_fn)(const void *ctx, uint64_t k);
 /* Index of the j-th of m evenly spaced order statistics among n (first and last kept). */
 uint64_t dist__spaced(uint64_t j, uint64_t m, uint64_t n);
 
-/* All n values ascending (max_points 0, the reference), or max_points of them. */
+/* All n values ascending (max_points 0, as in the 0.1 viewer API), or max_points of them. */
 void dist__values(struct json *j, dist_get_fn get, const void *ctx, uint64_t n, uint64_t max_points);
 /* [[value, fraction of values <= value], ...], at most max_points (or the default) points. */
 void dist__cdf(struct json *j, dist_get_fn get, const void *ctx, uint64_t n, uint64_t max_points);

@@ -6,7 +6,7 @@
 #include "common/utf8.h"
 #include "model/flame.h"
 
-/* The reference's label clean-up: ';' would split the folded line, newlines the SVG
+/* The 0.1 viewer's label clean-up: ';' would split the folded line, newlines the SVG
  * text; then Rust's str::trim (every Unicode White_Space character at either end, e.g.
  * U+00A0, U+3000, not only ASCII); blank labels become "[unknown]". */
 static size_t sanitize(const char *in, uint32_t len, char *out)

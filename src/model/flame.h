@@ -1,5 +1,5 @@
 /* A flame graph's data: the rows of one event type in a window, sampled to a bound,
- * folded by stack with their labels cleaned up as the reference does. */
+ * folded by stack with their labels cleaned up as the 0.1 viewer API does. */
 #ifndef PROBEX_MODEL_FLAME_H
 #define PROBEX_MODEL_FLAME_H
 

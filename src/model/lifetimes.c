@@ -9,7 +9,7 @@ static int cmp_lifetime(const void *x, const void *y)
 {
 	const struct lifetime *a = x, *b = y;
 
-	/* The reference sorts by start only (ties in hash-map order); pid makes it stable. */
+	/* By start, then pid: equal starts come in one order every time. */
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
 	return a->pid < b->pid ? -1 : a->pid > b->pid;
@@ -89,7 +89,7 @@ static int pid_lifetime(const struct model *m, const struct forks *fk, uint32_t 
 	for (uint64_t r = lo; exit_code >= 0 && r < hi; r++) {
 		if ((int)model__type(m, r) != exit_code)
 			continue;
-		/* Every process_exit row must carry exit_code (the reference fails). */
+		/* Every process_exit row must carry exit_code (the 0.1 viewer API fails). */
 		if (!(m->flags[r] & ROW_A)) {
 			if (asprintf(error, "process_exit row missing required exit_code (pid %u, ts_ns %llu)",
 				     l->pid, (unsigned long long)model__ts(m, r)) < 0)

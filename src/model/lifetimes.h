@@ -17,7 +17,7 @@ struct lifetime {
 };
 
 /* m->npids lifetimes by start (then pid) into *out, to free.  A process_exit row without
- * exit_code fails the query as the reference does: 0 with *out NULL and the message in
+ * exit_code fails the query, as in the 0.1 viewer API: 0 with *out NULL and the message in
  * *error (to free).  -ENOMEM otherwise. */
 int model__lifetimes(const struct model *m, struct lifetime **out, char **error);
 

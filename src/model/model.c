@@ -171,8 +171,8 @@ static int build_type_index(struct model *m)
 	return 0;
 }
 
-/* Event types: the names move from r, codes stay; by_name orders them like the
- * reference's Rust strings (bytes). */
+/* Event types: the names move from r, codes stay; by_name orders them byte by byte (the
+ * 0.1 viewer API's JSON key order). */
 static int take_types(struct model *m, struct trace_rows *r)
 {
 	m->ntypes = r->ntypes;
@@ -345,7 +345,7 @@ cleanup:
 	return err;
 }
 
-/* A stack as the JSON array the API returns (the reference's EventDetail.stack_trace). */
+/* A stack as the JSON array the API returns (EventDetail.stack_trace). */
 static char *render_stack(const struct trace_rows *r, uint32_t id, uint32_t *len)
 {
 	struct json j;
@@ -369,8 +369,7 @@ static char *render_stack(const struct trace_rows *r, uint32_t id, uint32_t *len
 /* a[i] = a[perm[i]] for every i.  The stack column is the viewer's last big array to
  * arrive, at its peak: when its ids fit in 16 bits the row-order copy is a 2-byte one,
  * widened back into a's own memory, so the step costs 2 B per event, not 4.  (Walking
- * the permutation's cycles in place would cost nothing but is 20 times slower: every
- * step a cache miss.) */
+ * the permutation's cycles in place would cost no memory but a cache miss a step.) */
 /* The stack pass's ids (file order, 16 bits with the wide ones aside) in row order: 16
  * bits a row when every id fits, else 32.  Returns the array or NULL. */
 static void *stacks_in_row_order(const struct trace_rows *r, const struct model *m, bool *narrow)

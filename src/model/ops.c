@@ -44,8 +44,8 @@ static int code_named(const struct model *m, const char *n, size_t len, const ch
 	return -1;
 }
 
-/* Every enter type the reference does not know, with its exit type, becomes
- * an operation (in type-name order; past OP_MAX they are left out of by_operation). */
+/* Every enter type outside the 0.1 format's, with its exit type, becomes an operation
+ * (in type-name order; past OP_MAX they are left out of by_operation). */
 static int add_extra_ops(struct ops *o, const struct model *m)
 {
 	o->nops = OP__COUNT;
@@ -54,7 +54,7 @@ static int add_extra_ops(struct ops *o, const struct model *m)
 		size_t len = strlen(t);
 		int cx;
 
-		/* The reference's own syscall types (io_uring_setup, ...) stay out, as there. */
+		/* The fixed syscall types (io_uring_setup, ...) stay out, as in the 0.1 viewer. */
 		if (o->code_op[c] >= 0 || m->type_event[c] >= 0 || len <= 14 || strncmp(t, "syscall_", 8) ||
 		    strcmp(t + len - 6, "_enter"))
 			continue;

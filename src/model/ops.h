@@ -1,9 +1,9 @@
-/* Completed IO and memory operations, derived once at load with the reference's rules:
+/* Completed IO and memory operations, derived once at load with the 0.1 viewer API's rules:
  * enter and exit rows paired first-in-first-out per pid (a tid), io_uring latency as
  * completion minus submit, brk sizes as the change between consecutive successful breaks.
  *
- * Why pairs can be precomputed although the reference pairs only the rows inside each
- * request's window: as long as a window holds no two consecutive enters of one (pid, op)
+ * Why pairs can be precomputed although a request pairs only the rows inside its
+ * window: as long as a window holds no two consecutive enters of one (pid, op)
  * (a lost exit), its FIFO queue never holds more than one enter, so every exit pairs with
  * the enter right before it — the pairs precomputed here that lie wholly in the window.
  * Windows that do contain such a lost exit are recomputed exactly for that pid (opsel.c). */
@@ -20,18 +20,18 @@ enum op { OP_READ, OP_WRITE, OP_FSYNC, OP_FDATASYNC, OP_IO_URING, OP_MMAP, OP_MU
 
 extern const char *const op_names[OP__COUNT];
 
-/* Past the reference's operations, every other syscall with enter and exit rows in the
+/* Past the 0.1 viewer API's operations, every other syscall with enter and exit rows in the
  * trace is an operation of its own (op OP__COUNT..nops-1), named by its syscall. */
 #define OP_MAX 128
 
-/* One completed operation as the reference reports it. */
+/* One completed operation, as by_operation reports it. */
 struct op_rec {
 	uint64_t lat, bytes;
 	uint64_t start;	/* earliest row time that must lie in a window for it to count */
 	uint64_t end;	/* the exit (or completion) time: the reported ts_ns */
 	int64_t delta;	/* memory ops: signed change for cumulative usage */
 	uint32_t pid;
-	uint32_t rn;	/* the exit row: (lat, rn) is the reference's tie order */
+	uint32_t rn;	/* the exit row: (lat, rn) is the tie order */
 	uint32_t srn;	/* the row whose stack is shown (the enter row; io_uring: completion) */
 };
 
@@ -80,7 +80,7 @@ struct op_index {
 	uint64_t nlost;
 	uint32_t *lost_pid;
 	uint64_t *lost_t1, *lost_t2;
-	/* Pairs whose exit has a NULL ret: the reference fails on them (ret is required). */
+	/* Pairs whose exit has a NULL ret: a query counting one fails (ret is required). */
 	uint64_t npoison;
 	uint32_t *poison_pid, *poison_rn;
 	uint64_t *poison_start, *poison_end;

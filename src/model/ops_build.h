@@ -66,8 +66,7 @@ struct mem_tuple { uint64_t start, end; int64_t delta; uint32_t pid, rn; uint8_t
 
 #define ALLOC(p, n) ((p) = bigmem__alloc(((n) ? (n) : 1) * sizeof(*(p))))
 
-/* One pid's rows [lo, hi): pair, and record what the reference would count over the
- * whole trace. */
+/* One pid's rows [lo, hi): pair, and record what a window of the whole trace counts. */
 int ops_build__pid(struct builder *b, const struct ops *o, uint32_t pid, uint64_t lo, uint64_t hi);
 /* The records of op, in row order in ix's columns, become the latency order. */
 int ops_build__index(struct op_index *ix, const struct model *m, struct builder *b, int op);

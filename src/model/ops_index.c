@@ -182,7 +182,7 @@ int ops_build__timeline(struct mem_timeline *t, struct vec *v, uint64_t min_ts)
 	if (!ALLOC(key, n) || !ALLOC(perm, n) || !ALLOC(t->start, n) || !ALLOC(t->end, n) ||
 	    !ALLOC(t->delta, n) || !ALLOC(t->pid, n) || !ALLOC(t->rn, n) || !ALLOC(t->op, n))
 		goto cleanup;
-	/* Pushed in row order; the reference then sorts stably by time: (end, rn). */
+	/* Pushed in row order, then sorted stably by time: (end, rn). */
 	for (uint64_t i = 0; i < n; i++) {
 		key[i] = x[i].end - min_ts;
 		maxk = key[i] > maxk ? key[i] : maxk;

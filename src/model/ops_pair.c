@@ -140,7 +140,7 @@ static int brk_change(struct pid_walk *w, int64_t ret, struct op_rec *rec)
 		return 0;
 	if (!w->have_brk || ret == w->brk_ret) {
 		/* The first break seen has nothing to compare with; an unchanged
-		 * one is no change.  Either way it becomes the new reference. */
+		 * one is no change.  Either way the next one is compared with it. */
 		w->have_brk = true;
 		w->brk_ret = ret;
 		w->brk_enter = te;

@@ -59,7 +59,7 @@ static int push_dirty(struct op_sel *sel, uint64_t *cap, const struct op_rec *r)
 	return 0;
 }
 
-/* The reference's loop for one pid and op over the window's rows: a FIFO of enters, each
+/* The exact pairing for one pid and op over the window's rows: a FIFO of enters, each
  * exit taking the oldest; brk changes measured against the last break seen in the window. */
 static int replay_pid(struct op_sel *sel, const struct model *m, const struct ops *o,
 		      const struct window *w, uint32_t pid, unsigned int flags, uint64_t *cap)

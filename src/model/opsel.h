@@ -1,6 +1,6 @@
-/* The operations of one kind that the reference would report for a window (and pid):
- * precomputed pairs wholly inside the window, plus an exact FIFO recomputation for the
- * pids whose window holds a lost exit (see ops.h).  Iterable in the reference's
+/* The operations of one kind in a window (and pid), paired within the window as the 0.1
+ * viewer API pairs them: precomputed pairs wholly inside the window, plus an exact FIFO
+ * recomputation for the pids whose window holds a lost exit (see ops.h).  Iterable in
  * (latency, row) order and in size order. */
 #ifndef PROBEX_MODEL_OPSEL_H
 #define PROBEX_MODEL_OPSEL_H
@@ -26,7 +26,7 @@ struct op_sel {
 	uint64_t ndirty;
 	uint32_t *dirty_pids;	/* pids recomputed exactly (sorted) */
 	uint32_t ndirty_pids;
-	char error[200];	/* set when the reference would fail the query */
+	char error[200];	/* set when the data fails the query (a NULL ret) */
 };
 
 /* 0, -ENOMEM, or -EINVAL with sel->error set. */

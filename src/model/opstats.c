@@ -34,7 +34,7 @@ void op_sel__lat_summary(const struct op_sel *sel, struct lat_summary *s)
 }
 
 /* Sum of count over mmap/munmap enter rows in the window (a NULL count fails, as in the
- * reference), saturating. */
+ * 0.1 viewer API), saturating. */
 static int enter_bytes(const struct enter_rows *e, const struct window *w, const char *what,
 		       uint64_t *sum, char *error, size_t error_len)
 {

@@ -26,7 +26,7 @@ struct syscall_latency {
 	struct lat_summary lat[SYSCALL_LAT_OPS];
 	/* Sums of count over mmap/munmap enter rows in the window, saturating. */
 	uint64_t mmap_alloc_bytes, munmap_free_bytes;
-	char error[256];	/* with -EINVAL: why the reference would fail the query */
+	char error[256];	/* with -EINVAL: why the data fails the query */
 };
 
 /* syscall_latency_stats over w: 0, -ENOMEM, or -EINVAL with out->error set. */

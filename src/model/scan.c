@@ -39,7 +39,7 @@ static void type_slots(struct scanner *sc, unsigned int code, int ev, const char
 	size_t len = strlen(name);
 
 	sc->a_col[code] = sc->b_col[code] = -1;
-	/* Syscalls past the reference's: their exits' ret, for by_operation. */
+	/* Syscalls past the 0.1 format's: their exits' ret, for by_operation. */
 	if (ev < 0 && len > 13 && !strncmp(name, "syscall_", 8) && !strcmp(name + len - 5, "_exit")) {
 		sc->a_col[code] = C_RET;
 		return;
@@ -348,7 +348,7 @@ static int read_types(struct scanner *sc, duckdb_connection con, const char *enu
 	return err;
 }
 
-/* Per pid: the first non-empty process_name in (ts, file row) order (the reference's rule),
+/* Per pid: the first non-empty process_name in (ts, file row) order (the 0.1 viewer's rule),
  * the last one (the name after an exec) and the tgid of its first named row.  In a file
  * sorted by ts_ns (probex writes them so) that order is the file's: a plain row number is
  * a key DuckDB compares three times faster than the (ts, row) pair. */

@@ -71,7 +71,7 @@ struct trace_rows {
 
 	unsigned int ntypes;
 	char *type_names[TRACE_MAX_TYPES];
-	int type_event[TRACE_MAX_TYPES];	/* enum event_type, or -1 for a type this probex does not know */
+	int type_event[TRACE_MAX_TYPES];	/* enum event_type, or -1 for a type this version does not know */
 
 	uint32_t nstacks;	/* ids 0 .. nstacks-1 */
 	uint32_t *stack_first;	/* per stack: first label index; labels first..first+count-1 */

@@ -1,7 +1,7 @@
 /* DuckDB-side sinks: a C scalar function that DuckDB calls on its own worker threads with
  * batches of rows, placed in a `SELECT count(sink(...)) FROM read_parquet(...)`.  The scan
  * then runs in parallel and nothing is copied through a result set — three to four times
- * faster here than fetching the same columns from a streaming result. */
+ * faster than fetching the same columns from a streaming result. */
 #ifndef PROBEX_MODEL_SINK_H
 #define PROBEX_MODEL_SINK_H
 

@@ -63,8 +63,8 @@ static int add_stack_slot(struct stacker *sc, uint32_t first, uint32_t count, ui
 	return 0;
 }
 
-/* A list seen for the first time: keep its non-empty labels (the reference drops empty
- * ones), and share the id with an identical label list met under another hash. */
+/* A list seen for the first time: keep its non-empty labels (the 0.1 viewer API shows no
+ * empty ones), and share the id with an identical label list met under another hash. */
 static int intern_stack(struct stacker *sc, duckdb_vector list, uint64_t i, uint64_t hash,
 			uint32_t *id)
 {

@@ -8,7 +8,7 @@
 #include "bpf/records.h"
 
 /* Parse --syscalls: comma-separated names, classes (%file %net %io %memory %process
- * %signal %desc), `all` and `reference` (the reference's ten syscalls).  Fills
+ * %signal %desc), `all` and `reference` (the ten syscalls probex 0.1 recorded).  Fills
  * flags[nr] with SYSF_ON plus decoding bits.  Returns 0, or -EINVAL with the offending
  * item in bad (NUL-terminated, cut to badlen). */
 int syscalls__parse(const char *list, uint8_t flags[PROBEX_SYSCALL_MAX], char *bad, size_t badlen);

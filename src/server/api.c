@@ -68,7 +68,7 @@ int api__window(struct request *rq, struct window *w)
 
 int api__max_points(struct request *rq, uint64_t *max_points)
 {
-	/* Bounded output is opt-in so the reference's fields keep their meaning. */
+	/* Bounded output is opt-in so the 0.1 viewer API's fields keep their meaning. */
 	if (params__count(&rq->p, "max_points", false, 1000000, 0, max_points))
 		return api__bad_param(rq);
 	return 0;

@@ -40,7 +40,7 @@ int api__fail(struct request *rq, int status, const char *fmt, ...)
 struct conn_ctx *api__conn(struct request *rq);
 /* Optional pid parameter into w; 0 or 400. */
 int api__window(struct request *rq, struct window *w);
-/* Optional max_points (bounded arrays); 0 = unbounded (reference behaviour). */
+/* Optional max_points (bounded arrays); 0 = unbounded (as in the 0.1 viewer API). */
 int api__max_points(struct request *rq, uint64_t *max_points);
 /* Write the stack of row rn as JSON (array or null). */
 void api__stack(struct request *rq, uint64_t rn);

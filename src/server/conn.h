@@ -16,8 +16,8 @@ enum stmt_id {
 };
 
 /* Rows fetched by one Q_PAYLOAD(_BIG) execution (unused slots repeat a bound row).  A
- * query costs about the same for 128 or 2048 rows (measured on a 10M-row file): the big
- * one keeps a 10 000-row page to five queries, the small one keeps 50-row pages cheap. */
+ * query costs about the same for 128 or 2048 rows: the big one keeps a 10 000-row page
+ * to five queries, the small one keeps 50-row pages cheap. */
 #define PAYLOAD_BATCH 128
 #define PAYLOAD_BATCH_BIG 2048
 

@@ -25,7 +25,7 @@ char *api__summary_json(const struct model *m, size_t *len)
 	for (uint32_t i = 0; i < m->npids; i++)
 		json__u64(&j, m->pids[i]);
 	json__arr_end(&j);
-	/* An empty trace reports 0..0, as the reference does. */
+	/* An empty trace reports 0..0, as in the 0.1 viewer API. */
 	json__key(&j, "min_ts_ns");
 	json__u64(&j, m->min_ts);
 	json__key(&j, "max_ts_ns");
@@ -76,8 +76,8 @@ int ep_histogram(struct request *rq)
 	json__key(&rq->out, "buckets");
 	json__arr_begin(&rq->out);
 	for (uint64_t k = 0; k < nb; k++) {
-		/* The reference's arithmetic: wrapping start, saturating end, clamped to end_ns
-		 * (so buckets past a short range end before they start). */
+		/* The 0.1 viewer API's arithmetic: wrapping start, saturating end, clamped to
+		 * end_ns (so buckets past a short range end before they start). */
 		uint64_t bs = start + k * h.size, be = bs + h.size < bs ? UINT64_MAX : bs + h.size;
 
 		json__obj_begin(&rq->out);

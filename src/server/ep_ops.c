@@ -1,5 +1,5 @@
 /* Endpoints over completed operations (ops.h): syscall_latency_stats, io_statistics and
- * memory_statistics, with the reference's two percentile rules and, on request
+ * memory_statistics, with the 0.1 viewer API's two percentile rules and, on request
  * (max_points), bounded arrays plus CDF and histogram fields. */
 #include <errno.h>
 #include <stdlib.h>
@@ -89,7 +89,7 @@ static void event_detail(struct request *rq, const struct op_sel *sel, uint64_t 
 	json__obj_end(j);
 }
 
-/* The reference's IoTypeStats; percentile events by pct__index (the table's rule). */
+/* IoTypeStats; percentile events by pct__index (the table's rule). */
 static void type_stats(struct request *rq, const struct op_sel *sel, uint64_t bytes,
 		       uint64_t max_points)
 {
@@ -137,8 +137,8 @@ static int cmp_op_out(const void *x, const void *y)
 {
 	const struct op_out *a = x, *b = y;
 
-	/* The reference's operations first; then by op count, descending; the reference
-	 * breaks ties in hash-map order, we by name. */
+	/* The 0.1 viewer API's operations first; then by op count, descending; ties by name
+	 * (0.1 left them in hash-map order). */
 	if ((a->sel->op < OP__COUNT) != (b->sel->op < OP__COUNT))
 		return a->sel->op < OP__COUNT ? -1 : 1;
 	if (a->sel->n != b->sel->n)
@@ -155,7 +155,7 @@ static void by_operation(struct request *rq, struct op_sel *sels, int nsel, uint
 	*total_ops = *total_bytes = 0;
 	for (int i = 0; i < nsel; i++) {
 		if (!sels[i].n)
-			continue;	/* the reference lists only operations it saw */
+			continue;	/* only operations the window holds are listed */
 		out[n].sel = &sels[i];
 		out[n].bytes = op_sel__bytes_sum(&sels[i]);
 		*total_ops += sels[i].n;
@@ -186,7 +186,7 @@ int ep_io_statistics(struct request *rq)
 	struct viewer_state *st = rq->st;
 	struct op_sel sel[OP_MAX] = { 0 };
 	uint64_t max_points, total_ops, total_bytes;
-	/* The reference's five, then every other syscall's operation. */
+	/* The 0.1 viewer API's five, then every other syscall's operation. */
 	int nsel = 5 + st->ops.nops - OP__COUNT;
 	struct window w;
 	int status, err;
@@ -286,8 +286,8 @@ static void usage_point(struct json *j, const struct usage_point *p)
 	json__obj_end(j);
 }
 
-/* Every point (the reference), or at most max_points: per slice of the series its lowest
- * and highest point, in time order, so peaks survive. */
+/* Every point (as in the 0.1 viewer API), or at most max_points: per slice of the series
+ * its lowest and highest point, in time order, so peaks survive. */
 static void write_usage(struct json *j, const struct usage_point *p, uint64_t n, uint64_t max_points)
 {
 	json__arr_begin(j);

@@ -24,7 +24,7 @@ static void lifetime_json(struct json *j, const struct model *m, const struct li
 		json__str(j, l->name);
 	else
 		json__null(j);
-	/* Additive: the name after an exec (the reference keeps the first, so a forked
+	/* Additive: the name after an exec (process_name keeps the first, so a forked
 	 * shell that ran gzip shows as "sh") and the process the thread belongs to. */
 	if (model__name_info(m, l->pid, &last, &tgid)) {
 		json__key(j, "last_process_name");
@@ -90,8 +90,8 @@ static int cmp_u64(const void *x, const void *y)
 }
 
 /* k distinct positions of [0, n), uniformly chosen and fixed by seed (Floyd's algorithm:
- * O(k) work however large n is), ascending.  The reference's reservoir also keeps a
- * uniform sample; its exact choice depends on its hash function and row batches. */
+ * O(k) work however large n is), ascending: as uniform as the 0.1 viewer's sample, not
+ * its exact pick (which depends on its hash function and row batches). */
 static int sample_positions(uint64_t n, uint64_t k, uint64_t seed, uint64_t *out)
 {
 	struct hmap seen = { 0 };
@@ -116,7 +116,7 @@ static int sample_positions(uint64_t n, uint64_t k, uint64_t seed, uint64_t *out
 }
 
 /* Events in range per pid before sampling, so that a client knows which lanes are
- * sampled (an additive field: the reference sends only the sampled markers). */
+ * sampled (an additive field: the 0.1 viewer API sends only the sampled markers). */
 static void total_events_by_pid(const struct model *m, uint64_t start, uint64_t end,
 				struct json *j)
 {
@@ -148,7 +148,7 @@ int ep_process_events(struct request *rq)
 	if (params__range(&rq->p, &start, &end) ||
 	    params__count(&rq->p, "max_events_per_pid", true, 100000, 0, &max))
 		return api__bad_param(rq);
-	/* About one expected CPU sample per bucket, at most 2000 buckets (the reference). */
+	/* About one expected CPU sample per bucket, at most 2000 buckets (as in the 0.1 viewer API). */
 	range = end - start ? end - start : 1;
 	expected = (double)m->sample_freq_hz * ((double)range / 1e9);
 	nb = (uint64_t)floor(expected / 1.0);

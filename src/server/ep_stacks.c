@@ -171,7 +171,7 @@ int ep_event_list(struct request *rq)
 		json__obj_begin(&rq->out);
 		json__key(&rq->out, "ts_ns");
 		json__u64(&rq->out, model__ts(m, r));
-		/* The reference has no latency here; probex's own files carry it. */
+		/* Additive: 0.1 files have no latency_ns, probex's own carry it (else null). */
 		json__key(&rq->out, "latency_ns");
 		if (m->has_latency_ns && (m->flags[r] & ROW_LAT))
 			json__u64(&rq->out, model__latency(m, r));

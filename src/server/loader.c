@@ -188,10 +188,9 @@ int loader__start(struct viewer_state *st, pthread_t notify, pthread_t *thread)
 	if (!ld)
 		return -ENOMEM;
 	/* Loading makes and drops many column-sized arrays on several threads.  Served from
-	 * mmap they go back to the kernel when freed; from malloc's arenas (whose threshold
-	 * otherwise rises to 32 MB) they would stay resident after use.  4 MB, not lower:
-	 * DuckDB's own buffers (a few hundred kB to a few MB) stay in the arenas, where the
-	 * stack pass reuses them (at 1 MB it ran 2-3 s slower at 10M events). */
+	 * mmap they go back to the kernel when freed; from malloc's arenas they would stay
+	 * resident after use.  4 MB, not lower: DuckDB's own buffers (up to a few MB) stay in
+	 * the arenas, where the stack pass reuses them. */
 	mallopt(M_MMAP_THRESHOLD, 4 << 20);
 	ld->st = st;
 	ld->notify = notify;

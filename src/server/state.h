@@ -27,7 +27,7 @@ struct viewer_state {
 	struct ops ops;
 	char *summary_json;
 	size_t summary_len;
-	char *lifetimes_json;	/* or the error the reference would give */
+	char *lifetimes_json;	/* or the query's error (a process_exit without exit_code) */
 	size_t lifetimes_len;
 	char *lifetimes_error;
 

@@ -18,7 +18,7 @@ int duck__open_memory(duckdb_database *db, duckdb_connection *con, int threads)
 	if (duckdb_create_config(&cfg) == DuckDBError)
 		return -ENOMEM;
 	/* Never phone home or autoload extensions from the network: parquet and json are
-	 * built into the library we ship. */
+	 * built into the bundled library. */
 	duckdb_set_config(cfg, "autoinstall_known_extensions", "false");
 	duckdb_set_config(cfg, "autoload_known_extensions", "false");
 	if (threads > 0) {

@@ -36,7 +36,7 @@ const char *const event_type_names[EV__COUNT] = {
 	[EV_OFF_CPU] = "off_cpu",
 };
 
-/* The reference's syscalls keep their own ids. */
+/* The 0.1 format's ten syscalls keep their own ids. */
 static int reference_syscall_ev(unsigned int nr)
 {
 	switch (nr) {
@@ -97,7 +97,7 @@ const char *const stack_mode_names[3] = {
 #define REF .reference = true
 #define REQ .required = true
 
-/* The reference's types, except cpu: UInt8 there, wrapped at 256 CPUs.  The Arrow types
+/* The 0.1 format's types, except cpu: UInt8 there, wrapped at 256 CPUs.  The Arrow types
  * that ARROW:schema declares follow from .type (see enum pq_type), so this table is also
  * the files' Arrow schema: List<"item": Utf8View> for stack_trace, UInt32 for cpu.  (An
  * Arrow type narrower than the Parquet one is no way out: given UInt8 over this INT(32)

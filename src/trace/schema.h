@@ -1,8 +1,8 @@
 /* The trace file's vocabulary: event types and metadata keys shared by writer and viewer.
  *
- * Files keep the reference's schema and row model — separate *_enter and
- * *_exit rows, the same event_type strings and columns — so its queries mean the same
- * thing on our files.  Added facts live in added columns and metadata keys. */
+ * Files keep the 0.1 format's schema and row model — separate *_enter and *_exit rows,
+ * the same event_type strings and columns — so a query written for 0.1 files means the
+ * same on these.  Added facts live in added columns and metadata keys. */
 #ifndef PROBEX_TRACE_SCHEMA_H
 #define PROBEX_TRACE_SCHEMA_H
 
@@ -39,7 +39,7 @@ enum event_type {
 	EV_FDATASYNC_ENTER,
 	EV_FDATASYNC_EXIT,
 	EV_IO_URING_COMPLETE,
-	/* added by this probex; not in the reference */
+	/* not in the 0.1 format */
 	EV_PROCESS_EXEC,
 	EV_OFF_CPU,
 	EV__COUNT,
@@ -49,7 +49,7 @@ enum event_type {
 extern const char *const event_type_names[EV__COUNT];
 
 /* Every other syscall has an id of its own past the fixed types: syscall_<name>_enter at
- * EV_SYSCALL0 + 2 * nr, _exit one after (the reference's ten keep their EV_* ids). */
+ * EV_SYSCALL0 + 2 * nr, _exit one after (the 0.1 format's ten keep their EV_* ids). */
 #define EV_SYSCALL0	EV__COUNT
 #define EV_ALL_COUNT	(EV_SYSCALL0 + 2 * TRACE_SYSCALL_MAX)
 
@@ -64,14 +64,14 @@ int event_type__id(const char *name);
 /* The enum value of a fixed type, else -1 (the viewer treats the others by their string). */
 int event_type__from_name(const char *name);
 
-/* The file's columns, in file order: the reference's 24 first, then probex's own.  Adding a
+/* The file's columns, in file order: the 0.1 format's 24 first, then probex's own.  Adding a
  * column is one line in trace_schema[] (schema.c) plus its value fill in the writers. */
 enum trace_col {
 	TC_EVENT_TYPE, TC_TS, TC_PID, TC_TGID, TC_PROCESS_NAME, TC_STACK_ID, TC_KSTACK_ID,
 	TC_STACK_KIND, TC_STACK_TRACE, TC_CPU, TC_PREV_PID, TC_NEXT_PID, TC_PREV_STATE,
 	TC_PARENT_PID, TC_CHILD_PID, TC_EXIT_CODE, TC_ADDRESS, TC_ERROR_CODE, TC_FD, TC_COUNT,
 	TC_RET, TC_SUBMIT_TS, TC_IOU_OPCODE, TC_IOU_RES,
-	/* added by this probex */
+	/* not in the 0.1 format */
 	TC_LATENCY, TC_WEIGHT, TC_CHILD_TGID, TC_IS_THREAD, TC_EXIT_SIGNAL, TC_PREV_TGID,
 	TC_NEXT_TGID, TC_FILENAME, TC_MMAP_PROT, TC_MMAP_FLAGS, TC_MMAP_FD, TC_IOU_USER_DATA,
 	TC_STACK_MODULES,
@@ -87,7 +87,7 @@ struct trace_column {
 	bool required;		/* REQUIRED: never null */
 	bool delta;		/* DELTA_BINARY_PACKED encoding (sorted values) */
 	bool dict;		/* dictionary-encoded integers (few distinct values) */
-	bool reference;		/* one of the reference's columns: every readable file has it */
+	bool reference;		/* one of the 0.1 format's columns: every readable file has it */
 	bool viewer;		/* the viewer reads it: checked when a file is opened */
 	const char *doc;	/* which rows carry it and what it means */
 };
@@ -119,7 +119,7 @@ const struct pq_column_def *trace_schema__pq_columns(void);
 const struct pq_dict *trace_schema__event_dict(void);
 extern const struct pq_dict stack_kind_dict;
 
-/* File key-value metadata. The first two are what the reference viewer requires. */
+/* File key-value metadata. The first two are required (as the 0.1 viewer requires them). */
 #define META_SAMPLE_FREQ_HZ	"probex.sample_freq_hz"
 #define META_STACK_FORMAT	"probex.stack_trace_format"
 #define META_STACK_FORMAT_V1	"symbolized_v1"

@@ -155,7 +155,7 @@ static int read_metadata(duckdb_connection con, struct trace_file *tf)
 			     "SELECT key, value FROM parquet_kv_metadata(%s)", tf->literal)))
 		return err;
 	err = -EINVAL;
-	/* The reference's checks and wording, prefixed with the file. */
+	/* The 0.1 viewer's checks and wording, prefixed with the file. */
 	if (!m.have_freq) {
 		log__error("%s: required parquet metadata key '%s' missing (not a probex trace?)",
 			   tf->path, META_SAMPLE_FREQ_HZ);
@@ -174,8 +174,8 @@ static int read_metadata(duckdb_connection con, struct trace_file *tf)
 	return err;
 }
 
-/* DuckDB's names for what the viewer can read in a column of this schema type; reference
- * files use other integer widths (cpu is UInt8 there), so any integer passes. */
+/* DuckDB's names for what the viewer can read in a column of this schema type; 0.1 files
+ * use other integer widths (cpu is UInt8 there), so any integer passes. */
 static bool type_ok(enum pq_type type, const char *duck)
 {
 	static const char *const ints[] = { "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT",
@@ -239,7 +239,7 @@ static int check_columns(duckdb_connection con, struct trace_file *tf)
 		log__error("%s: uses legacy stack columns; regenerate it with a current probex", tf->path);
 		return -EINVAL;
 	}
-	/* Reference files lack probex's columns: those the viewer reads are optional. */
+	/* 0.1 files lack probex's columns: those the viewer reads are optional. */
 	for (int w = 0; w < TC__COUNT; w++) {
 		const struct trace_column *col = &trace_schema[w];
 

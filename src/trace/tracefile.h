@@ -1,4 +1,4 @@
-/* Opening a trace for reading: the checks the reference viewer makes (probex.sample_freq_hz
+/* Opening a trace for reading: the checks the 0.1 viewer makes (probex.sample_freq_hz
  * present and > 0, stack_trace_format symbolized_v1, a stack_trace list of strings, no legacy
  * stack_frames or proc_maps_snapshot columns) plus the columns this viewer reads, each failure
  * one message naming the file. */

@@ -1,6 +1,6 @@
 /* A trace as a DuckDB view with every column of trace_schema[]: the columns a file lacks
- * (a reference-format file has none of probex's own) read as NULL of their type, and
- * latency_ns from enter/exit pairs, so one query serves probex and reference files. */
+ * (a 0.1 file has none of probex's own) read as NULL of their type, and latency_ns
+ * from enter/exit pairs, so one query serves files of both formats. */
 #ifndef PROBEX_TRACE_VIEW_H
 #define PROBEX_TRACE_VIEW_H
 
