@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,11 +192,114 @@ static const char script[] =
 	" e.keyCode === 70)) { e.preventDefault(); prompt_search(); } });\n"
 	"]]></script>\n";
 
+/* Merge sorted stacks into frames: a stack shares its prefix with its predecessor, whose
+ * frames grow; the rest start at the running sample offset (which is their x). */
+static int merge_stacks(const struct flame_stack *st, size_t n, size_t maxdepth, struct node *root,
+			struct node **nodes, size_t *nn)
+{
+	size_t cap = 0, *path = calloc(maxdepth + 1, sizeof(*path));
+
+	if (!path)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t k = 0;
+
+		if (i)
+			while (k < st[i].nframes && k < st[i - 1].nframes &&
+			       !cmp_frame(st[i].frames[k], st[i].lens[k], st[i - 1].frames[k], st[i - 1].lens[k]))
+				k++;
+		for (uint32_t d = 0; d < st[i].nframes; d++) {
+			if (d < k) {
+				(*nodes)[path[d]].value += st[i].count;
+				continue;
+			}
+			if (*nn == cap) {
+				struct node *p = realloc(*nodes, (cap = cap ? cap * 2 : 256) * sizeof(*p));
+
+				if (!p) {
+					free(path);
+					return -ENOMEM;
+				}
+				*nodes = p;
+			}
+			(*nodes)[*nn] = (struct node){ st[i].frames[d], st[i].lens[d], d + 1, root->value,
+						       st[i].count };
+			path[d] = (*nn)++;
+		}
+		root->value += st[i].count;
+	}
+	free(path);
+	return 0;
+}
+
+/* The document's head: size, style, script, background, title and the text slots. */
+static void put_head(struct buf *b, const char *title, int height)
+{
+	/* The SVG's own height comes first: the web UI sizes its frame from it. */
+	putf(b, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" onload=\"init(evt)\" "
+		"viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\">\n",
+	     IMAGE_WIDTH, height, IMAGE_WIDTH, height);
+	put(b, "<style type=\"text/css\">text { font-family: monospace; font-size: 12px; fill: rgb(0,0,0); }"
+	       " #title { text-anchor: middle; font-size: 17px; } #search, #matched { text-anchor: end; }"
+	       " #unzoom, #search { cursor: pointer; } .hide { display: none; }"
+	       " g.f:hover rect { stroke: rgb(0,0,0); stroke-width: 0.5; cursor: pointer; }"
+	       " g.p rect { opacity: 0.5; }</style>\n");
+	put(b, script);
+	putf(b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"rgb(255,255,255)\"/>\n",
+	     IMAGE_WIDTH, height);
+	putf(b, "<text id=\"title\" x=\"%d\" y=\"24\">", IMAGE_WIDTH / 2);
+	put_xml(b, title, strlen(title));
+	put(b, "</text>\n");
+	putf(b, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", XPAD, height - 17);
+	putf(b, "<text id=\"unzoom\" class=\"hide\" x=\"%d\" y=\"24\">Reset Zoom</text>\n", XPAD);
+	putf(b, "<text id=\"search\" x=\"%d\" y=\"24\">Search</text>\n", IMAGE_WIDTH - XPAD);
+	putf(b, "<text id=\"matched\" x=\"%d\" y=\"%d\"> </text>\n", IMAGE_WIDTH - XPAD, height - 17);
+}
+
+/* One frame: a group with its data, tooltip, box and as much of its name as fits. */
+static void put_frame(struct buf *b, const struct node *f, double scale, int height, uint64_t total,
+		      const char *count_name)
+{
+	double w = (double)f->value * scale, x = XPAD + (double)f->x * scale;
+	int y = height - YPAD_BOTTOM - (int)(f->depth + 1) * FRAME_HEIGHT;
+	size_t maxc = (size_t)((w - 3) / (0.59 * FONT_SIZE));
+	char fill[32];
+
+	if (w < MIN_WIDTH)
+		return;
+	colour(f->name, f->len, fill, sizeof(fill));
+	putf(b, "<g class=\"f\" data-x=\"%llu\" data-w=\"%llu\" data-d=\"%u\" data-n=\"",
+	     (unsigned long long)f->x, (unsigned long long)f->value, f->depth);
+	put_xml(b, f->name, f->len);
+	put(b, "\"><title>");
+	put_xml(b, f->name, f->len);
+	putf(b, " (%llu %s, %.2f%%)</title>", (unsigned long long)f->value, count_name,
+	     total ? 100.0 * (double)f->value / (double)total : 0.0);
+	putf(b, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" rx=\"2\" ry=\"2\"/>",
+	     x, y, w, FRAME_HEIGHT - 1, fill);
+	putf(b, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + 10.5);
+	if (maxc >= 3) {
+		if (f->len <= maxc) {
+			put_xml(b, f->name, f->len);
+		} else {
+			/* Cut on a character boundary, then mark the cut. */
+			size_t cut = maxc - 2;
+
+			while (cut > 0 && ((unsigned char)f->name[cut] & 0xc0) == 0x80)
+				cut--;
+			put_xml(b, f->name, cut);
+			put(b, "..");
+		}
+	}
+	put(b, "</text></g>\n");
+}
+
 char *flame__svg(const char *title, const char *count_name, struct flame_stack *st, size_t n,
 		 size_t *len)
 {
 	struct node *nodes = NULL, root = { "all", 3, 0, 0, 0 };
-	size_t nn = 0, cap = 0, *path = NULL, maxdepth = 0;
+	size_t nn = 0, maxdepth = 0;
 	uint64_t total = 0;
 	struct buf b;
 	double scale;
@@ -206,101 +310,18 @@ char *flame__svg(const char *title, const char *count_name, struct flame_stack *
 		maxdepth = st[i].nframes > maxdepth ? st[i].nframes : maxdepth;
 		total += st[i].count;
 	}
-	path = calloc(maxdepth + 1, sizeof(*path));
-	if (!path)
+	if (merge_stacks(st, n, maxdepth, &root, &nodes, &nn)) {
+		free(nodes);
 		return NULL;
-	/* Sorted stacks share prefixes with their predecessor: merge those frames, start new
-	 * ones at the running sample offset (which is their x). */
-	for (size_t i = 0; i < n; i++) {
-		uint32_t k = 0;
-
-		if (i)
-			while (k < st[i].nframes && k < st[i - 1].nframes &&
-			       !cmp_frame(st[i].frames[k], st[i].lens[k], st[i - 1].frames[k], st[i - 1].lens[k]))
-				k++;
-		for (uint32_t d = 0; d < st[i].nframes; d++) {
-			if (d < k) {
-				nodes[path[d]].value += st[i].count;
-				continue;
-			}
-			if (nn == cap) {
-				struct node *p = realloc(nodes, (cap = cap ? cap * 2 : 256) * sizeof(*p));
-
-				if (!p)
-					goto fail;
-				nodes = p;
-			}
-			nodes[nn] = (struct node){ st[i].frames[d], st[i].lens[d], d + 1, root.value,
-						   st[i].count };
-			path[d] = nn++;
-		}
-		root.value += st[i].count;
 	}
 	height = (int)(maxdepth + 1) * FRAME_HEIGHT + YPAD_TOP + YPAD_BOTTOM;
 	scale = total ? (double)(IMAGE_WIDTH - 2 * XPAD) / (double)total : 0;
 
 	json__init(&b.j);
-	/* The SVG's own height comes first: the web UI sizes its frame from it. */
-	putf(&b, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
-		 "<svg version=\"1.1\" width=\"%d\" height=\"%d\" onload=\"init(evt)\" "
-		 "viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\">\n",
-	     IMAGE_WIDTH, height, IMAGE_WIDTH, height);
-	put(&b, "<style type=\"text/css\">text { font-family: monospace; font-size: 12px; fill: rgb(0,0,0); }"
-		" #title { text-anchor: middle; font-size: 17px; } #search, #matched { text-anchor: end; }"
-		" #unzoom, #search { cursor: pointer; } .hide { display: none; }"
-		" g.f:hover rect { stroke: rgb(0,0,0); stroke-width: 0.5; cursor: pointer; }"
-		" g.p rect { opacity: 0.5; }</style>\n");
-	put(&b, script);
-	putf(&b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"rgb(255,255,255)\"/>\n",
-	     IMAGE_WIDTH, height);
-	putf(&b, "<text id=\"title\" x=\"%d\" y=\"24\">", IMAGE_WIDTH / 2);
-	put_xml(&b, title, strlen(title));
-	put(&b, "</text>\n");
-	putf(&b, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", XPAD, height - 17);
-	putf(&b, "<text id=\"unzoom\" class=\"hide\" x=\"%d\" y=\"24\">Reset Zoom</text>\n", XPAD);
-	putf(&b, "<text id=\"search\" x=\"%d\" y=\"24\">Search</text>\n", IMAGE_WIDTH - XPAD);
-	putf(&b, "<text id=\"matched\" x=\"%d\" y=\"%d\"> </text>\n", IMAGE_WIDTH - XPAD, height - 17);
-	for (size_t i = 0; i <= nn; i++) {
-		const struct node *f = i ? &nodes[i - 1] : &root;
-		double w = (double)f->value * scale, x = XPAD + (double)f->x * scale;
-		int y = height - YPAD_BOTTOM - (int)(f->depth + 1) * FRAME_HEIGHT;
-		size_t maxc = (size_t)((w - 3) / (0.59 * FONT_SIZE));
-		char fill[32];
-
-		if (w < MIN_WIDTH)
-			continue;
-		colour(f->name, f->len, fill, sizeof(fill));
-		putf(&b, "<g class=\"f\" data-x=\"%llu\" data-w=\"%llu\" data-d=\"%u\" data-n=\"",
-		     (unsigned long long)f->x, (unsigned long long)f->value, f->depth);
-		put_xml(&b, f->name, f->len);
-		put(&b, "\"><title>");
-		put_xml(&b, f->name, f->len);
-		putf(&b, " (%llu %s, %.2f%%)</title>", (unsigned long long)f->value, count_name,
-		     total ? 100.0 * (double)f->value / (double)total : 0.0);
-		putf(&b, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" rx=\"2\" ry=\"2\"/>",
-		     x, y, w, FRAME_HEIGHT - 1, fill);
-		putf(&b, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + 10.5);
-		if (maxc >= 3) {
-			if (f->len <= maxc) {
-				put_xml(&b, f->name, f->len);
-			} else {
-				/* Cut on a character boundary, then mark the cut. */
-				size_t cut = maxc - 2;
-
-				while (cut > 0 && ((unsigned char)f->name[cut] & 0xc0) == 0x80)
-					cut--;
-				put_xml(&b, f->name, cut);
-				put(&b, "..");
-			}
-		}
-		put(&b, "</text></g>\n");
-	}
+	put_head(&b, title, height);
+	for (size_t i = 0; i <= nn; i++)
+		put_frame(&b, i ? &nodes[i - 1] : &root, scale, height, total, count_name);
 	put(&b, "</svg>\n");
 	free(nodes);
-	free(path);
 	return json__steal(&b.j, len);
-fail:
-	free(nodes);
-	free(path);
-	return NULL;
 }
