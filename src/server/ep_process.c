@@ -136,34 +136,10 @@ static void total_events_by_pid(const struct model *m, uint64_t start, uint64_t 
 	json__obj_end(j);
 }
 
-int ep_process_events(struct request *rq)
+/* events_by_pid: each pid's rows in the window, at most max of them, sampled evenly. */
+static int events_json(const struct model *m, uint64_t start, uint64_t end, uint64_t max,
+		       uint64_t *pos, struct json *j)
 {
-	const struct model *m = &rq->st->m;
-	int cpu = m->code_of[EV_CPU_SAMPLE];
-	uint64_t start, end, max, range, nb, size, *pos = NULL;
-	uint16_t *counts = NULL;
-	double expected;
-	int status = 200;
-
-	if (params__range(&rq->p, &start, &end) ||
-	    params__count(&rq->p, "max_events_per_pid", true, 100000, 0, &max))
-		return api__bad_param(rq);
-	/* About one expected CPU sample per bucket, at most 2000 buckets (as in the 0.1 viewer API). */
-	range = end - start ? end - start : 1;
-	expected = (double)m->sample_freq_hz * ((double)range / 1e9);
-	nb = (uint64_t)floor(expected / 1.0);
-	nb = nb < 1 ? 1 : nb > 2000 ? 2000 : nb;
-	size = range / nb + (range % nb != 0);
-	size = size ? size : 1;
-	pos = malloc(max * sizeof(*pos));
-	counts = malloc(nb * sizeof(*counts));
-	if (!pos || !counts) {
-		status = api__fail(rq, 500, "out of memory");
-		goto cleanup;
-	}
-
-	struct json *j = &rq->out;
-	json__obj_begin(j);
 	json__key(j, "events_by_pid");
 	json__obj_begin(j);
 	for (uint32_t p = 0; p < m->npids; p++) {
@@ -178,10 +154,8 @@ int ep_process_events(struct request *rq)
 		if (n > max) {
 			uint64_t seed = rng__mix(rng__mix(start ^ rng__mix(end)) ^ (max * 31 + m->pids[p]));
 
-			if (sample_positions(n, max, seed, pos)) {
-				status = api__fail(rq, 500, "out of memory");
-				goto cleanup;
-			}
+			if (sample_positions(n, max, seed, pos))
+				return -ENOMEM;
 		} else {
 			for (uint64_t i = 0; i < n; i++)
 				pos[i] = i;
@@ -202,7 +176,14 @@ int ep_process_events(struct request *rq)
 		json__arr_end(j);
 	}
 	json__obj_end(j);
-	total_events_by_pid(m, start, end, j);
+	return 0;
+}
+
+/* cpu_sample_counts_by_pid: each pid's CPU samples in nb buckets of size ns. */
+static void cpu_density_json(const struct model *m, uint64_t start, uint64_t end, uint64_t nb,
+			     uint64_t size, uint16_t *counts, struct json *j)
+{
+	int cpu = m->code_of[EV_CPU_SAMPLE];
 
 	json__key(j, "cpu_sample_counts_by_pid");
 	json__obj_begin(j);
@@ -233,6 +214,40 @@ int ep_process_events(struct request *rq)
 		json__arr_end(j);
 	}
 	json__obj_end(j);
+}
+
+int ep_process_events(struct request *rq)
+{
+	const struct model *m = &rq->st->m;
+	uint64_t start, end, max, range, nb, size, *pos = NULL;
+	uint16_t *counts = NULL;
+	struct json *j = &rq->out;
+	double expected;
+	int status = 200;
+
+	if (params__range(&rq->p, &start, &end) ||
+	    params__count(&rq->p, "max_events_per_pid", true, 100000, 0, &max))
+		return api__bad_param(rq);
+	/* About one expected CPU sample per bucket, at most 2000 buckets (as in the 0.1 viewer API). */
+	range = end - start ? end - start : 1;
+	expected = (double)m->sample_freq_hz * ((double)range / 1e9);
+	nb = (uint64_t)floor(expected / 1.0);
+	nb = nb < 1 ? 1 : nb > 2000 ? 2000 : nb;
+	size = range / nb + (range % nb != 0);
+	size = size ? size : 1;
+	pos = malloc(max * sizeof(*pos));
+	counts = malloc(nb * sizeof(*counts));
+	if (!pos || !counts) {
+		status = api__fail(rq, 500, "out of memory");
+		goto cleanup;
+	}
+	json__obj_begin(j);
+	if (events_json(m, start, end, max, pos, j)) {
+		status = api__fail(rq, 500, "out of memory");
+		goto cleanup;
+	}
+	total_events_by_pid(m, start, end, j);
+	cpu_density_json(m, start, end, nb, size, counts, j);
 	json__key(j, "cpu_sample_bucket_count");
 	json__u64(j, nb);
 	json__obj_end(j);
