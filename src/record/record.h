@@ -37,6 +37,7 @@ struct record_result {
 	int status;			/* the command's exit status (128+N for signal N, 127 not run) */
 	uint64_t counters[CNT__COUNT];	/* the kernel side's drop and event counters */
 	uint64_t sideband_lost;		/* mmap side-band records the kernel could not deliver */
+	uint64_t exact[REC__COUNT];	/* events the kernel counted, per record kind */
 	struct ksyms *ksyms;		/* read while privileged; the caller frees it (ksyms__free) */
 };
 

@@ -35,6 +35,7 @@
 #include "record/session_info.h"
 #include "record/tree.h"
 #include "spool/spool.h"
+#include "trace/schema.h"
 
 #define STOP_GRACE_NS (2ull * 1000000000ull)
 
@@ -360,6 +361,23 @@ static int run_attached(struct session *s)
 	}
 }
 
+/* probex.exact, read while the maps are there; left out when they cannot be read. */
+static void session__exact(struct session *s, struct record_result *res)
+{
+	struct strbuf *t = &s->info.text;
+	size_t len = t->len;
+	int err;
+
+	strbuf__addf(t, "%s\t", META_EXACT);
+	err = probes__stats(s->probes, t, res->exact);
+	strbuf__add(t, "\n", 1);
+	if (err && !t->err) {
+		log__warn("cannot read the exact counts: %s", strerror(-err));
+		t->len = len;
+		t->s[len] = 0;
+	}
+}
+
 /* The tree has ended: drain the ring buffer, write the end facts, close the spool and
  * detach.  Returns the first error of the recording. */
 static int session__drain(struct session *s, int run_err, struct record_result *res)
@@ -377,6 +395,7 @@ static int session__drain(struct session *s, int run_err, struct record_result *
 	log__debug("side-band: %llu records of untraced processes left out",
 		   (unsigned long long)sbfilter__dropped(s->sbf));
 	session_info__end(&s->info, res->status, res->counters, res->sideband_lost);
+	session__exact(s, res);
 	if (!run_err)
 		run_err = spool_writer__append(s->spool, SPOOL_END, s->info.text.s, (uint32_t)s->info.text.len);
 	err = spool_writer__close(s->spool);
