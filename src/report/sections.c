@@ -25,7 +25,10 @@ int report__syscalls(struct report *r)
 		"latency_ns, ret FROM events WHERE event_type LIKE 'syscall\\_%\\_exit' ESCAPE '\\' "
 		"AND latency_ns IS NOT NULL) SELECT name, latency_ns::UBIGINT, coalesce(ret < 0, false), "
 		"CASE WHEN name IN (" BYTE_SYSCALLS ") THEN greatest(coalesce(ret, 0), 0) END::BIGINT "
-		"FROM s ORDER BY 1, 2");
+		"FROM s ORDER BY 1, 2",
+		"SELECT regexp_extract(event_type, '^syscall_(.*)_exit$', 1), sum(count)::UBIGINT, "
+		"sum(errors)::UBIGINT, sum(total_ns)::UBIGINT FROM exact WHERE event_type LIKE "
+		"'syscall\\_%\\_exit' ESCAPE '\\' GROUP BY 1");
 }
 
 /* IORING_OP_* names by opcode (include/uapi/linux/io_uring.h). */
@@ -49,7 +52,10 @@ int report__io_uring(struct report *r)
 		"WHERE event_type = 'io_uring_complete' AND submit_ts_ns > 0 AND ts_ns >= submit_ts_ns) "
 		"SELECT name, lat::UBIGINT, coalesce(io_uring_res < 0, false), CASE WHEN name IN ("
 		IORING_BYTE_OPS ") THEN greatest(coalesce(io_uring_res, 0), 0) END::BIGINT FROM s "
-		"ORDER BY 1, 2");
+		"ORDER BY 1, 2",
+		"SELECT coalesce(" IORING_OPS "[nr::BIGINT + 1], 'op ' || nr), sum(count)::UBIGINT, "
+		"sum(errors)::UBIGINT, sum(total_ns)::UBIGINT FROM exact WHERE event_type = "
+		"'io_uring_complete' GROUP BY 1");
 }
 
 /* Rows of a small result as a table: every column BIGINT or VARCHAR, in cols' order. */
