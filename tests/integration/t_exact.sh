@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Exact counts (probex.exact): a syscall burst with a ring buffer far too small drops most
+# rows, yet `probex report` gives the burst's exact call count, marks what rests on the
+# rows kept, and says what was dropped; on a smaller run the counts equal strace -f -c's.
+source "$(dirname "$0")/lib.sh"
+
+threads=100 calls=2000
+"$PROBEX" --no-viewer --ringbuf-size 64 -o "$TMP/b.parquet" -- "$FIXTURES/burst" $threads $calls 2>"$TMP/b.log" ||
+	fail "probex exited $?: $(tail -3 "$TMP/b.log")"
+cat "$TMP/b.log"
+rows=$(q "$TMP/b.parquet" "SELECT count(*) FROM events WHERE event_type = 'syscall_uname_exit'")
+assert_le "uname rows kept with a 64 KiB ring" $((threads * calls - 1)) "$rows"
+grep -q "warning: dropped [0-9]* of [0-9]* records (.*syscalls.*--lossless or a larger --ringbuf-size" "$TMP/b.log" ||
+	fail "the summary does not say what was dropped"
+assert_eq "probex.exact: uname calls" $((threads * calls)) "$(q "$TMP/b.parquet" "SELECT sum((value->>'count')::BIGINT)
+	FROM json_each((SELECT decode(value) FROM parquet_kv_metadata('$TMP/b.parquet') WHERE decode(key) = 'probex.exact'))
+	WHERE value->>'event_type' = 'syscall_uname_exit'")"
+assert_eq "probex.exact: uname histogram total" $((threads * calls)) "$(q "$TMP/b.parquet" "SELECT sum(list_sum(from_json(value->'hist', '[\"UBIGINT\"]')))
+	FROM json_each((SELECT decode(value) FROM parquet_kv_metadata('$TMP/b.parquet') WHERE decode(key) = 'probex.exact'))
+	WHERE value->>'event_type' = 'syscall_uname_exit'")"
+assert_eq "probex.exact: process_fork (threads)" $threads "$(q "$TMP/b.parquet" "SELECT sum((value->>'count')::BIGINT)
+	FROM json_each((SELECT decode(value) FROM parquet_kv_metadata('$TMP/b.parquet') WHERE decode(key) = 'probex.exact'))
+	WHERE value->>'event_type' = 'process_fork'")"
+"$PROBEX" report --json "$TMP/b.parquet" >"$TMP/r.json" || fail "report failed"
+py() { python3 -c "import json,sys; d=json.load(open('$TMP/r.json')); $1"; }
+assert_eq "report: uname calls" $((threads * calls)) "$(py "print([s['calls'] for s in d['syscalls'] if s['name'] == 'uname'][0])")"
+assert_eq "report: uname marked incomplete" True "$(py "print([s.get('incomplete', False) for s in d['syscalls'] if s['name'] == 'uname'][0])")"
+py "print(d['dropped'])" | grep -q "^dropped [0-9]* records of [0-9]* (.*syscalls.*--lossless" ||
+	fail "report: no drop line: $(py "print(d.get('dropped'))")"
+"$PROBEX" report "$TMP/b.parquet" >"$TMP/r.txt" || fail "report failed"
+grep -E "^  uname +$((threads * calls)) " "$TMP/r.txt" | grep -q '\*' || fail "report text: uname not marked: $(grep uname "$TMP/r.txt")"
+
+# Nothing dropped: no mark, no drop line, and every syscall as strace -f -c counts it.
+threads=10 calls=300
+"$PROBEX" --no-viewer -o "$TMP/s.parquet" -- "$FIXTURES/burst" $threads $calls 2>"$TMP/s.log" || fail "probex exited $?"
+"$PROBEX" report --json "$TMP/s.parquet" >"$TMP/r.json" || fail "report failed"
+assert_eq "report without drops: no drop line" None "$(py "print(d.get('dropped'))")"
+assert_eq "report without drops: nothing marked" 0 "$(py "print(sum(1 for s in d['syscalls'] if 'incomplete' in s))")"
+strace -f -c -o "$TMP/strace.txt" "$FIXTURES/burst" $threads $calls || fail "strace failed"
+# The burst's own syscalls and one per thread; futex and the allocator's depend on timing.
+for sc in uname clone3 set_robust_list rseq; do
+	want=$(awk -v s="$sc" '$NF == s { print $4 }' "$TMP/strace.txt")
+	assert_eq "$sc calls as strace -f -c" "$want" "$(py "print(sum(s['calls'] for s in d['syscalls'] if s['name'] == '$sc'))")"
+done
