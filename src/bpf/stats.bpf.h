@@ -82,15 +82,16 @@ static __noinline int stat_add(__u32 tgid, __u32 kn, __u64 lat_ns, __u32 flags)
 
 	if (!v)
 		return 0;
-	/* Atomic even per CPU: a program interrupting this one may count the same key. */
-	__sync_fetch_and_add(&v->count, 1);
+	/* Plain adds: each kind is counted by one program, which never nests in itself on a
+	 * CPU, so a per-CPU value has one writer at a time (locked adds cost ~20 ns a syscall). */
+	v->count++;
 	if (flags & STAT_ERR)
-		__sync_fetch_and_add(&v->errors, 1);
+		v->errors++;
 	if (flags & STAT_TIMED) {
-		__sync_fetch_and_add(&v->total_ns, lat_ns);
+		v->total_ns += lat_ns;
 		b = stat_bucket(lat_ns);
 		if (b < STAT_HIST_BUCKETS)
-			__sync_fetch_and_add(&v->hist[b], 1);
+			v->hist[b]++;
 	}
 	return 0;
 }
