@@ -42,10 +42,9 @@ static int close_group(struct acc *a)
 	return 0;
 }
 
-static int open_group(struct acc *a, const char *name, uint32_t len)
+/* A new group after the last, with no rows yet. */
+static int add_group(struct acc *a, const char *name, uint32_t len)
 {
-	if (close_group(a))
-		return -ENOMEM;
 	if (a->n == a->cap) {
 		size_t cap = a->cap ? a->cap * 2 : 16;
 		struct group *g = realloc(a->g, cap * sizeof(*g));
@@ -60,6 +59,13 @@ static int open_group(struct acc *a, const char *name, uint32_t len)
 		return -ENOMEM;
 	a->n++;
 	return 0;
+}
+
+static int open_group(struct acc *a, const char *name, uint32_t len)
+{
+	if (close_group(a))
+		return -ENOMEM;
+	return add_group(a, name, len);
 }
 
 static int add_lat(struct acc *a, uint64_t v)
@@ -129,9 +135,7 @@ static int merge_exact(struct report *r, struct acc *a, const char *sql)
 		struct group *g = name ? find_group(a, name) : NULL;
 
 		if (name && !g && n) {
-			err = open_group(a, name, (uint32_t)strlen(name));
-			if (!err)
-				err = close_group(a);
+			err = add_group(a, name, (uint32_t)strlen(name));
 			g = err ? NULL : &a->g[a->n - 1];
 		}
 		duckdb_free(name);
