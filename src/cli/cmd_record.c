@@ -163,6 +163,10 @@ static void print_summary(const struct record_result *r, uint64_t rows)
 		  (unsigned long long)c[CNT_UNPAIRED_EXIT], (unsigned long long)c[CNT_IOU_UNMATCHED],
 		  (unsigned long long)c[CNT_SAMPLES_TRACED]);
 	print_drops(r);
+	if (r->pauses)
+		log__info("--lossless: the traced processes were paused %llu times, %.3f s in all, "
+			  "while probex drained the ring buffer", (unsigned long long)r->pauses,
+			  (double)r->paused_ns / 1e9);
 }
 
 /* Spool → trace, as the user (see cmd_record).  The spool is removed once the trace is
@@ -244,6 +248,7 @@ int cmd_record(const struct probex_opts *o)
 		.stack_interval_ns = (uint64_t)o->stack_interval_us * 1000,
 		.ustack_copy_bytes = o->call_graph == CG_FP ? 0 : (uint32_t)o->stack_copy_kib * 1024,
 		.ringbuf_bytes = o->ringbuf_kib * 1024,
+		.lossless = o->lossless,
 		.sys_flags = o->sys_flags,
 		.offcpu_min_ns = (uint64_t)o->offcpu_min_us * 1000,
 		.pids = o->pids,

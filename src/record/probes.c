@@ -367,6 +367,12 @@ int probes__stats(struct probes *p, struct strbuf *out, uint64_t per_kind[REC__C
 	return stats__read(p->obj.maps[MAP_stats], p->obj.maps[MAP_stats_spill], out, per_kind);
 }
 
+int probes__ring(const struct probes *p, uint64_t *bytes)
+{
+	*bytes = p->opts.ringbuf_bytes;
+	return p->obj.maps[MAP_rb];
+}
+
 uint64_t probes__sideband_lost(const struct probes *p)
 {
 	return p->sb_lost;

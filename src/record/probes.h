@@ -48,6 +48,8 @@ int probes__counters(struct probes *p, uint64_t out[CNT__COUNT]);
 struct strbuf;
 int probes__stats(struct probes *p, struct strbuf *out, uint64_t per_kind[REC__COUNT]);
 uint64_t probes__sideband_lost(const struct probes *p);
+/* The ring buffer map and its size. */
+int probes__ring(const struct probes *p, uint64_t *bytes);
 /* Traced tgids right now (for stopping the tree); returns count, at most max. */
 int probes__traced_pids(struct probes *p, uint32_t *pids, int max);
 /* The traced-process map (for the guardian). */
