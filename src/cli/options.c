@@ -97,7 +97,7 @@ void opts__print_help(void)
 	       "      --ringbuf-size KIB   kernel→user ring buffer size (default 2048 a CPU, at\n"
 	       "                           least 4096)\n"
 	       "      --lossless           keep every row: pause COMMAND's processes while the\n"
-	       "                           ring buffer is half full (not with --pid or -a)\n"
+	       "                           ring buffer fills (not with --pid or -a)\n"
 	       "      --call-graph MODE    user stacks of CPU samples: auto (default) or dwarf\n"
 	       "                           (stack copy unwound with CFI, frame pointers where\n"
 	       "                           an object has no CFI), or fp (frame-pointer walk)\n"
