@@ -16,7 +16,8 @@ struct {
 	__type(value, struct stat_val);
 } stats SEC(".maps");
 
-/* Where an event goes when stats is full (CNT_STATS_FULL): every process together, so the
+/* Where an event goes when stats has no entry for it (full, or -EBUSY: a program nested
+ * in one holding the bucket's lock; CNT_STATS_SPILL): every process together, so the
  * totals stay exact. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -62,7 +63,7 @@ static __always_inline struct stat_val *stat_slot(__u32 tgid, __u16 kind, __u16 
 	v = bpf_map_lookup_elem(&stats, &k);
 	if (v)
 		return v;
-	cnt_add(CNT_STATS_FULL, 1);
+	cnt_add(CNT_STATS_SPILL, 1);
 	slot = stat_spill_slot(kind, nr);
 	return bpf_map_lookup_elem(&stats_spill, &slot);
 }

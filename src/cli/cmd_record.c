@@ -158,8 +158,7 @@ static void print_summary(const struct record_result *r, uint64_t rows)
 		  (unsigned long long)rows, (unsigned long long)rb, (unsigned long long)r->sideband_lost,
 		  (unsigned long long)c[CNT_USTACK_ERR], (unsigned long long)c[CNT_KSTACK_ERR],
 		  (unsigned long long)c[CNT_STACK_TRUNC],
-		  (unsigned long long)(c[CNT_TRACED_FULL] + c[CNT_TSTATE_FULL] + c[CNT_IOU_FULL] +
-				       c[CNT_STATS_FULL]),
+		  (unsigned long long)(c[CNT_TRACED_FULL] + c[CNT_TSTATE_FULL] + c[CNT_IOU_FULL]),
 		  (unsigned long long)c[CNT_UNPAIRED_EXIT], (unsigned long long)c[CNT_IOU_UNMATCHED],
 		  (unsigned long long)c[CNT_SAMPLES_TRACED]);
 	print_drops(r);
