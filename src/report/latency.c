@@ -225,7 +225,7 @@ int latency__table(struct report *r, const char *key, const char *title, const c
 		err = merge_exact(r, &a, exact_sql);
 	if (!err) {
 		rtable__init(&t, key, title, cols, sizeof(cols) / sizeof(cols[0]));
-		t.note = "from the rows kept (records were dropped): calls, errors, total and avg are exact";
+		t.note = "from the rows kept, fewer than the calls: calls, errors, total and avg are exact";
 		fill(&t, &a);
 		report__emit(r, &t);
 	}
