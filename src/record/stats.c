@@ -12,6 +12,9 @@
 #include "record/stats.h"
 #include "trace/schema.h"
 
+_Static_assert(STAT_SPILL_KIND0 == PROBEX_SYSCALL_MAX, "a spill slot per syscall number");
+_Static_assert(REC__COUNT <= STAT_SPILL_IOU0 - STAT_SPILL_KIND0, "a spill slot per record kind");
+
 /* The event_type of the rows an entry counts.  Syscalls that never returned have no exit
  * row: "syscall_NAME_unfinished" names their enter rows without exit. */
 static void entry_type(struct strbuf *out, unsigned int kind, unsigned int nr)
