@@ -48,3 +48,14 @@ done
 "$PROBEX" --no-viewer -o "$TMP/d.parquet" -- "$FIXTURES/burst" 300 3000 2>"$TMP/d.log" || fail "probex exited $?"
 assert_ge "default options: uname rows kept of 900000" 891000 \
 	"$(q "$TMP/d.parquet" "SELECT count(*) FROM events WHERE event_type = 'syscall_uname_exit'")"
+
+# A fork storm: every syscall as strace -f -c counts it, but the command's own execve
+# (probex traces from its return) and exits (they never return: unfinished).
+storm="for i in \$(seq 100); do /bin/true; done"
+"$PROBEX" --no-viewer -o "$TMP/f.parquet" -- sh -c "$storm" 2>"$TMP/f.log" || fail "probex exited $?"
+"$PROBEX" report --json "$TMP/f.parquet" >"$TMP/r.json" || fail "report failed"
+strace -f -c -o "$TMP/fstrace.txt" sh -c "$storm" || fail "strace failed"
+for sc in $(awk '$1 ~ /^[0-9]/ && $NF !~ /^(total|execve|exit|exit_group)$/ { print $NF }' "$TMP/fstrace.txt"); do
+	want=$(awk -v s="$sc" '$NF == s { print $4 }' "$TMP/fstrace.txt")
+	assert_eq "fork storm: $sc calls as strace -f -c" "$want" "$(py "print(sum(s['calls'] for s in d['syscalls'] if s['name'] == '$sc'))")"
+done

@@ -65,3 +65,9 @@ pkill -KILL -x burst
 wait_exit $pp 30
 assert_eq "a traced process killed while frozen: probex's status" 137 $?
 assert_gone "process killed while frozen"
+
+# 10 000 threads, each making 20 calls: every one kept.
+"$PROBEX" --no-viewer --lossless -o "$TMP/t.parquet" -- "$FIXTURES/burst" 10000 20 2>"$TMP/t.log" ||
+	fail "probex --lossless (10 000 threads) exited $?: $(tail -3 "$TMP/t.log")"
+assert_eq "--lossless, 10 000 threads: uname rows" 200000 \
+	"$(q "$TMP/t.parquet" "SELECT count(*) FROM events WHERE event_type = 'syscall_uname_exit'")"
