@@ -12,13 +12,18 @@ $(BUILD)/bench/nofp: bench/workloads/nofp.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -fomit-frame-pointer $< -o $@
 
-.PHONY: bench bench-recorder bench-peers bench-cbuild bench-scale bench-big
+.PHONY: bench bench-recorder bench-peers bench-burst bench-cbuild bench-scale bench-big
 bench-recorder: $(BUILD)/probex $(BENCH_BINS)
 	@BUILD=$(BUILD) bench/run.sh
 
 # The same workloads under strace, perf and bpftrace, in the same run (bench/peers.sh).
 bench-peers: $(BUILD)/probex $(BENCH_BINS)
 	@BUILD=$(BUILD) bench/peers.sh
+
+# A 300-thread uname burst untraced, under probex (defaults, --lossless), perf trace -s
+# and strace -f -c: wall time and the share of calls each kept (bench/burst.sh).
+bench-burst: $(BUILD)/probex $(BUILD)/fixtures/burst
+	@BUILD=$(BUILD) bench/burst.sh
 
 # A parallel C build traced: finalize, resymbolize and the total against the untraced
 # build (bench/cbuild.sh), and perf record + report on the same build.
@@ -34,5 +39,5 @@ bench-big: $(BUILD)/probex $(BUILD)/probex-test
 	@BUILD=$(BUILD) SCALE_VIEWER="20000000 100000000" bench/scale.sh
 
 # The latest tables go into doc/benchmarks.md, between its bench:NAME markers.
-bench: bench-recorder bench-peers bench-cbuild bench-viewer bench-scale
+bench: bench-recorder bench-peers bench-burst bench-cbuild bench-viewer bench-scale
 	@scripts/bench-doc.sh $(BUILD)/bench doc/benchmarks.md

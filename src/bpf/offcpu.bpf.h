@@ -50,6 +50,7 @@ static __always_inline void offcpu_in(struct task_struct *next, __u64 now)
 		t->off_ts = 0;
 		return;
 	}
+	stat_add(BPF_CORE_READ(next, tgid), STAT_KN(REC_OFF_CPU, 0), d, STAT_TIMED);
 	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
 	if (!r) {
 		rec_drop(REC_OFF_CPU);

@@ -22,6 +22,7 @@
 char LICENSE[] SEC("license") = "GPL";
 
 #include "bpf/record.bpf.h"
+#include "bpf/stats.bpf.h"
 
 #include "bpf/syscall.bpf.h"
 #include "bpf/offcpu.bpf.h"
@@ -68,6 +69,7 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 		return 0;
 	prev_tgid = BPF_CORE_READ(prev, tgid);
 	next_tgid = BPF_CORE_READ(next, tgid);
+	stat_add(prev_traced ? prev_tgid : next_tgid, STAT_KN(REC_SCHED_SWITCH, 0), 0, 0);
 	now = bpf_ktime_get_ns();
 	state = switch_state(preempt, prev);
 	offcpu_out(t, state, now);
@@ -125,6 +127,7 @@ int BPF_PROG(task_newtask, struct task_struct *task, u64 clone_flags)
 		cnt_add(CNT_TRACED_FULL, 1);
 	/* A fork's kernel stack (copy_process) costs ~20 us to unwind here:
 	 * sampled like the other classes unless --stacks=all. */
+	stat_add(pid_tgid >> 32, STAT_KN(REC_FORK, 0), 0, 0);
 	r = rec_open_sampled(sizeof(*r), REC_FORK, t, SC_FORK, bpf_ktime_get_ns(), pid_tgid, &stacked);
 	if (!r)
 		return 0;
@@ -151,7 +154,10 @@ int BPF_PROG(sched_process_exit, struct task_struct *p)
 	group_dead = BPF_CORE_READ(p, signal, live.counter) == 0;
 
 	if (t->in_syscall) {
-		struct rec_syscall *s = bpf_ringbuf_reserve(&rb, sizeof(*s), 0);
+		struct rec_syscall *s;
+
+		stat_add(tgid, STAT_KN(REC_SYSCALL_UNFINISHED, t->nr), 0, 0);
+		s = bpf_ringbuf_reserve(&rb, sizeof(*s), 0);
 
 		if (s) {
 			syscall_fill(s, t, REC_SYSCALL_UNFINISHED, t->enter_ts, pid_tgid, 1,
@@ -163,6 +169,7 @@ int BPF_PROG(sched_process_exit, struct task_struct *p)
 		}
 	}
 
+	stat_add(tgid, STAT_KN(REC_EXIT, 0), 0, 0);
 	r = rec_begin(sizeof(*r), stack_mode != STACKS_NONE, &stacked);
 	if (r) {
 		hdr_fill(&r->h, REC_EXIT, bpf_ktime_get_ns(), pid_tgid);
@@ -196,6 +203,7 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid, struct li
 			return 0;
 		}
 	}
+	stat_add(pid_tgid >> 32, STAT_KN(REC_EXEC, 0), 0, 0);
 	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
 	if (!r) {
 		rec_drop(REC_EXEC);
@@ -222,6 +230,7 @@ int BPF_PROG(page_fault_user, unsigned long address, struct probex_pt_regs *regs
 	t = cur_state();
 	if (!t)
 		return 0;
+	stat_add(pid_tgid >> 32, STAT_KN(REC_PAGE_FAULT, 0), 0, 0);
 	r = rec_open_sampled(sizeof(*r), REC_PAGE_FAULT, t, SC_PAGE_FAULT, bpf_ktime_get_ns(),
 			     pid_tgid, &stacked);
 	if (!r)
@@ -278,6 +287,8 @@ int BPF_PROG(io_uring_complete, void *ctx_, void *req, struct probex_io_uring_cq
 	now = bpf_ktime_get_ns();
 	if (bpf_probe_read_kernel(&cq, sizeof(cq), cqe))
 		cq.res = 0, cq.flags = 0;
+	stat_add(v->tgid, STAT_KN(REC_IO_URING_COMPLETE, v->opcode), now - v->submit_ts,
+		 STAT_TIMED | (cq.res < 0 ? STAT_ERR : 0));
 	flags = cq.flags;
 	/* A stack only means something when the submitter itself posts the completion. */
 	same = (pid_tgid >> 32) == v->tgid;
@@ -316,6 +327,7 @@ int cpu_sample(struct probex_perf_event_data *ctx)
 	if (!pid_tgid || !cur_state())
 		return 0;
 	cnt_add(CNT_SAMPLES_TRACED, 1);
+	stat_add(pid_tgid >> 32, STAT_KN(REC_CPU_SAMPLE, 0), 0, 0);
 	/* Full-width load: the verifier rejects narrow reads of this context field. */
 	kernel_mode = (*(volatile __u64 *)&ctx->regs.cs & 3) == 0;
 	if (ustack_copy_bytes) {

@@ -124,12 +124,21 @@ static __always_inline void cnt_add(__u32 idx, __u64 n)
 }
 
 
+/* Records within this many bytes past a multiple of wakeup_bytes wake the consumer. */
+#define RB_WAKE_WINDOW 4096
+
+/* Wake the consumer as the data passes each multiple of wakeup_bytes (a power of two),
+ * not for every record past the first: a consumer that falls behind was otherwise woken
+ * (an irq_work) for every record, and a 300-thread burst ran 20 times slower. */
 static __always_inline __u64 rb_flags(void)
 {
+	__u64 avail;
+
 	if (!wakeup_bytes)
 		return 0;
-	return bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
-									 : BPF_RB_NO_WAKEUP;
+	avail = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA);
+	return avail >= wakeup_bytes && (avail & (wakeup_bytes - 1)) < RB_WAKE_WINDOW
+		       ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
 /* State of a task if it is traced, else NULL. */

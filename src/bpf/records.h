@@ -275,6 +275,8 @@ enum counter {
 	CNT_PATH_ERR,			/* a syscall path argument could not be read */
 	CNT_OFFCPU_SHORT,		/* off-CPU intervals under --offcpu-min: counted, not sent */
 	CNT_OFFCPU_SHORT_NS,		/* ... and their total duration */
+	CNT_STATS_SPILL,		/* no per-process exact-count entry (map full, or its bucket
+				 * busy under a nested program): counted for all together */
 	CNT__COUNT,
 };
 

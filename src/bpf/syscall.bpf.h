@@ -167,6 +167,9 @@ int BPF_PROG(sys_exit, struct probex_pt_regs *regs, long ret)
 	}
 	t->in_syscall = 0;
 	now = bpf_ktime_get_ns();
+	/* strace's rule for an error: a return value in -4095..-1. */
+	stat_add(pid_tgid >> 32, STAT_KN(REC_SYSCALL, id), now - t->enter_ts,
+		 STAT_TIMED | ((unsigned long)ret >= (unsigned long)-4095 ? STAT_ERR : 0));
 	w = stack_take(t, SC_SYSCALL0 + t->sys, now);
 	path = t->has_path;
 	size = path ? sizeof(struct rec_syscall_path) : sizeof(struct rec_syscall);

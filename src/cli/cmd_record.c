@@ -106,6 +106,45 @@ static int check_as(const struct record_opts *ro, struct paths *p, const char *o
 	return err;
 }
 
+/* One line on what the ring buffer dropped, of how many (the exact counts), and what
+ * keeps every row. */
+static void print_drops(const struct record_result *r)
+{
+	static const char *const what[REC__COUNT] = {
+		[REC_SYSCALL] = "syscalls", [REC_SYSCALL_UNFINISHED] = "unfinished syscalls",
+		[REC_SCHED_SWITCH] = "sched_switch", [REC_OFF_CPU] = "off_cpu",
+		[REC_PAGE_FAULT] = "page_fault", [REC_CPU_SAMPLE] = "cpu_sample",
+		[REC_IO_URING_COMPLETE] = "io_uring_complete", [REC_FORK] = "process_fork",
+		[REC_EXIT] = "process_exit", [REC_EXEC] = "process_exec",
+	};
+	uint64_t dropped = 0, counted = 0;
+	char kinds[512] = "";
+	size_t n = 0;
+
+	for (int k = 0; k < REC__COUNT; k++) {
+		uint64_t d = r->counters[CNT_RB_DROP0 + k];
+
+		counted += r->exact[k];
+		if (!d || !what[k])
+			continue;
+		dropped += d;
+		n += (size_t)snprintf(kinds + n, n < sizeof(kinds) ? sizeof(kinds) - n : 0, "%s %llu %s",
+				      n ? "," : "", (unsigned long long)d, what[k]);
+		if (n >= sizeof(kinds))
+			n = sizeof(kinds) - 1;
+	}
+	if (!dropped)
+		return;
+	if (counted >= dropped)
+		log__warn("dropped %llu of %llu records (%.1f%%):%s; the counts in probex.exact (and "
+			  "`probex report`) stay exact; --lossless or a larger --ringbuf-size keeps every row",
+			  (unsigned long long)dropped, (unsigned long long)counted,
+			  100.0 * (double)dropped / (double)counted, kinds);
+	else
+		log__warn("dropped %llu records:%s; --lossless or a larger --ringbuf-size keeps every row",
+			  (unsigned long long)dropped, kinds);
+}
+
 static void print_summary(const struct record_result *r, uint64_t rows)
 {
 	const uint64_t *c = r->counters;
@@ -122,6 +161,11 @@ static void print_summary(const struct record_result *r, uint64_t rows)
 		  (unsigned long long)(c[CNT_TRACED_FULL] + c[CNT_TSTATE_FULL] + c[CNT_IOU_FULL]),
 		  (unsigned long long)c[CNT_UNPAIRED_EXIT], (unsigned long long)c[CNT_IOU_UNMATCHED],
 		  (unsigned long long)c[CNT_SAMPLES_TRACED]);
+	print_drops(r);
+	if (r->pauses)
+		log__info("--lossless: the traced processes were paused %llu times, %.3f s in all, "
+			  "while probex drained the ring buffer", (unsigned long long)r->pauses,
+			  (double)r->paused_ns / 1e9);
 }
 
 /* Spool → trace, as the user (see cmd_record).  The spool is removed once the trace is
@@ -203,6 +247,7 @@ int cmd_record(const struct probex_opts *o)
 		.stack_interval_ns = (uint64_t)o->stack_interval_us * 1000,
 		.ustack_copy_bytes = o->call_graph == CG_FP ? 0 : (uint32_t)o->stack_copy_kib * 1024,
 		.ringbuf_bytes = o->ringbuf_kib * 1024,
+		.lossless = o->lossless,
 		.sys_flags = o->sys_flags,
 		.offcpu_min_ns = (uint64_t)o->offcpu_min_us * 1000,
 		.pids = o->pids,

@@ -30,6 +30,7 @@ enum {
 	OPT_OFFCPU_MIN,
 	OPT_PID,
 	OPT_NO_CACHE,
+	OPT_LOSSLESS,
 };
 
 static const struct option long_opts[] = {
@@ -45,6 +46,7 @@ static const struct option long_opts[] = {
 	{ "stacks", required_argument, NULL, OPT_STACKS },
 	{ "stack-interval", required_argument, NULL, OPT_STACK_INTERVAL },
 	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
+	{ "lossless", no_argument, NULL, OPT_LOSSLESS },
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "stack-copy", required_argument, NULL, OPT_STACK_COPY },
 	{ "syscalls", required_argument, NULL, OPT_SYSCALLS },
@@ -94,6 +96,8 @@ void opts__print_help(void)
 	       "                           type per US microseconds (default 1000)\n"
 	       "      --ringbuf-size KIB   kernel→user ring buffer size (default 2048 a CPU, at\n"
 	       "                           least 4096)\n"
+	       "      --lossless           keep every row: pause COMMAND's processes while the\n"
+	       "                           ring buffer fills (not with --pid or -a)\n"
 	       "      --call-graph MODE    user stacks of CPU samples: auto (default) or dwarf\n"
 	       "                           (stack copy unwound with CFI, frame pointers where\n"
 	       "                           an object has no CFI), or fp (frame-pointer walk)\n"
@@ -240,6 +244,9 @@ enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv)
 				return usage_error("--ringbuf-size must be a power of two (KiB)", NULL);
 			o->ringbuf_kib = v;
 			break;
+		case OPT_LOSSLESS:
+			o->lossless = true;
+			break;
 		case OPT_CALL_GRAPH:
 			for (v = 0; v < 3 && strcmp(optarg, call_graph_names[v]); v++)
 				;
@@ -314,6 +321,9 @@ enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv)
 		return usage_error("--pid cannot be combined with a command", NULL);
 	if (o->npids && o->all_cpus)
 		return usage_error("--pid cannot be combined with -a (which traces every process)", NULL);
+	if (o->lossless && (o->npids || o->all_cpus))
+		return usage_error("--lossless pauses the traced processes, so only a COMMAND probex "
+				   "runs itself: not with", o->npids ? "--pid" : "-a");
 	if (o->view_file && (o->npids || o->all_cpus))
 		return usage_error("--view cannot be combined with --pid or -a", NULL);
 	if (!o->view_file && o->cmd_argc == 0 && !o->npids && !o->all_cpus)

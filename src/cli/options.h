@@ -24,6 +24,7 @@ struct probex_opts {
 	enum stack_mode stacks;		/* --stacks */
 	unsigned long stack_interval_us;/* --stack-interval */
 	unsigned long ringbuf_kib;	/* --ringbuf-size (KiB, power of two); 0: by CPU count */
+	bool lossless;			/* --lossless */
 	enum call_graph call_graph;	/* --call-graph */
 	unsigned long stack_copy_kib;	/* --stack-copy: user stack copied per CPU sample */
 	uint8_t sys_flags[PROBEX_SYSCALL_MAX];	/* --syscalls: SYSF_* per syscall number */

@@ -1,6 +1,8 @@
 /* The consumer thread of a recording session: ring buffer and side-band records into the
  * spool (session.c runs everything else). */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +120,20 @@ static uid_t command_uid(const struct session *s)
 	return s->priv && s->priv->valid ? s->priv->uid : getuid();
 }
 
+/* The consumer runs before the traced threads whenever it has records to drain: at their
+ * priority, a burst of 300 threads left it so little CPU that 91% of the records were
+ * dropped; as the lowest real-time priority, none (4 MiB ring, 2 CPUs).  It sleeps
+ * whenever the buffer is empty, and the kernel keeps 5% of each CPU for the others. */
+static void consumer_priority(void)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	int err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+
+	if (err)
+		log__debug("consumer: no real-time priority (%s): it competes with the traced threads",
+			   strerror(err));
+}
+
 void *session__consumer_main(void *arg)
 {
 	struct session *s = arg;
@@ -126,6 +142,7 @@ void *session__consumer_main(void *arg)
 	struct perfmaps *pm = NULL;
 	unsigned int cycle = 0;
 
+	consumer_priority();
 	if (perfmaps__new(&pm, command_uid(s)))
 		log__warn("no memory to copy JIT maps: JIT frames will be addresses");
 	while (!atomic_load(&s->stop_consumer)) {

@@ -13,11 +13,12 @@
 
 #include "record/guardian.h"
 
-/* The map and the links to hold, sent with an 'A' byte.  -1 when probex never sent them
- * (it ended or died while loading): there is nothing to stop then. */
-static int guardian_recv_map(int sock)
+/* The map and the links to hold, sent with an 'A' byte ('L': the last one is
+ * cgroup.freeze, *freeze_fd).  -1 when probex never sent them (it ended or died while
+ * loading): there is nothing to stop then. */
+static int guardian_recv_map(int sock, int *freeze_fd)
 {
-	char buf[CMSG_SPACE(sizeof(int) * GUARDIAN_MAX_FDS)], c = 0;
+	char buf[CMSG_SPACE(sizeof(int) * (GUARDIAN_MAX_FDS + 1))], c = 0;
 	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = buf,
 			      .msg_controllen = sizeof(buf) };
@@ -28,9 +29,11 @@ static int guardian_recv_map(int sock)
 		n = recvmsg(sock, &msg, 0);
 	while (n < 0 && errno == EINTR);
 	cm = CMSG_FIRSTHDR(&msg);
-	if (n != 1 || c != 'A' || !cm || cm->cmsg_type != SCM_RIGHTS ||
+	if (n != 1 || (c != 'A' && c != 'L') || !cm || cm->cmsg_type != SCM_RIGHTS ||
 	    cm->cmsg_len < CMSG_LEN(sizeof(int)))
 		return -1;
+	if (c == 'L' && cm->cmsg_len >= CMSG_LEN(2 * sizeof(int)))
+		*freeze_fd = ((int *)CMSG_DATA(cm))[(cm->cmsg_len - CMSG_LEN(0)) / sizeof(int) - 1];
 	/* The other descriptors stay open (held) until we exit. */
 	return ((int *)CMSG_DATA(cm))[0];
 }
@@ -69,19 +72,43 @@ static int guardian_wait(int sock, int pidfd)
 	return p[0].revents ? 1 : 0;
 }
 
+/* --lossless's cgroup, empty once the tree is killed: removed (its path from the freeze
+ * file's).  The tree's last processes are reaped by others: a few tries. */
+static void guardian_remove_cgroup(int freeze_fd)
+{
+	char link[32] = "/proc/self/fd/", digits[12], path[512];
+	int i = 14, nd = 0, v = freeze_fd;
+	ssize_t n;
+
+	do
+		digits[nd++] = (char)('0' + v % 10);
+	while ((v /= 10) && nd < 11);
+	while (nd)
+		link[i++] = digits[--nd];
+	link[i] = 0;
+	n = readlink(link, path, sizeof(path) - 1);
+	while (n > 0 && path[n - 1] != '/')
+		n--;
+	if (n <= 1)
+		return;
+	path[n - 1] = 0;
+	for (int round = 0; round < 50 && rmdir(path) && errno == EBUSY; round++)
+		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
+}
+
 /* Only async-signal-safe calls: this runs in a fork of a threaded process. */
 static void guardian_run(int sock, int pidfd)
 {
+	int map_fd, freeze_fd = -1;
 	char c = 0;
 	ssize_t n;
-	int map_fd;
 
 	prctl(PR_SET_NAME, "probex-guard");
 	/* Ctrl-C at the terminal is for probex, not for us. */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
-	map_fd = guardian_wait(sock, pidfd) ? guardian_recv_map(sock) : -1;
+	map_fd = guardian_wait(sock, pidfd) ? guardian_recv_map(sock, &freeze_fd) : -1;
 	if (map_fd < 0)
 		_exit(0);
 	n = 0;
@@ -91,7 +118,13 @@ static void guardian_run(int sock, int pidfd)
 		while (n < 0 && errno == EINTR);
 	if (n == 1 && c == 'D')
 		_exit(0);
+	/* A frozen task takes no signal but SIGKILL, and leaves no frozen task behind. */
+	if (freeze_fd >= 0 && pwrite(freeze_fd, "0", 1, 0) != 1) {
+		/* nothing more to do: SIGKILL ends frozen tasks too */
+	}
 	guardian_kill_tree(map_fd);
+	if (freeze_fd >= 0)
+		guardian_remove_cgroup(freeze_fd);
 	_exit(0);
 }
 
@@ -133,9 +166,10 @@ fail:
 	return st;
 }
 
-int guardian__arm(int fd, const int *fds, int n)
+int guardian__arm(int fd, const int *fds, int n, int freeze_fd)
 {
-	char buf[CMSG_SPACE(sizeof(int) * GUARDIAN_MAX_FDS)] = { 0 }, c = 'A';
+	char buf[CMSG_SPACE(sizeof(int) * (GUARDIAN_MAX_FDS + 1))] = { 0 }, c = freeze_fd >= 0 ? 'L' : 'A';
+	int all[GUARDIAN_MAX_FDS + 1];
 	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = buf,
 			      .msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n) };
@@ -143,10 +177,14 @@ int guardian__arm(int fd, const int *fds, int n)
 
 	if (fd < 0 || n < 1 || n > GUARDIAN_MAX_FDS)
 		return -EINVAL;
+	memcpy(all, fds, sizeof(int) * (size_t)n);
+	if (freeze_fd >= 0)
+		all[n++] = freeze_fd;
+	msg.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n);
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
-	memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)n);
+	memcpy(CMSG_DATA(cm), all, sizeof(int) * (size_t)n);
 	return sendmsg(fd, &msg, MSG_NOSIGNAL) == 1 ? 0 : -errno;
 }
 

@@ -7,7 +7,7 @@
  * the fork and exit programs that keep the map current, so that they stay in place as
  * long as it needs them.  It then waits on its socket and on a pidfd of probex: a 'D'
  * byte means probex finished normally; probex gone without it means it died, and every
- * traced process is SIGKILLed. */
+ * traced process is thawed (--lossless) and SIGKILLed. */
 #ifndef PROBEX_RECORD_GUARDIAN_H
 #define PROBEX_RECORD_GUARDIAN_H
 
@@ -16,8 +16,9 @@
 /* Start the guardian (not a child of probex: call before becoming a subreaper).  Returns
  * the socket to it or a negative errno.  Safe to call from a thread beside others. */
 int guardian__start(void);
-/* Hand it the traced-process map (fds[0]) and the descriptors to hold.  0 or -errno. */
-int guardian__arm(int fd, const int *fds, int n);
+/* Hand it the traced-process map (fds[0]) and the descriptors to hold, and --lossless's
+ * cgroup.freeze (else -1): it thaws the tree before stopping it.  0 or -errno. */
+int guardian__arm(int fd, const int *fds, int n, int freeze_fd);
 /* Normal end: tell the guardian to leave the tree alone, and close the socket. */
 void guardian__release(int fd);
 

@@ -62,6 +62,14 @@ static uint64_t wakeup_bytes(const struct probes_opts *o)
 	return o->ringbuf_bytes / 16 < (1u << 20) ? o->ringbuf_bytes / 16 : (1u << 20);
 }
 
+/* Exact-count entries (bpf/stats.bpf.h): one per process and syscall it makes, ~25 for a
+ * typical process; -a sees the whole machine.  Past them, events are counted for all
+ * processes together (exact_spilled).  Each costs 16 bytes of buckets up front. */
+static uint32_t stats_entries(const struct probes_opts *o)
+{
+	return o->trace_all ? 131072 : 32768;
+}
+
 static void missing_add(struct bpfobj *b, const char *name)
 {
 	size_t n = strlen(b->missing);
@@ -78,6 +86,7 @@ static int load_light(struct bpfobj *b, const struct probes_opts *o)
 		return -ENOMEM;
 	RODATA_FILL(s->rodata, o);
 	s->maps.rb.max_entries = o->ringbuf_bytes;
+	s->maps.stats.max_entries = stats_entries(o);
 	err = probex_light__load(s);
 	if (err) {
 		probex_light__destroy(s);
@@ -168,6 +177,8 @@ static int load_libbpf_once(struct bpfobj *b, const struct probes_opts *o, bool 
 	}
 	RODATA_FILL(s->rodata, o);
 	err = bpf_map__set_max_entries(s->maps.rb, o->ringbuf_bytes);
+	if (!err)
+		err = bpf_map__set_max_entries(s->maps.stats, stats_entries(o));
 	if (!err && select)
 		err = select_programs(b, s);
 	if (!err)

@@ -20,6 +20,7 @@
 #include "record/kresolve.h"
 #include "record/loader.h"
 #include "record/probes.h"
+#include "record/stats.h"
 
 #define SIDEBAND_PAGES 64
 
@@ -358,6 +359,17 @@ int probes__counters(struct probes *p, uint64_t out[CNT__COUNT])
 			out[i] += vals[(size_t)c * CNT__COUNT + i];
 	free(vals);
 	return 0;
+}
+
+int probes__stats(struct probes *p, struct strbuf *out, uint64_t per_kind[REC__COUNT])
+{
+	return stats__read(p->obj.maps[MAP_stats], p->obj.maps[MAP_stats_spill], out, per_kind);
+}
+
+int probes__ring(const struct probes *p, uint64_t *bytes)
+{
+	*bytes = p->opts.ringbuf_bytes;
+	return p->obj.maps[MAP_rb];
 }
 
 uint64_t probes__sideband_lost(const struct probes *p)

@@ -44,7 +44,12 @@ int probes__poll(struct probes *p, int timeout_ms);
 void probes__wake(struct probes *p);
 /* Sum the per-CPU counters (enum counter). */
 int probes__counters(struct probes *p, uint64_t out[CNT__COUNT]);
+/* The exact counts as probex.exact's JSON (record/stats.h). */
+struct strbuf;
+int probes__stats(struct probes *p, struct strbuf *out, uint64_t per_kind[REC__COUNT]);
 uint64_t probes__sideband_lost(const struct probes *p);
+/* The ring buffer map and its size. */
+int probes__ring(const struct probes *p, uint64_t *bytes);
 /* Traced tgids right now (for stopping the tree); returns count, at most max. */
 int probes__traced_pids(struct probes *p, uint32_t *pids, int max);
 /* The traced-process map (for the guardian). */

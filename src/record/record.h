@@ -22,6 +22,7 @@ struct record_opts {
 	unsigned long ringbuf_bytes;	/* power of two; 0: 2 MiB a CPU, at least 4 MiB */
 	const uint8_t *sys_flags;	/* SYSF_* per syscall number (PROBEX_SYSCALL_MAX) */
 	uint64_t offcpu_min_ns;		/* off-CPU intervals shorter than this are only counted */
+	bool lossless;			/* pause the tree while the ring buffer is filling */
 	const int *pids;		/* attach to these running processes (no command) */
 	int npids;
 	bool all_cpus;			/* every process on the machine */
@@ -37,6 +38,8 @@ struct record_result {
 	int status;			/* the command's exit status (128+N for signal N, 127 not run) */
 	uint64_t counters[CNT__COUNT];	/* the kernel side's drop and event counters */
 	uint64_t sideband_lost;		/* mmap side-band records the kernel could not deliver */
+	uint64_t exact[REC__COUNT];	/* events the kernel counted, per record kind */
+	uint64_t pauses, paused_ns;	/* --lossless: times the tree was paused, and for how long */
 	struct ksyms *ksyms;		/* read while privileged; the caller frees it (ksyms__free) */
 };
 

@@ -28,6 +28,7 @@
 #include "record/attach.h"
 #include "record/child.h"
 #include "record/guardian.h"
+#include "record/lossless.h"
 #include "record/probes.h"
 #include "record/record.h"
 #include "record/sbfilter.h"
@@ -35,6 +36,7 @@
 #include "record/session_info.h"
 #include "record/tree.h"
 #include "spool/spool.h"
+#include "trace/schema.h"
 
 #define STOP_GRACE_NS (2ull * 1000000000ull)
 
@@ -88,6 +90,9 @@ static int run_tree(struct session *s, struct tree *t, int sfd)
 		tree__reap(t);
 		if (t->empty)
 			return err;
+		/* Stopping: a frozen tree would not see its signals. */
+		if (t->stop_stage)
+			lossless__release(s->lossless);
 		now = now_ns(CLOCK_MONOTONIC);
 		if (t->stop_stage && now >= t->kill_deadline_ns)
 			tree__stop(t, s->probes, now, STOP_GRACE_NS);
@@ -195,6 +200,8 @@ static int session__arm(struct session *s, const sigset_t *mask)
 	s->sbf = sbfilter__new();
 	if (!s->sbf)
 		return -ENOMEM;
+	if (o->lossless && (err = lossless__open(&s->lossless)))
+		return err;
 	if (o->all_cpus)
 		sbfilter__trace_all(s->sbf);
 	/* The guardian forks beside the BPF load, which is mostly the kernel's work
@@ -207,6 +214,13 @@ static int session__arm(struct session *s, const sigset_t *mask)
 	if (err)
 		return err;
 	log__debug("probes attached in %.3f s", (now_ns(CLOCK_MONOTONIC) - t0) / 1e9);
+	if (s->lossless) {
+		uint64_t bytes;
+		int rb = probes__ring(s->probes, &bytes);
+
+		if ((err = lossless__watch(s->lossless, rb, bytes)))
+			return err;
+	}
 	probes__prog_syms(s->probes, &s->info.extra, &s->info.nextra);
 	s->info.ksyms = test_hooks__kallsyms() ? NULL : probes__ksyms(s->probes);
 	if (!s->info.ksyms) {
@@ -225,7 +239,8 @@ static int session__arm(struct session *s, const sigset_t *mask)
 	if (!guard)
 		s->guard_fd = -EAGAIN;
 	if (s->guard_fd >= 0)
-		err = guardian__arm(s->guard_fd, fds, probes__guard_fds(s->probes, fds, GUARDIAN_MAX_FDS));
+		err = guardian__arm(s->guard_fd, fds, probes__guard_fds(s->probes, fds, GUARDIAN_MAX_FDS),
+				    lossless__freeze_fd(s->lossless));
 	if (s->guard_fd < 0 || err) {
 		log__warn("no guardian process (%s): if probex is killed, the traced processes keep running",
 			  strerror(s->guard_fd < 0 ? -s->guard_fd : -err));
@@ -246,6 +261,8 @@ static int session__start_command(struct session *s, struct child *child, const 
 	int err, rc;
 
 	err = child__wait_stopped(child, priv);
+	if (!err && s->lossless)
+		err = lossless__add(s->lossless, child->pid);
 	if (err)
 		return err;
 	if (test_hooks__die_after_spawn())
@@ -360,6 +377,23 @@ static int run_attached(struct session *s)
 	}
 }
 
+/* probex.exact, read while the maps are there; left out when they cannot be read. */
+static void session__exact(struct session *s, struct record_result *res)
+{
+	struct strbuf *t = &s->info.text;
+	size_t len = t->len;
+	int err;
+
+	strbuf__addf(t, "%s\t", META_EXACT);
+	err = probes__stats(s->probes, t, res->exact);
+	strbuf__add(t, "\n", 1);
+	if (err && !t->err) {
+		log__warn("cannot read the exact counts: %s", strerror(-err));
+		t->len = len;
+		t->s[len] = 0;
+	}
+}
+
 /* The tree has ended: drain the ring buffer, write the end facts, close the spool and
  * detach.  Returns the first error of the recording. */
 static int session__drain(struct session *s, int run_err, struct record_result *res)
@@ -376,7 +410,12 @@ static int session__drain(struct session *s, int run_err, struct record_result *
 	res->sideband_lost = probes__sideband_lost(s->probes);
 	log__debug("side-band: %llu records of untraced processes left out",
 		   (unsigned long long)sbfilter__dropped(s->sbf));
+	lossless__stats(s->lossless, &res->pauses, &res->paused_ns);
 	session_info__end(&s->info, res->status, res->counters, res->sideband_lost);
+	session__exact(s, res);
+	if (s->lossless)
+		strbuf__addf(&s->info.text, "%s\t{\"pauses\":%llu,\"paused_ns\":%llu}\n", META_LOSSLESS,
+			     (unsigned long long)res->pauses, (unsigned long long)res->paused_ns);
 	if (!run_err)
 		run_err = spool_writer__append(s->spool, SPOOL_END, s->info.text.s, (uint32_t)s->info.text.len);
 	err = spool_writer__close(s->spool);
@@ -417,6 +456,7 @@ static void session__cleanup(struct session *s, const sigset_t *orig)
 		session__unlink_spool(s);
 	}
 	probes__close(s->probes);
+	lossless__close(s->lossless);
 	sbfilter__free(s->sbf);
 	free(s->pack);
 	if (s->wake_fd >= 0)

@@ -28,6 +28,7 @@ struct session {
 	int guard_fd;			/* the socket to the guardian */
 	uint64_t records;		/* written by the consumer only */
 	char *pack;			/* the consumer's: a stack-copy record, packed */
+	struct lossless *lossless;	/* --lossless, else NULL */
 };
 
 /* probes_opts callbacks (ctx is the session): a ring-buffer record, a side-band record. */

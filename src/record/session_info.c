@@ -40,6 +40,7 @@ static const char *const counter_names[CNT__COUNT] = {
 	[CNT_PATH_ERR] = "syscall_path_unreadable",
 	[CNT_OFFCPU_SHORT] = "off_cpu_short_intervals",
 	[CNT_OFFCPU_SHORT_NS] = "off_cpu_short_ns",
+	[CNT_STATS_SPILL] = "exact_spilled",
 };
 
 static void *ksyms_main(void *arg)

@@ -12,8 +12,9 @@
 struct group {
 	char *name;
 	uint64_t n, errors, sum, p[4];	/* p50, p95, p99, max */
+	uint64_t rows;			/* rows behind p[] and bytes: n unless incomplete */
 	int64_t bytes;
-	bool has_bytes;
+	bool has_bytes, incomplete;
 };
 
 struct acc {
@@ -30,7 +31,7 @@ static int close_group(struct acc *a)
 	if (!a->n)
 		return 0;
 	g = &a->g[a->n - 1];
-	g->n = a->nlat;
+	g->n = g->rows = a->nlat;
 	if (g->n) {
 		g->p[0] = a->lat[pct__index(g->n, 50)];
 		g->p[1] = a->lat[pct__index(g->n, 95)];
@@ -41,10 +42,9 @@ static int close_group(struct acc *a)
 	return 0;
 }
 
-static int open_group(struct acc *a, const char *name, uint32_t len)
+/* A new group after the last, with no rows yet. */
+static int add_group(struct acc *a, const char *name, uint32_t len)
 {
-	if (close_group(a))
-		return -ENOMEM;
 	if (a->n == a->cap) {
 		size_t cap = a->cap ? a->cap * 2 : 16;
 		struct group *g = realloc(a->g, cap * sizeof(*g));
@@ -59,6 +59,13 @@ static int open_group(struct acc *a, const char *name, uint32_t len)
 		return -ENOMEM;
 	a->n++;
 	return 0;
+}
+
+static int open_group(struct acc *a, const char *name, uint32_t len)
+{
+	if (close_group(a))
+		return -ENOMEM;
+	return add_group(a, name, len);
 }
 
 static int add_lat(struct acc *a, uint64_t v)
@@ -107,6 +114,43 @@ static int add_chunk(struct acc *a, duckdb_data_chunk chunk)
 	return 0;
 }
 
+static struct group *find_group(struct acc *a, const char *name)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (!strcmp(a->g[i].name, name))
+			return &a->g[i];
+	return NULL;
+}
+
+/* The exact counts where they count more than the rows: calls, errors and total time
+ * from them; percentiles, max and bytes stay the rows' (marked). */
+static int merge_exact(struct report *r, struct acc *a, const char *sql)
+{
+	duckdb_result res;
+	int err = report__query(r, "the exact counts", sql, &res);
+
+	for (idx_t i = 0; !err && i < duckdb_row_count(&res); i++) {
+		char *name = duckdb_value_varchar(&res, 0, i);
+		uint64_t n = duckdb_value_uint64(&res, 1, i);
+		struct group *g = name ? find_group(a, name) : NULL;
+
+		if (name && !g && n) {
+			err = add_group(a, name, (uint32_t)strlen(name));
+			g = err ? NULL : &a->g[a->n - 1];
+		}
+		duckdb_free(name);
+		if (!g || n <= g->rows)
+			continue;
+		g->n = n;
+		g->errors = duckdb_value_uint64(&res, 2, i);
+		g->sum = duckdb_value_uint64(&res, 3, i);
+		g->incomplete = true;
+	}
+	if (!err)
+		duckdb_destroy_result(&res);
+	return err;
+}
+
 static int cmp_total(const void *x, const void *y)
 {
 	const struct group *a = x, *b = y;
@@ -140,18 +184,26 @@ static void fill(struct rtable *t, struct acc *a)
 		rtable__int(t, (int64_t)g->errors);
 		rtable__int(t, (int64_t)g->sum);
 		rtable__int(t, (int64_t)(g->sum / g->n));
-		for (int k = 0; k < 4; k++)
-			rtable__int(t, (int64_t)g->p[k]);
+		for (int k = 0; k < 4; k++) {
+			if (g->rows)
+				rtable__int(t, (int64_t)g->p[k]);
+			else
+				rtable__null(t);
+			if (g->incomplete)
+				rtable__mark(t);
+		}
 		if (g->has_bytes)
 			rtable__int(t, g->bytes);
 		else
 			rtable__null(t);
+		if (g->incomplete && g->has_bytes)
+			rtable__mark(t);
 		rtable__pct(t, all ? (double)g->sum / (double)all : 0);
 	}
 }
 
 int latency__table(struct report *r, const char *key, const char *title, const char *what,
-		   const char *sql)
+		   const char *sql, const char *exact_sql)
 {
 	struct acc a = { 0 };
 	duckdb_data_chunk chunk;
@@ -169,8 +221,11 @@ int latency__table(struct report *r, const char *key, const char *title, const c
 	duckdb_destroy_result(&res);
 	if (!err)
 		err = close_group(&a);
+	if (!err && exact_sql)
+		err = merge_exact(r, &a, exact_sql);
 	if (!err) {
 		rtable__init(&t, key, title, cols, sizeof(cols) / sizeof(cols[0]));
+		t.note = "from the rows kept, fewer than the calls: calls, errors, total and avg are exact";
 		fill(&t, &a);
 		report__emit(r, &t);
 	}

@@ -6,6 +6,7 @@
 
 #include "common/log.h"
 #include "export/export.h"
+#include "report/exact.h"
 #include "report/report.h"
 #include "trace/duck.h"
 #include "trace/schema.h"
@@ -52,7 +53,7 @@ static int views(struct report *r, const struct trace_file *tf)
 		return -ENOMEM;
 	err = duck__exec(r->con, sql);
 	free(sql);
-	return err;
+	return err ? err : exact__load(r, tf);
 }
 
 static const char *meta(duckdb_result *res, const char *key)
@@ -164,6 +165,9 @@ static int sections(struct report *r, const struct trace_file *tf)
 		{ "scheduling", report__sched },    { "stacks", report__stacks },
 	};
 	int err = header(r, tf);
+
+	if (!err)
+		err = exact__drop_line(r, tf);
 
 	for (size_t i = 0; !err && i < sizeof(list) / sizeof(list[0]); i++) {
 		progress__phase(r->o->progress, list[i].what);

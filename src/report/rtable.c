@@ -86,6 +86,12 @@ void rtable__null(struct rtable *t)
 		c->null = true;
 }
 
+void rtable__mark(struct rtable *t)
+{
+	if (t->rows && t->col > 0 && !t->oom)
+		t->cells[(t->rows - 1) * t->ncols + t->col - 1].mark = true;
+}
+
 void rtable__fmt_ns(char *buf, size_t size, int64_t ns)
 {
 	double v = (double)ns;
@@ -121,7 +127,7 @@ static void cell_text(const struct rtable *t, size_t r, int k, char *buf, size_t
 	const struct rcell *c = &t->cells[r * t->ncols + k];
 
 	if (c->null) {
-		snprintf(buf, size, "-");
+		snprintf(buf, size, c->mark ? "-*" : "-");
 		return;
 	}
 	switch (t->cols[k].kind) {
@@ -131,6 +137,16 @@ static void cell_text(const struct rtable *t, size_t r, int k, char *buf, size_t
 	case RC_BYTES: rtable__fmt_bytes(buf, size, c->v); break;
 	case RC_PCT: snprintf(buf, size, "%.2f%%", c->d * 100); break;
 	}
+	if (c->mark && strlen(buf) + 1 < size)
+		strcat(buf, "*");
+}
+
+static bool row_marked(const struct rtable *t, size_t r)
+{
+	for (int k = 0; k < t->ncols; k++)
+		if (t->cells[r * t->ncols + k].mark)
+			return true;
+	return false;
 }
 
 /* Columns of UTF-8 text: continuation bytes take none. */
@@ -202,6 +218,11 @@ void rtable__print(const struct rtable *t, FILE *out, int width)
 	}
 	if (t->left_out)
 		fprintf(out, "  ... %llu more\n", (unsigned long long)t->left_out);
+	for (size_t r = 0; t->note && r < t->rows; r++)
+		if (row_marked(t, r)) {
+			fprintf(out, "  * %s\n", t->note);
+			break;
+		}
 }
 
 void rtable__json(const struct rtable *t, struct json *j)
@@ -222,6 +243,10 @@ void rtable__json(const struct rtable *t, struct json *j)
 				json__double(j, c->d);
 			else
 				json__i64(j, c->v);
+		}
+		if (row_marked(t, r)) {
+			json__key(j, "incomplete");
+			json__bool(j, true);
 		}
 		json__obj_end(j);
 	}

@@ -23,6 +23,7 @@ struct rcell {
 	char *s;		/* RC_TEXT */
 	int64_t v;		/* RC_INT, RC_NS, RC_BYTES */
 	double d;		/* RC_PCT: a fraction, 0..1 */
+	bool mark;		/* rests on incomplete rows (rtable__mark) */
 };
 
 struct rtable {
@@ -34,6 +35,7 @@ struct rtable {
 	size_t rows, cap;
 	int col;		/* next cell of the current row */
 	uint64_t left_out;	/* rows not shown (a top-N table) */
+	const char *note;	/* text: printed under a table with marked cells */
 	bool oom;
 };
 
@@ -47,6 +49,9 @@ void rtable__strn(struct rtable *t, const char *s, size_t n);
 void rtable__int(struct rtable *t, int64_t v);
 void rtable__pct(struct rtable *t, double fraction);
 void rtable__null(struct rtable *t);
+/* The cell just added rests on incomplete rows: "*" after it in text, and its row gets
+ * "incomplete": true in JSON. */
+void rtable__mark(struct rtable *t);
 
 /* Text: a title line, a header, the rows, in at most width columns (the widest text
  * column is cut to fit). */

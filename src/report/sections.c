@@ -42,7 +42,10 @@ int report__syscalls(struct report *r)
 	byte_syscalls(&sql);
 	strbuf__addf(&sql, ") THEN greatest(coalesce(ret, 0), 0) END::BIGINT FROM s ORDER BY 1, 2");
 	err = sql.err ? sql.err : latency__table(r, "syscalls",
-		"Syscalls (latency from enter to exit; bytes returned)", "syscalls", sql.s);
+		"Syscalls (latency from enter to exit; bytes returned)", "syscalls", sql.s,
+		"SELECT regexp_extract(event_type, '^syscall_(.*)_exit$', 1), sum(count)::UBIGINT, "
+		"sum(errors)::UBIGINT, sum(total_ns)::UBIGINT FROM exact WHERE event_type LIKE "
+		"'syscall\\_%\\_exit' ESCAPE '\\' GROUP BY 1");
 	strbuf__free(&sql);
 	return err;
 }
@@ -68,7 +71,10 @@ int report__io_uring(struct report *r)
 		"WHERE event_type = 'io_uring_complete' AND submit_ts_ns > 0 AND ts_ns >= submit_ts_ns) "
 		"SELECT name, lat::UBIGINT, coalesce(io_uring_res < 0, false), CASE WHEN name IN ("
 		IORING_BYTE_OPS ") THEN greatest(coalesce(io_uring_res, 0), 0) END::BIGINT FROM s "
-		"ORDER BY 1, 2");
+		"ORDER BY 1, 2",
+		"SELECT coalesce(" IORING_OPS "[nr::BIGINT + 1], 'op ' || nr), sum(count)::UBIGINT, "
+		"sum(errors)::UBIGINT, sum(total_ns)::UBIGINT FROM exact WHERE event_type = "
+		"'io_uring_complete' GROUP BY 1");
 }
 
 /* Rows of a small result as a table: every column BIGINT or VARCHAR, in cols' order. */

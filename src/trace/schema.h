@@ -136,6 +136,8 @@ extern const struct pq_dict stack_kind_dict;
 #define META_USTACK_COPY	"probex.ustack_copy_bytes"	/* user stack copied per CPU sample; 0: fp */
 #define META_STACK_INTERVAL_NS	"probex.stack_interval_ns"
 #define META_DROPS		"probex.drops"			/* JSON object: counter → n */
+#define META_EXACT		"probex.exact"			/* JSON array: exact counts (README) */
+#define META_LOSSLESS		"probex.lossless"		/* JSON: --lossless pauses, paused_ns */
 #define META_MISSING_PROBES	"probex.missing_probes"		/* JSON array */
 
 /* probex.stack_mode values and --stacks names, indexed by enum trace_stack_mode. */
