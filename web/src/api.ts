@@ -8,6 +8,10 @@ export interface Summary {
   min_ts_ns: number;
   max_ts_ns: number;
   cpu_sample_frequency_hz: number;
+  /** Records the ring buffer dropped (absent when none). */
+  dropped_records?: number;
+  /** Events the exact counts hold (absent without probex.exact). */
+  exact_records?: number;
 }
 
 export interface ProcessLifetime {
@@ -56,9 +60,20 @@ export interface ProcessEventsResponse {
 
 export interface CountsResponse {
   counts: Record<string, number>;
+  /** Exact counts of the types whose rows are fewer (whole trace only). */
+  exact_counts?: Record<string, number>;
+  note?: string;
 }
 
-export interface LatencySummary {
+/** Present where the rows are fewer than the exact count (whole trace only). */
+export interface ExactFields {
+  exact_count?: number;
+  exact_errors?: number;
+  exact_total_ns?: number;
+  incomplete?: boolean;
+}
+
+export interface LatencySummary extends ExactFields {
   count: number;
   avg_ns: number;
   p50_ns: number;
@@ -72,6 +87,7 @@ export interface LatencyStats {
   io_uring: LatencySummary;
   mmap_alloc_bytes: number;
   munmap_free_bytes: number;
+  note?: string;
 }
 
 export interface EventDetail {
@@ -83,7 +99,7 @@ export interface EventDetail {
   [payload: string]: unknown;
 }
 
-export interface OpStats {
+export interface OpStats extends ExactFields {
   operation: string;
   total_ops: number;
   total_bytes: number;
@@ -111,6 +127,7 @@ export interface IoStats {
   total_ops: number;
   total_bytes: number;
   time_range_ns?: [number, number];
+  note?: string;
 }
 
 export interface MemoryStats {

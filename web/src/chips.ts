@@ -8,6 +8,7 @@ import { res } from './data';
 import { chipTone, DISABLED_TONE } from './colors';
 import { formatBytes, formatDuration, formatInt, formatNetBytesSigned, PCT_RULE_ROW } from './format';
 import type { LatencySummary } from './api';
+import { MARK, keptTitle } from './exact';
 
 // With every syscall recorded a trace has dozens of types: the most frequent get a chip
 // each, the rest one "other" chip (toggling them together) until expanded.
@@ -29,6 +30,11 @@ export function mountChips(parent: HTMLElement): void {
     const folded = !expanded && list.length > TOP_CHIPS + 1;
     const shown = folded ? list.slice(0, TOP_CHIPS) : list;
     const rest = folded ? list.slice(TOP_CHIPS) : [];
+    const exact = r.data?.exact_counts ?? {};
+    const count = (type: string, n: number) =>
+      exact[type] && exact[type] > n
+        ? h('span', { class: 'n tnum incomplete', title: keptTitle(n, exact[type]) }, formatInt(exact[type]), h('span', { class: 'mark' }, MARK))
+        : h('span', { class: 'n tnum' }, formatInt(n));
     const chips = shown.map(([type, n]) => {
       const on = state.enabled.has(type);
       const tone = on ? chipTone(type) : DISABLED_TONE;
@@ -48,7 +54,7 @@ export function mountChips(parent: HTMLElement): void {
           },
         },
         type,
-        h('span', { class: 'n tnum' }, formatInt(n)),
+        count(type, n),
       );
     });
     if (rest.length) {
@@ -127,10 +133,16 @@ export function mountLatencyRow(parent: HTMLElement, onToggle: () => void): HTML
       `${label} `,
       !s || !s.count
         ? '—'
-        : [
-            h('span', { class: 'pfx', title: PCT_RULE_ROW }, `${formatInt(s.count)}× avg/p50/p95/max `),
-            `${formatDuration(s.avg_ns)}/${formatDuration(s.p50_ns)}/${formatDuration(s.p95_ns)}/${formatDuration(s.max_ns)}`,
-          ],
+        : s.incomplete && s.exact_count
+          ? [
+              h('span', { class: 'pfx incomplete', title: keptTitle(s.count, s.exact_count), 'data-testid': `lat-${label}-exact` },
+                `${formatInt(s.exact_count)}`, h('span', { class: 'mark' }, MARK), '× avg/p50/p95/max '),
+              `${formatDuration(Math.round((s.exact_total_ns ?? 0) / s.exact_count))}/${formatDuration(s.p50_ns)}/${formatDuration(s.p95_ns)}/${formatDuration(s.max_ns)}`,
+            ]
+          : [
+              h('span', { class: 'pfx', title: PCT_RULE_ROW }, `${formatInt(s.count)}× avg/p50/p95/max `),
+              `${formatDuration(s.avg_ns)}/${formatDuration(s.p50_ns)}/${formatDuration(s.p95_ns)}/${formatDuration(s.max_ns)}`,
+            ],
     );
   const draw = () => {
     const r = res.latency;

@@ -11,6 +11,7 @@ import { ChartSet, cdfOption, histogramOption, usageOption, type Series } from '
 import { opDist, type Kind } from './distrib';
 import { renderFrames } from './frames';
 import type { OpStats, EventDetail } from './api';
+import { MARK, keptTitle } from './exact';
 import type { View } from './flamegraph';
 
 type Pct = 'P50' | 'P95' | 'P99' | 'Max';
@@ -199,9 +200,7 @@ export function ioMemoryView(testid: string): View {
             'tr',
             i >= TOP_ROWS ? { class: 'extra', style: 'display:none' } : null,
             h('td', null, op.operation),
-            h('td', { title: formatInt(op.total_ops) }, formatCount(op.total_ops)),
-            h('td', null, formatBytes(op.total_bytes)),
-            h('td', null, op.avg_latency_ns || op.total_ops ? formatDuration(op.avg_latency_ns) : '—'),
+            ...countCells(op),
             pctCell(op, 'P50'),
             pctCell(op, 'P95'),
             pctCell(op, 'P99'),
@@ -231,6 +230,25 @@ export function ioMemoryView(testid: string): View {
       replace(el);
     },
   };
+}
+
+/** Count, bytes and average; where rows were dropped the exact count and average, marked
+ *  (bytes and percentiles rest on the rows kept). */
+function countCells(op: OpStats): HTMLElement[] {
+  const exact = op.incomplete && op.exact_count ? op.exact_count : 0;
+  if (!exact) {
+    return [
+      h('td', { title: formatInt(op.total_ops) }, formatCount(op.total_ops)),
+      h('td', null, formatBytes(op.total_bytes)),
+      h('td', null, op.avg_latency_ns || op.total_ops ? formatDuration(op.avg_latency_ns) : '—'),
+    ];
+  }
+  const title = keptTitle(op.total_ops, exact);
+  return [
+    h('td', { class: 'incomplete', title, 'data-testid': 'exact-count' }, formatCount(exact), h('span', { class: 'mark' }, MARK)),
+    h('td', { title: `${title}; bytes from the rows kept` }, formatBytes(op.total_bytes), h('span', { class: 'mark' }, MARK)),
+    h('td', { title: 'from the exact counts' }, formatDuration(Math.round((op.exact_total_ns ?? 0) / exact))),
+  ];
 }
 
 function stackPanel(title: string, ev: EventDetail | null, close: () => void): HTMLElement {
