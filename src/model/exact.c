@@ -133,13 +133,23 @@ bool exact_counts__apply(const struct exact_counts *x, const struct model *m, co
 bool exact_counts__sum(const struct exact_counts *x, const struct window *w, const char *type,
 		       struct exact_sum *s)
 {
+	size_t lo = 0, hi = x->n;
 	bool found = false;
 
 	memset(s, 0, sizeof(*s));
-	for (size_t i = 0; i < x->n; i++) {
+	/* Entries are in type order: the first of type, then its run. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(x->e[mid].type, type) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < x->n && !strcmp(x->e[i].type, type); i++) {
 		const struct exact_entry *e = &x->e[i];
 
-		if (strcmp(e->type, type) || (w->has_pid && e->tgid != w->pid))
+		if (w->has_pid && e->tgid != w->pid)
 			continue;
 		found = true;
 		s->count += e->count;

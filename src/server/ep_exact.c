@@ -1,5 +1,6 @@
 /* Exact counts (probex.exact) beside the rows' figures; see ep_exact.h. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "server/api.h"
@@ -24,35 +25,88 @@ static bool is_unfinished(const char *type)
 	return n > k && !strcmp(type + n - k, "_unfinished");
 }
 
-void exact_json__type_counts(struct json *j, const struct exact_counts *x, const struct model *m,
-			     const struct window *w, const uint64_t *counts)
-{
-	bool open = false;
+struct type_count {
+	const char *type;
+	uint64_t count;
+};
 
-	if (!exact_counts__apply(x, m, w))
-		return exact_json__note(j, x, m, w);
-	/* Entries come in type order: one sum per type.  Unfinished syscalls are no row type. */
+static int cmp_type_count(const void *a, const void *b)
+{
+	return strcmp(((const struct type_count *)a)->type, ((const struct type_count *)b)->type);
+}
+
+/* A syscall's enter rows: one per exit and per unfinished call.  Only when rows were
+ * dropped: a command's own execve returns without an enter row (it is traced from its
+ * return), and that gap is no loss. */
+static bool enter_count(const struct exact_counts *x, const struct window *w, const char *type,
+			uint64_t *n)
+{
+	size_t len = strlen(type), k = strlen("_enter");
+	struct exact_sum s;
+	char name[256];
+	bool found;
+
+	if (!x->dropped || strncmp(type, "syscall_", 8) || len <= k || strcmp(type + len - k, "_enter") ||
+	    len - k + strlen("_unfinished") >= sizeof(name))
+		return false;
+	snprintf(name, sizeof(name), "%.*s_exit", (int)(len - k), type);
+	found = exact_counts__sum(x, w, name, &s);
+	*n = s.count;
+	snprintf(name, sizeof(name), "%.*s_unfinished", (int)(len - k), type);
+	found |= exact_counts__sum(x, w, name, &s);
+	*n += s.count;
+	return found;
+}
+
+/* The exact counts above the rows: the types the entries name (entries come in type
+ * order; unfinished syscalls are no row type), then the trace's enter types. */
+static size_t above_rows(const struct exact_counts *x, const struct model *m, const struct window *w,
+			 const uint64_t *counts, struct type_count *out)
+{
+	struct exact_sum s;
+	size_t n = 0;
+	uint64_t c;
+
 	for (size_t i = 0; i < x->n; i++) {
 		const char *type = x->e[i].type;
-		struct exact_sum s;
 		int code;
 
 		if ((i && !strcmp(type, x->e[i - 1].type)) || is_unfinished(type) ||
 		    !exact_counts__sum(x, w, type, &s))
 			continue;
 		code = api__type_code(m, type, strlen(type));
-		if (s.count <= (code < 0 ? 0 : counts[code]))
-			continue;
-		if (!open) {
-			json__key(j, "exact_counts");
-			json__obj_begin(j);
-			open = true;
-		}
-		json__key(j, type);
-		json__u64(j, s.count);
+		if (s.count > (code < 0 ? 0 : counts[code]))
+			out[n++] = (struct type_count){ type, s.count };
 	}
-	if (open)
+	for (unsigned int code = 0; code < m->ntypes; code++)
+		if (enter_count(x, w, m->type_names[code], &c) && c > counts[code])
+			out[n++] = (struct type_count){ m->type_names[code], c };
+	return n;
+}
+
+void exact_json__type_counts(struct json *j, const struct exact_counts *x, const struct model *m,
+			     const struct window *w, const uint64_t *counts)
+{
+	struct type_count *tc;
+	size_t n;
+
+	if (!exact_counts__apply(x, m, w))
+		return exact_json__note(j, x, m, w);
+	tc = malloc((x->n + m->ntypes + 1) * sizeof(*tc));
+	if (!tc)
+		return;
+	n = above_rows(x, m, w, counts, tc);
+	qsort(tc, n, sizeof(*tc), cmp_type_count);
+	if (n) {
+		json__key(j, "exact_counts");
+		json__obj_begin(j);
+		for (size_t i = 0; i < n; i++) {
+			json__key(j, tc[i].type);
+			json__u64(j, tc[i].count);
+		}
 		json__obj_end(j);
+	}
+	free(tc);
 }
 
 void exact_json__op_type(const char *op, char *type, size_t size)

@@ -42,6 +42,7 @@ test('a burst with drops: exact call counts, marked incomplete', { skip }, async
     const c = await getJson(v, `/api/event_type_counts?${qs(w)}`);
     assert.ok(c.counts.syscall_uname_exit < threads * calls, 'rows were dropped');
     assert.equal(c.exact_counts.syscall_uname_exit, threads * calls);
+    assert.equal(c.exact_counts.syscall_uname_enter, threads * calls);
     assert.equal(c.exact_counts.process_fork ?? c.counts.process_fork, threads);
     for (const [t, n] of Object.entries(c.exact_counts)) assert.ok(n > (c.counts[t] ?? 0), `${t}: ${n} > rows`);
     // Without bounds the window is the whole trace too.
@@ -112,7 +113,8 @@ test('hand-built probex.exact: latency stats, per-process scope, unfinished call
     assert.equal(lat.io_uring.exact_count, 3);
     assert.equal(lat.write.exact_count, undefined);
     const c = await getJson(v, `/api/event_type_counts?${qs(w)}`);
-    assert.deepEqual(c.exact_counts, { cpu_sample: 7, syscall_read_exit: 5 });	// 3 io_uring rows: complete
+    // 3 io_uring rows: complete; read's enter rows: one per exit (and per unfinished call).
+    assert.deepEqual(c.exact_counts, { cpu_sample: 7, syscall_read_enter: 5, syscall_read_exit: 5 });
     // pid 20 is a process of its own: its counts apply.
     const p20 = await getJson(v, `/api/pid_event_type_counts?${qs({ ...w, pid: 20 })}`);
     assert.deepEqual(p20.exact_counts, { cpu_sample: 7 });

@@ -65,20 +65,18 @@ export interface CountsResponse {
   note?: string;
 }
 
-/** Present where the rows are fewer than the exact count (whole trace only). */
-export interface ExactFields {
-  exact_count?: number;
-  exact_errors?: number;
-  exact_total_ns?: number;
-  incomplete?: boolean;
-}
 
-export interface LatencySummary extends ExactFields {
+export interface LatencySummary {
   count: number;
   avg_ns: number;
   p50_ns: number;
   p95_ns: number;
   max_ns: number;
+  /** Where rows were dropped (whole trace only): the exact count, errors, summed latency. */
+  exact_count?: number;
+  exact_errors?: number;
+  exact_total_ns?: number;
+  incomplete?: boolean;
 }
 
 export interface LatencyStats {
@@ -99,7 +97,7 @@ export interface EventDetail {
   [payload: string]: unknown;
 }
 
-export interface OpStats extends ExactFields {
+export interface OpStats {
   operation: string;
   total_ops: number;
   total_bytes: number;
@@ -114,6 +112,11 @@ export interface OpStats extends ExactFields {
   /** Exact counts in power-of-two bins [lo, hi). */
   latency_histogram: HistogramBin[];
   size_histogram: HistogramBin[];
+  /** Where rows were dropped (whole trace only): the exact count, errors, summed latency. */
+  exact_count?: number;
+  exact_errors?: number;
+  exact_total_ns?: number;
+  incomplete?: boolean;
 }
 
 export interface HistogramBin {

@@ -59,6 +59,8 @@ export function mountChips(parent: HTMLElement): void {
     });
     if (rest.length) {
       const types = rest.map(([t]) => t);
+      const rows = rest.reduce((a, [, n]) => a + n, 0);
+      const all = rest.reduce((a, [t, n]) => a + Math.max(n, exact[t] ?? 0), 0);
       const on = types.some((t) => state.enabled.has(t));
       const tone = on ? chipTone('other') : DISABLED_TONE;
       chips.push(
@@ -77,7 +79,9 @@ export function mountChips(parent: HTMLElement): void {
             },
           },
           `other (${types.length} types)`,
-          h('span', { class: 'n tnum' }, formatInt(rest.reduce((a, [, n]) => a + n, 0))),
+          all > rows
+            ? h('span', { class: 'n tnum incomplete', title: keptTitle(rows, all) }, formatInt(all), h('span', { class: 'mark' }, MARK))
+            : h('span', { class: 'n tnum' }, formatInt(rows)),
         ),
       );
     }
