@@ -23,14 +23,16 @@ export function mountChips(parent: HTMLElement): void {
     if (r.status === 'error' && !r.data) return replace(row, errorBox(`Event counts: ${r.error}`, () => r.retry()));
     const counts = r.data?.counts;
     if (!counts) return replace(row, r.status === 'loading' ? h('span', { class: 'muted' }, 'Counting events…') : null);
+    const exact = r.data?.exact_counts ?? {};
+    // By the count shown: the exact one where rows were dropped.
+    const shownN = ([t, n]: [string, number]) => Math.max(n, exact[t] ?? 0);
     const list = Object.entries(counts)
       .filter(([, n]) => n > 0)
-      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+      .sort((a, b) => shownN(b) - shownN(a) || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
     if (!list.length) return replace(row, h('span', { class: 'muted' }, 'No event badges in this range'));
     const folded = !expanded && list.length > TOP_CHIPS + 1;
     const shown = folded ? list.slice(0, TOP_CHIPS) : list;
     const rest = folded ? list.slice(TOP_CHIPS) : [];
-    const exact = r.data?.exact_counts ?? {};
     const count = (type: string, n: number) =>
       exact[type] && exact[type] > n
         ? h('span', { class: 'n tnum incomplete', title: keptTitle(n, exact[type]) }, formatInt(exact[type]), h('span', { class: 'mark' }, MARK))

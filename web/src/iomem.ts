@@ -79,7 +79,7 @@ export function ioMemoryView(testid: string): View {
     else if (!io.total_ops) ioSect.append(h('div', { class: 'muted' }, 'No IO events'));
     else {
       ioSect.append(
-        h('div', { class: 'sect-head' }, h('b', null, 'IO'), `${formatCount(io.total_ops)} ops · ${formatBytes(io.total_bytes)} total`),
+        h('div', { class: 'sect-head' }, h('b', null, 'IO'), ...ioHead(io.total_ops, io.total_bytes, ioOps)),
         ...section('io', ioOps),
       );
     }
@@ -232,6 +232,17 @@ export function ioMemoryView(testid: string): View {
   };
 }
 
+/** "N ops · B total"; with an operation short of rows, N from the exact counts, marked. */
+function ioHead(ops: number, bytes: number, list: OpStats[]): Array<string | HTMLElement> {
+  const exact = list.reduce((a, o) => a + Math.max(o.total_ops, o.incomplete && o.exact_count ? o.exact_count : 0), 0);
+  if (exact <= ops) return [`${formatCount(ops)} ops · ${formatBytes(bytes)} total`];
+  return [
+    h('span', { class: 'incomplete', title: keptTitle(ops, exact), 'data-testid': 'io-exact-total' }, `${formatCount(exact)} ops`, h('span', { class: 'mark' }, MARK)),
+    ` · ${formatBytes(bytes)} total`,
+    list.some((o) => o.incomplete && o.total_bytes) ? h('span', { class: 'mark', title: 'bytes from the rows kept' }, MARK) : '',
+  ];
+}
+
 /** Count, bytes and average; where rows were dropped the exact count and average, marked
  *  (bytes and percentiles rest on the rows kept). */
 function countCells(op: OpStats): HTMLElement[] {
@@ -246,7 +257,10 @@ function countCells(op: OpStats): HTMLElement[] {
   const title = keptTitle(op.total_ops, exact);
   return [
     h('td', { class: 'incomplete', title, 'data-testid': 'exact-count' }, formatCount(exact), h('span', { class: 'mark' }, MARK)),
-    h('td', { title: `${title}; bytes from the rows kept` }, formatBytes(op.total_bytes), h('span', { class: 'mark' }, MARK)),
+    // Bytes from the rows kept (marked unless the call returns none).
+    op.total_bytes
+      ? h('td', { title: `${title}; bytes from the rows kept` }, formatBytes(op.total_bytes), h('span', { class: 'mark' }, MARK))
+      : h('td', null, formatBytes(op.total_bytes)),
     h('td', { title: 'from the exact counts' }, formatDuration(Math.round((op.exact_total_ns ?? 0) / exact))),
   ];
 }
