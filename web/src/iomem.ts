@@ -200,7 +200,7 @@ export function ioMemoryView(testid: string): View {
             'tr',
             i >= TOP_ROWS ? { class: 'extra', style: 'display:none' } : null,
             h('td', null, op.operation),
-            ...countCells(op),
+            ...(which === 'mem' ? memCountCells(op) : countCells(op)),
             pctCell(op, 'P50'),
             pctCell(op, 'P95'),
             pctCell(op, 'P99'),
@@ -230,6 +230,20 @@ export function ioMemoryView(testid: string): View {
       replace(el);
     },
   };
+}
+
+/** Memory operations count successful calls only, so no exact count stands in: where the
+ *  calls' rows were dropped (the event counts say so) the figures are marked. */
+function memCountCells(op: OpStats): HTMLElement[] {
+  const cells = countCells(op);
+  const type = `syscall_${op.operation}_exit`;
+  const c = res.counts.data;
+  const exact = c?.exact_counts?.[type];
+  if (!exact) return cells;
+  cells[0]!.classList.add('incomplete');
+  cells[0]!.title = `${formatInt(c?.counts[type] ?? 0)} of ${formatInt(exact)} ${op.operation} calls kept; these figures from the rows kept`;
+  cells[0]!.append(h('span', { class: 'mark' }, MARK));
+  return cells;
 }
 
 /** "N ops · B total"; with an operation short of rows, N from the exact counts, marked. */
