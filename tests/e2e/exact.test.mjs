@@ -57,10 +57,16 @@ test('drops: the header notice, exact counts marked in the chips and the IO tabl
     await page.click('[data-testid=latency-row]');
     await page.waitForSelector('[data-testid=aggregate-card] [data-testid=io-table]', { timeout: 60000 });
     await waitIdle(page);
-    const row = page.locator('[data-testid=aggregate-card] [data-testid=io-table] tbody tr', { hasText: 'uname' });
-    const cell = row.locator('[data-testid=exact-count]');
-    assert.match(await cell.innerText(), /^200(\.0)?K\*$/);
-    assert.match(await cell.getAttribute('title'), /of 200,000 rows kept; percentiles from the rows kept/);
+    // Under load every uname row may be dropped (then uname has no row in the table).
+    const table = page.locator('[data-testid=aggregate-card] [data-testid=io-table]');
+    assert.ok(await table.locator('[data-testid=exact-count]').count() > 0, 'an operation marked');
+    assert.match(await page.locator('[data-testid=io-exact-total]').innerText(), /^[\d.]+K ops\*$/);
+    const row = table.locator('tbody tr', { hasText: 'uname' });
+    if (await row.count()) {
+      const cell = row.locator('[data-testid=exact-count]');
+      assert.match(await cell.innerText(), /^200(\.0)?K\*$/);
+      assert.match(await cell.getAttribute('title'), /^[\d,]+ of 200,000 rows kept; percentiles from the rows kept$/);
+    }
     await shot(page, '31-exact-drops-io');
     assert.deepEqual(errors, []);
   } finally {

@@ -26,8 +26,9 @@ export function mountChips(parent: HTMLElement): void {
     const exact = r.data?.exact_counts ?? {};
     // By the count shown: the exact one where rows were dropped.
     const shownN = ([t, n]: [string, number]) => Math.max(n, exact[t] ?? 0);
-    const list = Object.entries(counts)
-      .filter(([, n]) => n > 0)
+    // A type whose rows were all dropped has a chip too (its exact count, 0 rows kept).
+    const list = Object.entries({ ...Object.fromEntries(Object.keys(exact).map((t) => [t, 0])), ...counts })
+      .filter(([t, n]) => n > 0 || exact[t])
       .sort((a, b) => shownN(b) - shownN(a) || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
     if (!list.length) return replace(row, h('span', { class: 'muted' }, 'No event badges in this range'));
     const folded = !expanded && list.length > TOP_CHIPS + 1;
