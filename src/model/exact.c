@@ -27,7 +27,7 @@ static int query(duckdb_connection con, const struct trace_file *tf, const char 
 		 duckdb_result *res)
 {
 	if (duckdb_query(con, sql, res) == DuckDBError) {
-		log__error("%s: cannot read the exact counts: %s", tf->path, duckdb_result_error(res));
+		log__warn("%s: ignoring the exact counts: %s", tf->path, duckdb_result_error(res));
 		duckdb_destroy_result(res);
 		return -EIO;
 	}
@@ -103,6 +103,11 @@ int exact_counts__load(duckdb_connection con, const struct trace_file *tf, struc
 	err = load_head(con, tf, x);
 	if (!err && x->present)
 		err = load_entries(con, tf, x);
+	/* Damaged metadata costs the marks, not the trace: its rows are still good. */
+	if (err == -EIO) {
+		exact_counts__free(x);
+		return 0;
+	}
 	return err;
 }
 

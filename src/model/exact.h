@@ -35,7 +35,7 @@ struct exact_sum {
 };
 
 /* Read tf's probex.exact and drop counters into x (empty, not present, for a file
- * without them).  0 or a negative errno, logged. */
+ * without them or with damaged ones: a warning).  0 or -ENOMEM. */
 int exact_counts__load(duckdb_connection con, const struct trace_file *tf, struct exact_counts *x);
 void exact_counts__free(struct exact_counts *x);
 

@@ -131,6 +131,22 @@ test('hand-built probex.exact: latency stats, per-process scope, unfinished call
   }
 });
 
+test('damaged probex.exact or probex.drops: the trace opens, without exact fields', async () => {
+  for (const [exact, drops] of [['not json', '{}'], ['[{"tgid": "x", "event_type": "cpu_sample", "count": -1}]', '{}'], ['[]', '{"ringbuf_syscall": "many"}']]) {
+    const v = await startViewer(write(dir, 'bad', traceA, { meta: { 'probex.sample_freq_hz': '1000',
+      'probex.stack_trace_format': 'symbolized_v1', 'probex.exact': exact, 'probex.drops': drops } }));
+    try {
+      const { s, w } = await whole(v);
+      assert.equal(s.total_events, traceA.length);
+      assert.equal(s.dropped_records, undefined, exact);
+      assert.equal(s.exact_records, undefined, exact);
+      assert.deepEqual(Object.keys(await getJson(v, `/api/event_type_counts?${qs(w)}`)), ['counts']);
+    } finally {
+      assert.equal(await stopViewer(v), 0);
+    }
+  }
+});
+
 test('a file without probex.exact: the fields of before, byte for byte', async () => {
   const v = await startViewer(write(dir, 'old', traceA));
   try {
