@@ -1,7 +1,8 @@
 // Browser test on a real recording that lost most of its rows (a 100 x 2000 uname burst,
 // a 64 KiB ring and the test build's slow consumer): the header says what was dropped,
 // the chips and the IO table show the exact counts marked *, with the rows kept in the
-// mark's tooltip.  A recording without drops shows neither.  Needs root to record.
+// mark's tooltip; so does the latency row for a dd that lost most of its reads and writes.
+// A recording without drops shows neither.  Needs root to record.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -68,6 +69,25 @@ test('drops: the header notice, exact counts marked in the chips and the IO tabl
       assert.match(await cell.getAttribute('title'), /^[\d,]+ of 200,000 rows kept; percentiles from the rows kept$/);
     }
     await shot(page, '31-exact-drops-io');
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
+    await stopViewer(viewer);
+  }
+});
+
+test('drops of reads and writes: the latency row shows their exact counts, marked', { skip }, async () => {
+  const file = record('dd', path.join(path.dirname(probex), 'probex-test'),
+    ['--ringbuf-size', '64', '--', 'dd', 'if=/dev/zero', 'of=/dev/null', 'bs=1', 'count=100000'], { PROBEX_TEST_CONSUMER_DELAY_MS: '20' });
+  const { viewer, page, errors } = await open(file);
+  try {
+    for (const op of ['read', 'write']) {
+      const mark = page.locator(`[data-testid=lat-${op}-exact]`);
+      // dd's 100 000 calls and the loader's few.
+      assert.match(await mark.innerText(), /^100,0\d\d\*× avg\/p50\/p95\/max $/);
+      assert.match(await mark.getAttribute('title'), /^[\d,]+ of 100,0\d\d rows kept; percentiles from the rows kept$/);
+    }
+    await shot(page, '32-exact-dd-latency-row');
     assert.deepEqual(errors, []);
   } finally {
     await page.close();

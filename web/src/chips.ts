@@ -138,13 +138,15 @@ export function mountLatencyRow(parent: HTMLElement, onToggle: () => void): HTML
       'span',
       null,
       `${label} `,
-      !s || !s.count
+      !s || (!s.count && !s.exact_count)
         ? '—'
         : s.incomplete && s.exact_count
           ? [
               h('span', { class: 'pfx incomplete', title: keptTitle(s.count, s.exact_count), 'data-testid': `lat-${label}-exact` },
                 `${formatInt(s.exact_count)}`, h('span', { class: 'mark' }, MARK), '× avg/p50/p95/max '),
-              `${formatDuration(Math.round((s.exact_total_ns ?? 0) / s.exact_count))}/${formatDuration(s.p50_ns)}/${formatDuration(s.p95_ns)}/${formatDuration(s.max_ns)}`,
+              // Percentiles from the rows kept: none when every row was dropped.
+              `${formatDuration(Math.round((s.exact_total_ns ?? 0) / s.exact_count))}/` +
+                (s.count ? `${formatDuration(s.p50_ns)}/${formatDuration(s.p95_ns)}/${formatDuration(s.max_ns)}` : '—/—/—'),
             ]
           : [
               h('span', { class: 'pfx', title: PCT_RULE_ROW }, `${formatInt(s.count)}× avg/p50/p95/max `),
