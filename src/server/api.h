@@ -48,7 +48,7 @@ void api__stack(struct request *rq, uint64_t rn);
 int api__type_code(const struct model *m, const char *name, size_t len);
 
 /* Precomputed at load: the two endpoints without parameters. */
-char *api__summary_json(const struct model *m, size_t *len);
+char *api__summary_json(const struct model *m, const struct exact_counts *x, size_t *len);
 int api__lifetimes_json(const struct model *m, char **json, size_t *len, char **error);
 
 /* Endpoints. */

@@ -6,8 +6,9 @@
 
 #include "model/counts.h"
 #include "server/api.h"
+#include "server/ep_exact.h"
 
-char *api__summary_json(const struct model *m, size_t *len)
+char *api__summary_json(const struct model *m, const struct exact_counts *x, size_t *len)
 {
 	struct json j;
 
@@ -32,6 +33,7 @@ char *api__summary_json(const struct model *m, size_t *len)
 	json__u64(&j, m->max_ts);
 	json__key(&j, "cpu_sample_frequency_hz");
 	json__u64(&j, m->sample_freq_hz);
+	exact_json__summary(&j, x);
 	json__obj_end(&j);
 	return json__steal(&j, len);
 }
@@ -120,6 +122,7 @@ static int type_counts(struct request *rq, bool by_pid)
 	json__obj_begin(&rq->out);
 	json__key(&rq->out, "counts");
 	write_counts(&rq->out, m, counts);
+	exact_json__type_counts(&rq->out, &rq->st->exact, m, &w, counts);
 	json__obj_end(&rq->out);
 	return 200;
 }

@@ -9,6 +9,7 @@
 #include "model/dist.h"
 #include "model/opstats.h"
 #include "server/api.h"
+#include "server/ep_exact.h"
 
 static uint64_t sel_lat(const void *ctx, uint64_t k)
 {
@@ -27,6 +28,7 @@ static int sel_status(struct request *rq, struct op_sel *sel, int err)
 	return api__fail(rq, 500, "out of memory");
 }
 
+/* Left open for the exact fields. */
 static void latency_summary(struct json *j, const struct lat_summary *s)
 {
 	json__obj_begin(j);
@@ -40,7 +42,6 @@ static void latency_summary(struct json *j, const struct lat_summary *s)
 	json__u64(j, s->p95_ns);
 	json__key(j, "max_ns");
 	json__u64(j, s->max_ns);
-	json__obj_end(j);
 }
 
 int ep_syscall_latency_stats(struct request *rq)
@@ -58,13 +59,19 @@ int ep_syscall_latency_stats(struct request *rq)
 		return api__fail(rq, 500, "out of memory");
 	json__obj_begin(&rq->out);
 	for (int i = 0; i < SYSCALL_LAT_OPS; i++) {
+		char type[64];
+
 		json__key(&rq->out, op_names[sl.op[i]]);
 		latency_summary(&rq->out, &sl.lat[i]);
+		exact_json__op_type(op_names[sl.op[i]], type, sizeof(type));
+		exact_json__op(&rq->out, &rq->st->exact, &rq->st->m, &w, type, sl.lat[i].count);
+		json__obj_end(&rq->out);
 	}
 	json__key(&rq->out, "mmap_alloc_bytes");
 	json__u64(&rq->out, sl.mmap_alloc_bytes);
 	json__key(&rq->out, "munmap_free_bytes");
 	json__u64(&rq->out, sl.munmap_free_bytes);
+	exact_json__note(&rq->out, &rq->st->exact, &rq->st->m, &w);
 	json__obj_end(&rq->out);
 	return 200;
 }
@@ -89,9 +96,10 @@ static void event_detail(struct request *rq, const struct op_sel *sel, uint64_t 
 	json__obj_end(j);
 }
 
-/* IoTypeStats; percentile events by pct__index (the table's rule). */
+/* IoTypeStats; percentile events by pct__index (the table's rule).  With w, the exact
+ * count's fields where the rows are fewer. */
 static void type_stats(struct request *rq, const struct op_sel *sel, uint64_t bytes,
-		       uint64_t max_points)
+		       uint64_t max_points, const struct window *w)
 {
 	static const unsigned int pct[] = { 50, 95, 99 };
 	static const char *const keys[] = { "p50_event", "p95_event", "p99_event" };
@@ -125,6 +133,12 @@ static void type_stats(struct request *rq, const struct op_sel *sel, uint64_t by
 	dist__histogram(j, sel_lat, sel, n);
 	json__key(j, "size_histogram");
 	dist__histogram(j, sel_size, sel, n);
+	if (w) {
+		char type[160];
+
+		exact_json__op_type(sel->name, type, sizeof(type));
+		exact_json__op(j, &rq->st->exact, &rq->st->m, w, type, n);
+	}
 	json__obj_end(j);
 }
 
@@ -147,7 +161,7 @@ static int cmp_op_out(const void *x, const void *y)
 }
 
 static void by_operation(struct request *rq, struct op_sel *sels, int nsel, uint64_t max_points,
-			 uint64_t *total_ops, uint64_t *total_bytes)
+			 const struct window *w, uint64_t *total_ops, uint64_t *total_bytes)
 {
 	struct op_out out[OP_MAX];
 	int n = 0;
@@ -167,7 +181,7 @@ static void by_operation(struct request *rq, struct op_sel *sels, int nsel, uint
 	json__key(&rq->out, "by_operation");
 	json__arr_begin(&rq->out);
 	for (int i = 0; i < n; i++)
-		type_stats(rq, out[i].sel, out[i].bytes, max_points);
+		type_stats(rq, out[i].sel, out[i].bytes, max_points, w);
 	json__arr_end(&rq->out);
 }
 
@@ -203,12 +217,13 @@ int ep_io_statistics(struct request *rq)
 	}
 	status = 200;
 	json__obj_begin(&rq->out);
-	by_operation(rq, sel, nsel, max_points, &total_ops, &total_bytes);
+	by_operation(rq, sel, nsel, max_points, &w, &total_ops, &total_bytes);
 	json__key(&rq->out, "total_ops");
 	json__u64(&rq->out, total_ops);
 	json__key(&rq->out, "total_bytes");
 	json__u64(&rq->out, total_bytes);
 	time_range(&rq->out, &w);
+	exact_json__note(&rq->out, &rq->st->exact, &rq->st->m, &w);
 	json__obj_end(&rq->out);
 cleanup:
 	for (int i = 0; i < nsel; i++)
@@ -352,7 +367,7 @@ int ep_memory_statistics(struct request *rq)
 	munmap_bytes = op_sel__bytes_sum(&sel[1]);
 	status = 200;
 	json__obj_begin(&rq->out);
-	by_operation(rq, sel, 3, max_points, &total_ops, &total_bytes);
+	by_operation(rq, sel, 3, max_points, NULL, &total_ops, &total_bytes);
 	json__key(&rq->out, "total_alloc_ops");
 	json__u64(&rq->out, sel[0].n + grow_ops);
 	json__key(&rq->out, "total_alloc_bytes");

@@ -86,7 +86,7 @@ static int summary_ready(void *ctx, const struct model *m)
 {
 	struct viewer_state *st = ctx;
 
-	st->summary_json = api__summary_json(m, &st->summary_len);
+	st->summary_json = api__summary_json(m, &st->exact, &st->summary_len);
 	if (!st->summary_json)
 		return -ENOMEM;
 	state__set_ready(st, READY_SUMMARY);
@@ -144,6 +144,8 @@ static void *loader_main(void *arg)
 
 	memset(&rows, 0, sizeof(rows));
 	err = create_payload_view(ld->con, &st->tf);
+	if (!err)
+		err = exact_counts__load(ld->con, &st->tf, &st->exact);
 	if (!err)
 		err = load_rows(ld, &rows);
 	if (!err) {

@@ -394,6 +394,7 @@ cleanup:
 		MHD_stop_daemon(http);
 	conn__free_all(&st);
 	ops__free(&st.ops);
+	exact_counts__free(&st.exact);
 	model__free(&st.m);
 	free(st.summary_json);
 	free(st.lifetimes_json);

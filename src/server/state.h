@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "model/exact.h"
 #include "model/model.h"
 #include "model/ops.h"
 #include "trace/tracefile.h"
@@ -25,6 +26,7 @@ struct viewer_state {
 	duckdb_database db;
 	struct model m;
 	struct ops ops;
+	struct exact_counts exact;	/* probex.exact, read before the rows */
 	char *summary_json;
 	size_t summary_len;
 	char *lifetimes_json;	/* or the query's error (a process_exit without exit_code) */

@@ -188,23 +188,29 @@ function reachable(name, out = new Set()) {
 
 // --- the requests, with the parameters the UI sends --------------------------------
 
-const W = { start_ns: 100, end_ns: 600 };
+const W = { start_ns: 100, end_ns: 600 };	// the whole trace
+const NARROW = { start_ns: 120, end_ns: 600 };
 const REQUESTS = {
   summary: [{}],
   process_lifetimes: [{}],
   histogram: [{ ...W, num_buckets: 50 }],
   process_events: [{ ...W, max_events_per_pid: 2 }, { ...W, max_events_per_pid: 500 }],
-  event_type_counts: [W],
+  event_type_counts: [W, NARROW],
   pid_event_type_counts: [{ ...W, pid: 10 }],
-  syscall_latency_stats: [W, { ...W, pid: 10 }],
-  io_statistics: [{ ...W, max_points: 1000 }, { ...W, pid: 11, max_points: 1000 }],
+  syscall_latency_stats: [W, { ...W, pid: 10 }, NARROW],
+  io_statistics: [{ ...W, max_points: 1000 }, { ...W, pid: 11, max_points: 1000 }, { ...NARROW, max_points: 1000 }],
   memory_statistics: [{ ...W, max_points: 1000 }],
   event_flamegraph: [{ ...W, event_type: 'cpu_sample', max_stacks: 5000 }, { ...W, event_type: 'page_fault', max_stacks: 10 }],
   event_list: [{ ...W, pid: 10, limit: 100, offset: 0 }, { ...W, pid: 11, limit: 100, offset: 0, event_types: 'syscall_write_enter' }],
 };
 
 let v;
-before(async () => { v = await startViewer(write(tmpdir(), 'ui', traceA)); });
+// Exact counts above the rows of read (so the exact fields are sent) and a drop.
+const META = {
+  'probex.sample_freq_hz': '1000', 'probex.stack_trace_format': 'symbolized_v1', 'probex.drops': '{"ringbuf_syscall": 3}',
+  'probex.exact': JSON.stringify([{ tgid: 10, event_type: 'syscall_read_exit', nr: 0, count: 5, errors: 2, total_ns: 500, hist: [0, 1, 4] }]),
+};
+before(async () => { v = await startViewer(write(tmpdir(), 'ui', traceA, { meta: META })); });
 after(async () => { assert.equal(await stopViewer(v), 0); });
 
 test('api.ts declares no open-ended response types (tsc then rejects reads of unknown fields)', () => {

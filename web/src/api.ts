@@ -8,6 +8,10 @@ export interface Summary {
   min_ts_ns: number;
   max_ts_ns: number;
   cpu_sample_frequency_hz: number;
+  /** Records the ring buffer dropped (absent when none). */
+  dropped_records?: number;
+  /** Events the exact counts hold (absent without probex.exact). */
+  exact_records?: number;
 }
 
 export interface ProcessLifetime {
@@ -56,7 +60,11 @@ export interface ProcessEventsResponse {
 
 export interface CountsResponse {
   counts: Record<string, number>;
+  /** Exact counts of the types whose rows are fewer (whole trace only). */
+  exact_counts?: Record<string, number>;
+  note?: string;
 }
+
 
 export interface LatencySummary {
   count: number;
@@ -64,6 +72,11 @@ export interface LatencySummary {
   p50_ns: number;
   p95_ns: number;
   max_ns: number;
+  /** Where rows were dropped (whole trace only): the exact count, errors, summed latency. */
+  exact_count?: number;
+  exact_errors?: number;
+  exact_total_ns?: number;
+  incomplete?: boolean;
 }
 
 export interface LatencyStats {
@@ -72,6 +85,7 @@ export interface LatencyStats {
   io_uring: LatencySummary;
   mmap_alloc_bytes: number;
   munmap_free_bytes: number;
+  note?: string;
 }
 
 export interface EventDetail {
@@ -98,6 +112,11 @@ export interface OpStats {
   /** Exact counts in power-of-two bins [lo, hi). */
   latency_histogram: HistogramBin[];
   size_histogram: HistogramBin[];
+  /** Where rows were dropped (whole trace only): the exact count, errors, summed latency. */
+  exact_count?: number;
+  exact_errors?: number;
+  exact_total_ns?: number;
+  incomplete?: boolean;
 }
 
 export interface HistogramBin {
@@ -111,6 +130,7 @@ export interface IoStats {
   total_ops: number;
   total_bytes: number;
   time_range_ns?: [number, number];
+  note?: string;
 }
 
 export interface MemoryStats {

@@ -8,6 +8,7 @@ import { res } from './data';
 import { chipTone, DISABLED_TONE } from './colors';
 import { formatBytes, formatDuration, formatInt, formatNetBytesSigned, PCT_RULE_ROW } from './format';
 import type { LatencySummary } from './api';
+import { MARK, keptTitle } from './exact';
 
 // With every syscall recorded a trace has dozens of types: the most frequent get a chip
 // each, the rest one "other" chip (toggling them together) until expanded.
@@ -22,13 +23,21 @@ export function mountChips(parent: HTMLElement): void {
     if (r.status === 'error' && !r.data) return replace(row, errorBox(`Event counts: ${r.error}`, () => r.retry()));
     const counts = r.data?.counts;
     if (!counts) return replace(row, r.status === 'loading' ? h('span', { class: 'muted' }, 'Counting events…') : null);
-    const list = Object.entries(counts)
-      .filter(([, n]) => n > 0)
-      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    const exact = r.data?.exact_counts ?? {};
+    // By the count shown: the exact one where rows were dropped.
+    const shownN = ([t, n]: [string, number]) => Math.max(n, exact[t] ?? 0);
+    // A type whose rows were all dropped has a chip too (its exact count, 0 rows kept).
+    const list = Object.entries({ ...Object.fromEntries(Object.keys(exact).map((t) => [t, 0])), ...counts })
+      .filter(([t, n]) => n > 0 || exact[t])
+      .sort((a, b) => shownN(b) - shownN(a) || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
     if (!list.length) return replace(row, h('span', { class: 'muted' }, 'No event badges in this range'));
     const folded = !expanded && list.length > TOP_CHIPS + 1;
     const shown = folded ? list.slice(0, TOP_CHIPS) : list;
     const rest = folded ? list.slice(TOP_CHIPS) : [];
+    const count = (type: string, n: number) =>
+      exact[type] && exact[type] > n
+        ? h('span', { class: 'n tnum incomplete', title: keptTitle(n, exact[type]) }, formatInt(exact[type]), h('span', { class: 'mark' }, MARK))
+        : h('span', { class: 'n tnum' }, formatInt(n));
     const chips = shown.map(([type, n]) => {
       const on = state.enabled.has(type);
       const tone = on ? chipTone(type) : DISABLED_TONE;
@@ -48,11 +57,13 @@ export function mountChips(parent: HTMLElement): void {
           },
         },
         type,
-        h('span', { class: 'n tnum' }, formatInt(n)),
+        count(type, n),
       );
     });
     if (rest.length) {
       const types = rest.map(([t]) => t);
+      const rows = rest.reduce((a, [, n]) => a + n, 0);
+      const all = rest.reduce((a, [t, n]) => a + Math.max(n, exact[t] ?? 0), 0);
       const on = types.some((t) => state.enabled.has(t));
       const tone = on ? chipTone('other') : DISABLED_TONE;
       chips.push(
@@ -71,7 +82,9 @@ export function mountChips(parent: HTMLElement): void {
             },
           },
           `other (${types.length} types)`,
-          h('span', { class: 'n tnum' }, formatInt(rest.reduce((a, [, n]) => a + n, 0))),
+          all > rows
+            ? h('span', { class: 'n tnum incomplete', title: keptTitle(rows, all) }, formatInt(all), h('span', { class: 'mark' }, MARK))
+            : h('span', { class: 'n tnum' }, formatInt(rows)),
         ),
       );
     }
@@ -125,12 +138,20 @@ export function mountLatencyRow(parent: HTMLElement, onToggle: () => void): HTML
       'span',
       null,
       `${label} `,
-      !s || !s.count
+      !s || (!s.count && !s.exact_count)
         ? '—'
-        : [
-            h('span', { class: 'pfx', title: PCT_RULE_ROW }, `${formatInt(s.count)}× avg/p50/p95/max `),
-            `${formatDuration(s.avg_ns)}/${formatDuration(s.p50_ns)}/${formatDuration(s.p95_ns)}/${formatDuration(s.max_ns)}`,
-          ],
+        : s.incomplete && s.exact_count
+          ? [
+              h('span', { class: 'pfx incomplete', title: keptTitle(s.count, s.exact_count), 'data-testid': `lat-${label}-exact` },
+                `${formatInt(s.exact_count)}`, h('span', { class: 'mark' }, MARK), '× avg/p50/p95/max '),
+              // Percentiles from the rows kept: none when every row was dropped.
+              `${formatDuration(Math.round((s.exact_total_ns ?? 0) / s.exact_count))}/` +
+                (s.count ? `${formatDuration(s.p50_ns)}/${formatDuration(s.p95_ns)}/${formatDuration(s.max_ns)}` : '—/—/—'),
+            ]
+          : [
+              h('span', { class: 'pfx', title: PCT_RULE_ROW }, `${formatInt(s.count)}× avg/p50/p95/max `),
+              `${formatDuration(s.avg_ns)}/${formatDuration(s.p50_ns)}/${formatDuration(s.p95_ns)}/${formatDuration(s.max_ns)}`,
+            ],
     );
   const draw = () => {
     const r = res.latency;

@@ -9,6 +9,7 @@ import { state, set, subscribe, traceRange, fullDuration, minWindow, setRange, i
 import { res } from './data';
 import { formatDuration, formatInt } from './format';
 import { collapsibleIds, selectPid } from './tree';
+import { dropNotice } from './exact';
 
 export function mountHeader(parent: HTMLElement): void {
   const figures = h('div', { class: 'figures', 'data-testid': 'header-figures' });
@@ -32,6 +33,7 @@ export function mountHeader(parent: HTMLElement): void {
       fig('Duration', formatDuration(Math.max(0, s.max_ts_ns - s.min_ts_ns))),
       fig('PIDs', formatInt(s.unique_pids.length), 'Distinct task ids (threads count separately)'),
       fig('Sample Hz', String(Math.round(s.cpu_sample_frequency_hz))),
+      dropNotice(s),
     );
   };
   subscribe((c) => c.has('summary') && draw());

@@ -11,6 +11,7 @@ import { ChartSet, cdfOption, histogramOption, usageOption, type Series } from '
 import { opDist, type Kind } from './distrib';
 import { renderFrames } from './frames';
 import type { OpStats, EventDetail } from './api';
+import { MARK, keptTitle } from './exact';
 import type { View } from './flamegraph';
 
 type Pct = 'P50' | 'P95' | 'P99' | 'Max';
@@ -78,7 +79,7 @@ export function ioMemoryView(testid: string): View {
     else if (!io.total_ops) ioSect.append(h('div', { class: 'muted' }, 'No IO events'));
     else {
       ioSect.append(
-        h('div', { class: 'sect-head' }, h('b', null, 'IO'), `${formatCount(io.total_ops)} ops · ${formatBytes(io.total_bytes)} total`),
+        h('div', { class: 'sect-head' }, h('b', null, 'IO'), ...ioHead(io.total_ops, io.total_bytes, ioOps)),
         ...section('io', ioOps),
       );
     }
@@ -199,9 +200,7 @@ export function ioMemoryView(testid: string): View {
             'tr',
             i >= TOP_ROWS ? { class: 'extra', style: 'display:none' } : null,
             h('td', null, op.operation),
-            h('td', { title: formatInt(op.total_ops) }, formatCount(op.total_ops)),
-            h('td', null, formatBytes(op.total_bytes)),
-            h('td', null, op.avg_latency_ns || op.total_ops ? formatDuration(op.avg_latency_ns) : '—'),
+            ...(which === 'mem' ? memCountCells(op) : countCells(op)),
             pctCell(op, 'P50'),
             pctCell(op, 'P95'),
             pctCell(op, 'P99'),
@@ -231,6 +230,53 @@ export function ioMemoryView(testid: string): View {
       replace(el);
     },
   };
+}
+
+/** Memory operations count successful calls only, so no exact count stands in: where the
+ *  calls' rows were dropped (the event counts say so) the figures are marked. */
+function memCountCells(op: OpStats): HTMLElement[] {
+  const cells = countCells(op);
+  const type = `syscall_${op.operation}_exit`;
+  const c = res.counts.data;
+  const exact = c?.exact_counts?.[type];
+  if (!exact) return cells;
+  cells[0]!.classList.add('incomplete');
+  cells[0]!.title = `${formatInt(c?.counts[type] ?? 0)} of ${formatInt(exact)} ${op.operation} calls kept; these figures from the rows kept`;
+  cells[0]!.append(h('span', { class: 'mark' }, MARK));
+  return cells;
+}
+
+/** "N ops · B total"; with an operation short of rows, N from the exact counts, marked. */
+function ioHead(ops: number, bytes: number, list: OpStats[]): Array<string | HTMLElement> {
+  const exact = list.reduce((a, o) => a + Math.max(o.total_ops, o.incomplete && o.exact_count ? o.exact_count : 0), 0);
+  if (exact <= ops) return [`${formatCount(ops)} ops · ${formatBytes(bytes)} total`];
+  return [
+    h('span', { class: 'incomplete', title: keptTitle(ops, exact), 'data-testid': 'io-exact-total' }, `${formatCount(exact)} ops`, h('span', { class: 'mark' }, MARK)),
+    ` · ${formatBytes(bytes)} total`,
+    list.some((o) => o.incomplete && o.total_bytes) ? h('span', { class: 'mark', title: 'bytes from the rows kept' }, MARK) : '',
+  ];
+}
+
+/** Count, bytes and average; where rows were dropped the exact count and average, marked
+ *  (bytes and percentiles rest on the rows kept). */
+function countCells(op: OpStats): HTMLElement[] {
+  const exact = op.incomplete && op.exact_count ? op.exact_count : 0;
+  if (!exact) {
+    return [
+      h('td', { title: formatInt(op.total_ops) }, formatCount(op.total_ops)),
+      h('td', null, formatBytes(op.total_bytes)),
+      h('td', null, op.avg_latency_ns || op.total_ops ? formatDuration(op.avg_latency_ns) : '—'),
+    ];
+  }
+  const title = keptTitle(op.total_ops, exact);
+  return [
+    h('td', { class: 'incomplete', title, 'data-testid': 'exact-count' }, formatCount(exact), h('span', { class: 'mark' }, MARK)),
+    // Bytes from the rows kept (marked unless the call returns none).
+    op.total_bytes
+      ? h('td', { title: `${title}; bytes from the rows kept` }, formatBytes(op.total_bytes), h('span', { class: 'mark' }, MARK))
+      : h('td', null, formatBytes(op.total_bytes)),
+    h('td', { title: 'from the exact counts' }, formatDuration(Math.round((op.exact_total_ns ?? 0) / exact))),
+  ];
 }
 
 function stackPanel(title: string, ev: EventDetail | null, close: () => void): HTMLElement {
