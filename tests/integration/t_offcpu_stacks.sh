@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Complete blocking stacks and runnable time, on a relay of waits (tests/fixtures/relay.c):
+# main waits on a pipe for the worker, the worker on a mutex the holder keeps while it
+# sleeps, and each blocks briefly just before its long wait (which takes the sampled
+# stack).  Every off-CPU interval of 1 ms or more still has its user and kernel stacks
+# and, when a traced task woke it, the waker's; runnable_ns splits off the wait for a CPU.
+source "$(dirname "$0")/lib.sh"
+rounds=20 delay=20
+out="$TMP/r.parquet"
+"$PROBEX" -q -o "$out" --no-viewer -- "$FIXTURES/relay" $rounds $delay >"$TMP/stdout" || fail "probex exited $?"
+get() { sed -n "s/^$1=//p" "$TMP/stdout"; }
+main=$(get main) worker=$(get worker) holder=$(get holder)
+[ -n "$main" ] && [ -n "$worker" ] && [ -n "$holder" ] || fail "relay printed no tids"
+long="event_type='off_cpu' AND latency_ns >= 1000000"
+pct=$(q "$out" "SELECT round(100.0 * sum(latency_ns) FILTER (WHERE stack_id IS NOT NULL AND kernel_stack_id IS NOT NULL) / sum(latency_ns), 2) FROM events WHERE $long")
+assert_ge "off-CPU time in intervals >= 1 ms with user and kernel stacks (%)" 99 "$pct"
+pct=$(q "$out" "SELECT round(100.0 * sum(latency_ns) FILTER (WHERE waker_stack_trace IS NOT NULL) / sum(latency_ns), 2) FROM events WHERE $long AND waker_pid IN ($main, $worker, $holder)")
+assert_ge "... woken by a traced thread, with the waker's stack (%)" 99 "$pct"
+
+# none WHAT WHERE: no row matches WHERE (shown when some do).
+none() {
+	local n
+	n=$(q "$out" "SELECT count(*) FROM events WHERE $2")
+	[ "$n" = 0 ] || "$PROBEX" query "$out" "SELECT pid, latency_ns, runnable_ns, waker_pid, stack_trace, waker_stack_trace FROM events WHERE $2" >&2
+	assert_eq "$1" 0 "$n"
+}
+has() { echo "list_contains(${2:-stack_trace}, '$1')"; }
+like() { echo "len(list_filter(${2:-stack_trace}, x -> x LIKE '$1')) > 0"; }
+# Blocked (not waiting for a CPU) for half the delay: under load a 50 us usleep can take
+# longer, waiting for a CPU.
+half="latency_ns - coalesce(runnable_ns, 0) > ${delay}000000 / 2"
+assert_ge "main's long waits" $((rounds - 1)) "$(q "$out" "SELECT count(*) FROM events WHERE $long AND pid=$main AND $half")"
+none "... each blocked in wait_for_worker > read > pipe_read, woken by the worker's write" \
+	"$long AND pid=$main AND $half AND NOT (
+		$(has wait_for_worker) AND $(has read) AND $(like '%pipe_read') AND waker_pid=$worker AND
+		$(has worker_reply waker_stack_trace) AND $(like '%pipe_write' waker_stack_trace))"
+assert_ge "the worker's long waits" $((rounds - 1)) "$(q "$out" "SELECT count(*) FROM events WHERE $long AND pid=$worker AND $half")"
+none "... each blocked in take_lock > futex_wait, woken by the holder's unlock" \
+	"$long AND pid=$worker AND $half AND NOT (
+		$(has take_lock) AND $(like 'futex_wait%') AND waker_pid=$holder AND
+		$(has hold_lock_and_sleep waker_stack_trace) AND $(like 'futex_wake%' waker_stack_trace))"
+none "the holder's sleeps: in hold_lock_and_sleep, ended by a timer" \
+	"$long AND pid=$holder AND $half AND NOT (
+		$(has hold_lock_and_sleep) AND $(like '%nanosleep%') AND waker_pid=0)"
+late=$(q "$out" "SELECT json_extract(decode(value), '\$.off_cpu_stacks_at_end') FROM parquet_kv_metadata('$out') WHERE key='probex.drops'")
+assert_ge "intervals whose stacks were taken at their end (the sampled ones were taken)" $((rounds / 2)) "$late"
+
+# runnable_ns: every woken interval has it, within its latency.
+none "off_cpu rows with runnable_ns > latency_ns" "event_type='off_cpu' AND runnable_ns > latency_ns"
+assert_eq "long waits without runnable_ns" 0 "$(q "$out" "SELECT count(*) FROM events WHERE $long AND pid IN ($main, $worker, $holder) AND runnable_ns IS NULL")"
+assert_eq "no runnable_ns on other rows" 0 "$(q "$out" "SELECT count(*) FROM events WHERE event_type<>'off_cpu' AND runnable_ns IS NOT NULL")"
+
+# Sharing CPU 0 with a busy loop, a woken thread waits for the CPU: runnable time grows.
+runnable() { q "$1" "SELECT sum(runnable_ns) FROM events WHERE $long AND pid IN ($(get main), $(get worker))"; }
+"$PROBEX" -q -o "$TMP/alone.parquet" --no-viewer -- taskset -c 0 "$FIXTURES/relay" 10 10 >"$TMP/stdout" || fail "probex exited $?"
+alone=$(runnable "$TMP/alone.parquet")
+taskset -c 0 sh -c 'while :; do :; done' &
+hog=$!
+"$PROBEX" -q -o "$TMP/hog.parquet" --no-viewer -- taskset -c 0 "$FIXTURES/relay" 10 10 >"$TMP/stdout" || fail "probex exited $?"
+kill "$hog"
+busy=$(runnable "$TMP/hog.parquet")
+echo "runnable ns of main and worker's long waits: alone $alone, beside a busy loop $busy"
+assert_ge "runnable time beside a busy loop (ns)" $((alone + 1000000)) "$busy"
