@@ -161,6 +161,19 @@ int BPF_PROG(sched_waking, struct task_struct *p)
 	return 0;
 }
 
+/* The wakeup time when sched_waking came too early to count: a waker that finds a thread
+ * between its dequeue and its sched_switch (not yet marked blocked) fires sched_waking
+ * then, and sched_wakeup only once the switch is over. */
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(sched_wakeup, struct task_struct *p)
+{
+	struct tstate *t = task_state(p);
+
+	if (t && t->off_ts && !t->wake_ts)
+		t->wake_ts = bpf_ktime_get_ns();
+	return 0;
+}
+
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(sched_wakeup_new, struct task_struct *p)
 {

@@ -14,6 +14,10 @@
 
 const volatile __u64 offcpu_stack_min_ns = 1000000;
 
+/* Threads holding an off_cpu record: while there are none, the exit of a syscall that is
+ * not recorded costs no state lookup. */
+__u32 offstack_held;
+
 /* Whether an interval that blocked at off_ts and lasted d ns still needs stacks: its
  * blocking switch took none (stack_take() stamps the sampling clock with the switch time,
  * which is off_ts). */
@@ -58,15 +62,19 @@ static __always_inline void offstack_kernel(struct task_struct *next, struct tst
 
 /* At next's switch-in, its interval (blocked at t->off_ts, d ns long) needing stacks:
  * the kernel stack sent, and whether the off_cpu record is to wait for the user stack.
- * Not in a recorded syscall (a page fault, an unrecorded syscall), nothing says when the
- * thread returns to user space: the row goes without a user stack.  Not across an exec
- * either: its exit returns to another program. */
+ * Blocked in a syscall (its saved orig_ax a syscall number, recorded or not), its exit
+ * says when the thread returns to user space; elsewhere (a page fault) nothing does, and
+ * the row goes without a user stack.  Not across an exec either: its exit returns to
+ * another program. */
 static __always_inline bool offstack_in(struct task_struct *next, struct tstate *t, __u64 d,
 					__u64 now)
 {
+	struct probex_pt_regs *regs = (struct probex_pt_regs *)bpf_task_pt_regs(next);
+	__s64 nr = (__s64)regs->orig_ax;
+
 	cnt_add(CNT_OFFCPU_LATE_STACK, 1);
 	offstack_kernel(next, t, now);
-	if (t->in_syscall && t->nr != 59 /* execve */ && t->nr != 322 /* execveat */)
+	if (nr >= 0 && nr != 59 /* execve */ && nr != 322 /* execveat */)
 		return true;
 	cnt_add(CNT_OFFCPU_LATE_NOUSER, 1);
 	return false;
@@ -80,6 +88,7 @@ static __always_inline void offstack_hold(struct tstate *t, __u64 d, __u64 runna
 	t->pend.state = t->off_state;
 	t->pend.waker_pid = t->waker_pid;
 	t->pend.waker_tgid = t->waker_tgid;
+	__sync_fetch_and_add(&offstack_held, 1);
 }
 
 /* In the current thread's own context, before it returns to user space: its held off_cpu
@@ -91,6 +100,7 @@ static __always_inline void offstack_flush(void *ctx, struct tstate *t)
 
 	if (!t->pend.ts)
 		return;
+	__sync_fetch_and_add(&offstack_held, -1);
 	r = rec_open(sizeof(*r), REC_OFF_CPU, 1, t->pend.ts, bpf_get_current_pid_tgid(), &stacked);
 	if (!r) {
 		t->pend.ts = 0;
@@ -103,6 +113,18 @@ static __always_inline void offstack_flush(void *ctx, struct tstate *t)
 	r->runnable = t->pend.runnable;
 	t->pend.ts = 0;
 	rec_finish(ctx, r, sizeof(*r), stacked, true, false);
+}
+
+/* The exit of a syscall that is not recorded: a held record of the thread goes out. */
+static __always_inline void offstack_exit_unrecorded(void *ctx)
+{
+	struct tstate *t;
+
+	if (!offstack_held)
+		return;
+	t = cur_state();
+	if (t)
+		offstack_flush(ctx, t);
 }
 
 #endif

@@ -153,8 +153,10 @@ int BPF_PROG(sys_exit, struct probex_pt_regs *regs, long ret)
 		id = t->nr;
 	}
 	f = sys_flags_of(id);
-	if (!(f & SYSF_ON))
+	if (!(f & SYSF_ON)) {
+		offstack_exit_unrecorded(ctx);
 		return 0;
+	}
 	t = cur_state();
 	if (!t)
 		return 0;
