@@ -42,6 +42,7 @@ strace -f -o FILE: every syscall as text|strace -f -qq -o $WORK/s.txt {}
 perf record -e sched:sched_process_*: forks, execs, exits|perf record -q -N -e sched:sched_process_fork -e sched:sched_process_exec -e sched:sched_process_exit -o $WORK/p.data -- {}"
 TOOLS[g]="probex: off-CPU intervals with stacks and wakers|$PROBEX -q -o $WORK/p.parquet --no-viewer -- {}
 perf record -e sched:sched_switch,sched_wakeup -g|perf record -q -N -e sched:sched_switch -e sched:sched_wakeup -g -o $WORK/p.data -- {}
+perf sched record: every switch and wakeup, no stacks (what perf sched timehist reads)|perf sched record -q -B -N -o $WORK/p.data -- {}
 bpftrace: off-CPU time per user stack (in-kernel sums)|bpftrace -q -o $WORK/bt.txt -e '$BT_OFF' -c '{}'"
 ORDER=${PEERS:-"a b_nofp c g"}
 

@@ -3,7 +3,8 @@
  * wakes it (sched_waking), it runs again at a later sched_switch: one rec_off_cpu, sent
  * at that last switch, stamped with the block time.  Its stack is the one of the blocking
  * sched_switch record (joined by thread and time in user space), so no stack is taken
- * twice.  Included once, by probex.bpf.c. */
+ * twice; a long interval whose switch was sampled out gets its stacks at its end
+ * (offstack.bpf.h).  Included once, by probex.bpf.c. */
 #ifndef PROBEX_BPF_OFFCPU_BPF_H
 #define PROBEX_BPF_OFFCPU_BPF_H
 
@@ -30,6 +31,7 @@ static __always_inline void offcpu_out(struct tstate *t, __s64 state, __u64 now)
 	t->off_state = state;
 	t->waker_pid = 0;
 	t->waker_tgid = 0;
+	t->wake_ts = 0;
 }
 
 /* next gets the CPU back: the interval is complete. */
@@ -39,7 +41,7 @@ static __always_inline void offcpu_in(struct task_struct *next, __u64 now)
 	 * NULL tests into one pointer OR, which the verifier rejects. */
 	struct tstate *t = task_state(next);
 	struct rec_off_cpu *r;
-	__u64 d;
+	__u64 d, runnable;
 
 	if (!t || !t->off_ts)
 		return;
@@ -51,6 +53,12 @@ static __always_inline void offcpu_in(struct task_struct *next, __u64 now)
 		return;
 	}
 	stat_add(BPF_CORE_READ(next, tgid), STAT_KN(REC_OFF_CPU, 0), d, STAT_TIMED);
+	runnable = t->wake_ts ? now - t->wake_ts : REC_RUNNABLE_UNKNOWN;
+	if (offstack_wanted(t, d) && offstack_in(next, t, d, now)) {
+		offstack_hold(t, d, runnable);
+		t->off_ts = 0;
+		return;
+	}
 	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
 	if (!r) {
 		rec_drop(REC_OFF_CPU);
@@ -65,6 +73,7 @@ static __always_inline void offcpu_in(struct task_struct *next, __u64 now)
 	r->prev_state = t->off_state;
 	r->waker_pid = t->waker_pid;
 	r->waker_tgid = t->waker_tgid;
+	r->runnable = runnable;
 	t->off_ts = 0;
 	bpf_ringbuf_submit(r, rb_flags());
 	cnt_add(CNT_EVENTS, 1);
@@ -95,8 +104,9 @@ static __always_inline bool in_interrupt_ctx(void)
 	return (regs->cs & 3) == 3 && regs->orig_ax == (__u64)-1;
 }
 
-/* The waker's stack, sampled like other events: only a traced waker's (an untraced one
- * has no sampling clock, and would cost a stack on every wakeup). */
+/* The waker's stack, sampled like other events, and always for a wakee blocked for at
+ * least offcpu_stack_min_ns: only a traced waker's (an untraced one has no sampling
+ * clock, and would cost a stack on every wakeup). */
 static __always_inline void waker_stack(void *ctx, struct task_struct *p, struct tstate *t,
 					__u64 pid_tgid)
 {
@@ -110,6 +120,8 @@ static __always_inline void waker_stack(void *ctx, struct task_struct *p, struct
 		return;
 	now = bpf_ktime_get_ns();
 	w = stack_take(wt, SC_WAKER, now);
+	if (!w && stack_mode == STACKS_SAMPLED && now - t->off_ts >= offcpu_stack_min_ns)
+		w = 1;
 	if (!w)
 		return;
 	r = rec_open(sizeof(*r), REC_WAKER, w, now, pid_tgid, &stacked);
@@ -121,13 +133,18 @@ static __always_inline void waker_stack(void *ctx, struct task_struct *p, struct
 	rec_finish(ctx, r, sizeof(*r), stacked, true, true);
 }
 
-/* Runs in the waker's context: current is the waker, unless an interrupt woke it. */
+/* Runs in the waker's context: current is the waker, unless an interrupt woke it.  The
+ * first wakeup ends the blocked part of the interval, whoever made it. */
 static __always_inline void offcpu_wakeup(void *ctx, struct task_struct *p)
 {
 	struct tstate *t = task_state(p);
 	__u64 pid_tgid;
 
-	if (!t || !t->off_ts || t->waker_pid || in_interrupt_ctx())
+	if (!t || !t->off_ts)
+		return;
+	if (!t->wake_ts)
+		t->wake_ts = bpf_ktime_get_ns();
+	if (t->waker_pid || in_interrupt_ctx())
 		return;
 	pid_tgid = bpf_get_current_pid_tgid();
 	t->waker_pid = (__u32)pid_tgid;
@@ -142,6 +159,19 @@ SEC("tp_btf/sched_waking")
 int BPF_PROG(sched_waking, struct task_struct *p)
 {
 	offcpu_wakeup(ctx, p);
+	return 0;
+}
+
+/* The wakeup time when sched_waking came too early to count: a waker that finds a thread
+ * between its dequeue and its sched_switch (not yet marked blocked) fires sched_waking
+ * then, and sched_wakeup only once the switch is over. */
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(sched_wakeup, struct task_struct *p)
+{
+	struct tstate *t = task_state(p);
+
+	if (t && t->off_ts && !t->wake_ts)
+		t->wake_ts = bpf_ktime_get_ns();
 	return 0;
 }
 

@@ -24,6 +24,7 @@ char LICENSE[] SEC("license") = "GPL";
 #include "bpf/record.bpf.h"
 #include "bpf/stats.bpf.h"
 
+#include "bpf/offstack.bpf.h"
 #include "bpf/syscall.bpf.h"
 #include "bpf/offcpu.bpf.h"
 #include "bpf/ksym.bpf.h"
@@ -70,6 +71,9 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev, struct task_s
 	prev_tgid = BPF_CORE_READ(prev, tgid);
 	next_tgid = BPF_CORE_READ(next, tgid);
 	stat_add(prev_traced ? prev_tgid : next_tgid, STAT_KN(REC_SCHED_SWITCH, 0), 0, 0);
+	/* prev runs this program: a held interval of its own goes out with its user stack. */
+	if (prev_traced)
+		offstack_flush(ctx, t);
 	now = bpf_ktime_get_ns();
 	state = switch_state(preempt, prev);
 	offcpu_out(t, state, now);
@@ -150,6 +154,7 @@ int BPF_PROG(sched_process_exit, struct task_struct *p)
 	t = cur_state();
 	if (!t)
 		return 0;
+	offstack_flush(ctx, t);
 	/* signal->live was decremented before this tracepoint: 0 means last thread. */
 	group_dead = BPF_CORE_READ(p, signal, live.counter) == 0;
 

@@ -45,6 +45,7 @@ enum rec_kind {
 	REC_SYSCALL_PATH,	/* REC_SYSCALL plus the path argument read at enter (drops: REC_SYSCALL) */
 	REC_OFF_CPU,		/* one completed blocked interval of a traced thread */
 	REC_WAKER,		/* the stack of a task waking a blocked traced thread (no row) */
+	REC_OFF_KSTACK,		/* the kernel stack a long off-CPU interval blocked with (no row) */
 	REC__COUNT,
 };
 
@@ -133,7 +134,10 @@ struct rec_off_cpu {
 	__s64 prev_state;	/* as sched_switch reported it when the thread blocked */
 	__u32 waker_pid;	/* 0: woken by no task seen (interrupt, timer) */
 	__u32 waker_tgid;
+	__u64 runnable;		/* ns from its wakeup to running again; REC_RUNNABLE_UNKNOWN */
 };
+
+#define REC_RUNNABLE_UNKNOWN	(~0ull)	/* no wakeup seen (woken before tracing began) */
 
 /* sched_switch prev_state of a preempted task (the kernel's TASK_REPORT_MAX); 0 is a
  * task that stayed runnable (yielded).  Both are involuntary switches. */
@@ -232,6 +236,15 @@ struct rec_waker {
 	__u64 wakee_off_ts;
 };
 
+/* A long off-CPU interval of traced thread h.tid, blocked since off_ts, whose blocking
+ * switch took no stack: the kernel stack it blocked with, read when it ran again (h.ts).
+ * Its user stack comes with the off_cpu record, sent from the thread itself before it
+ * returns to user space. */
+struct rec_off_kstack {
+	struct rec_hdr h;	/* the blocked thread */
+	__u64 off_ts;
+};
+
 /* The fixed part of a record of this kind (0: unknown kind). */
 static inline __u32 rec_fixed_size(__u8 kind)
 {
@@ -247,6 +260,7 @@ static inline __u32 rec_fixed_size(__u8 kind)
 	case REC_SYSCALL_PATH: return sizeof(struct rec_syscall_path);
 	case REC_OFF_CPU: return sizeof(struct rec_off_cpu);
 	case REC_WAKER: return sizeof(struct rec_waker);
+	case REC_OFF_KSTACK: return sizeof(struct rec_off_kstack);
 	default: return 0;
 	}
 }
@@ -277,7 +291,20 @@ enum counter {
 	CNT_OFFCPU_SHORT_NS,		/* ... and their total duration */
 	CNT_STATS_SPILL,		/* no per-process exact-count entry (map full, or its bucket
 				 * busy under a nested program): counted for all together */
+	CNT_OFFCPU_LATE_STACK,		/* long intervals whose sampled-out stack was taken at their end */
+	CNT_OFFCPU_LATE_NOUSER,		/* ... of which the user stack could not be: not in a syscall */
 	CNT__COUNT,
+};
+
+/* An off_cpu record held back until its thread, still in the syscall it blocked in, runs
+ * BPF code of its own (its user stack can only be read from its own context). */
+struct off_pending {
+	__u64 ts;		/* the interval's start; 0: none pending */
+	__u64 duration;
+	__u64 runnable;
+	__s64 state;
+	__u32 waker_pid;
+	__u32 waker_tgid;
 };
 
 /* Per-thread state kept in the kernel: the open syscall and the stack-sampling clocks. */
@@ -297,6 +324,8 @@ struct tstate {
 	__s64 off_state;
 	__u32 waker_tgid;
 	__u32 _pad2;
+	__u64 wake_ts;		/* off-CPU: when it was woken since off_ts, 0: not yet */
+	struct off_pending pend;	/* off-CPU: a long interval waiting for its user stack */
 	char path[PROBEX_FILENAME_LEN];	/* path argument read at enter */
 };
 

@@ -153,11 +153,14 @@ int BPF_PROG(sys_exit, struct probex_pt_regs *regs, long ret)
 		id = t->nr;
 	}
 	f = sys_flags_of(id);
-	if (!(f & SYSF_ON))
+	if (!(f & SYSF_ON)) {
+		offstack_exit_unrecorded(ctx);
 		return 0;
+	}
 	t = cur_state();
 	if (!t)
 		return 0;
+	offstack_flush(ctx, t);
 	if (!t->in_syscall || t->nr != id) {
 		/* A new thread or process starts by returning 0 from the clone/fork its
 		 * parent entered: nothing was lost (strace counts the parent's call only). */

@@ -84,8 +84,12 @@ void offjoin__offcpu(const struct offjoin *j, uint32_t tid, uint64_t ts, struct 
 	if (!hmap__get(&j->tids, tid, &i))
 		return;
 	p = &j->p[i];
-	if (p->block_ts == ts)
-		*own = p->own;
+	if (p->block_ts == ts) {
+		if (own->u < 0)
+			own->u = p->own.u;
+		if (own->k < 0)
+			own->k = p->own.k;
+	}
 	if (p->wake_ts == ts)
 		*waker = p->waker;
 }

@@ -19,12 +19,14 @@ struct offjoin_stacks {
 
 struct offjoin *offjoin__new(void);
 void offjoin__free(struct offjoin *j);
-/* Thread tid blocked at ts, its switch having taken stacks s. */
+/* Thread tid blocked at ts, its switch (or its end, for a long interval) having taken
+ * stacks s. */
 int offjoin__block(struct offjoin *j, uint32_t tid, uint64_t ts, struct offjoin_stacks s);
 /* Thread wakee, blocked since off_ts, was woken by a task whose stacks are s. */
 int offjoin__wake(struct offjoin *j, uint32_t wakee, uint64_t off_ts, struct offjoin_stacks s);
-/* The off_cpu row of tid blocked since ts: *own becomes its switch's stacks when that
- * switch had any; *waker its waker's, or stays as it is. */
+/* The off_cpu row of tid blocked since ts: each of *own's stacks that is absent (the
+ * record's own) becomes its switch's, when that switch had any; *waker its waker's, or
+ * stays as it is. */
 void offjoin__offcpu(const struct offjoin *j, uint32_t tid, uint64_t ts, struct offjoin_stacks *own,
 		     struct offjoin_stacks *waker);
 

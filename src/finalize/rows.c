@@ -112,9 +112,10 @@ static int64_t copied_ustack(struct rows *r, const struct rec_hdr *h, uint32_t l
 }
 
 /* An off_cpu row's stack is the one its blocking sched_switch took (same thread, same
- * time), which the kernel sent first; a sampled-out switch leaves the row without one.
- * Its waker's stack comes the same way, from the waker record sent at the wakeup.  Joined
- * now, in spool order, keeping only stack ids (finalize/offjoin.h). */
+ * time), which the kernel sent first; for a long interval whose switch was sampled out,
+ * the kernel stack comes from a rec_off_kstack and the user stack with the off_cpu record
+ * itself.  Its waker's stack comes the same way, from the waker record sent at the
+ * wakeup.  Joined now, in spool order, keeping only stack ids (finalize/offjoin.h). */
 _Static_assert(PROBEX_SYSCALL_MAX == TRACE_SYSCALL_MAX, "every recorded syscall has an event type");
 
 /* The trace's prev_state of a kernel one: the task state bits as they are, preemption
@@ -142,6 +143,8 @@ static int join_block_stack(struct rows *r, const struct rec_hdr *h, struct rowr
 
 		return offjoin__wake(r->offjoin, w->wakee_tid, w->wakee_off_ts, own);
 	}
+	if (h->kind == REC_OFF_KSTACK)
+		return offjoin__block(r->offjoin, h->tid, ((const struct rec_off_kstack *)h)->off_ts, own);
 	offjoin__offcpu(r->offjoin, h->tid, h->ts, &own, &waker);
 	ref->ustack = own.u;
 	ref->kstack = own.k;
@@ -187,10 +190,10 @@ int rows__add_record(struct rows *r, const void *data, uint32_t len, uint64_t it
 	r->nrec++;
 	ref = (struct rowref){ .ts = h->ts, .item = item, .ustack = (int32_t)u, .kstack = (int32_t)k,
 			       .wustack = -1, .wkstack = -1 };
-	if ((h->kind == REC_SCHED_SWITCH || h->kind == REC_OFF_CPU || h->kind == REC_WAKER) &&
-	    (err = join_block_stack(r, h, &ref)))
+	if ((h->kind == REC_SCHED_SWITCH || h->kind == REC_OFF_CPU || h->kind == REC_WAKER ||
+	     h->kind == REC_OFF_KSTACK) && (err = join_block_stack(r, h, &ref)))
 		return err;
-	if (h->kind == REC_WAKER)
+	if (h->kind == REC_WAKER || h->kind == REC_OFF_KSTACK)
 		return 0;	/* no row of its own */
 	if (is_syscall(h->kind)) {
 		const struct rec_syscall *s = data;
@@ -362,6 +365,8 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 		colbuf__set(c, TC_PREV_STATE, (uint64_t)trace_state(o->prev_state));
 		colbuf__set(c, TC_WAKER_PID, o->waker_pid);
 		colbuf__set(c, TC_WAKER_TGID, o->waker_tgid);
+		if (o->runnable != REC_RUNNABLE_UNKNOWN && o->runnable <= o->duration)
+			colbuf__set(c, TC_RUNNABLE, o->runnable);
 		break;
 	}
 	case REC_SCHED_SWITCH: {

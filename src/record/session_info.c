@@ -24,6 +24,7 @@ static const char *const counter_names[CNT__COUNT] = {
 	[CNT_RB_DROP0 + REC_SYSCALL_UNFINISHED] = "ringbuf_syscall_unfinished",
 	[CNT_RB_DROP0 + REC_OFF_CPU] = "ringbuf_off_cpu",
 	[CNT_RB_DROP0 + REC_WAKER] = "ringbuf_waker_stack",
+	[CNT_RB_DROP0 + REC_OFF_KSTACK] = "ringbuf_off_cpu_kernel_stack",
 	[CNT_USTACK_ERR] = "user_stack_failed",
 	[CNT_KSTACK_ERR] = "kernel_stack_failed",
 	[CNT_STACK_TRUNC] = "stack_truncated",
@@ -41,6 +42,8 @@ static const char *const counter_names[CNT__COUNT] = {
 	[CNT_OFFCPU_SHORT] = "off_cpu_short_intervals",
 	[CNT_OFFCPU_SHORT_NS] = "off_cpu_short_ns",
 	[CNT_STATS_SPILL] = "exact_spilled",
+	[CNT_OFFCPU_LATE_STACK] = "off_cpu_stacks_at_end",
+	[CNT_OFFCPU_LATE_NOUSER] = "off_cpu_stacks_at_end_kernel_only",
 };
 
 static void *ksyms_main(void *arg)

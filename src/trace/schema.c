@@ -148,6 +148,7 @@ const struct trace_column trace_schema[TC__COUNT] = {
 	[TC_WAKER_STACK] = { "waker_stack_trace", PQ_STRING_LIST, .doc = "off_cpu: the waker's stack when it was sampled, labels root first" },
 	[TC_STACK_TRACE_ID] = { "stack_trace_id", PQ_U32, .dict = true, .viewer = true, .doc = "stack_trace by number: rows with the same number have the same list" },
 	[TC_STACK_TRACE_FIRST] = { "stack_trace_first", PQ_BOOL, .viewer = true, .doc = "true on the first row (file order) of each stack_trace_id, else NULL" },
+	[TC_RUNNABLE] = { "runnable_ns", PQ_U64, .doc = "off_cpu: ns from its wakeup to running again, the end of latency_ns spent waiting for a CPU (NULL: no wakeup seen, or a trace without it)" },
 };
 
 static const char *const stack_kinds[] = { "user", "kernel", "both" };

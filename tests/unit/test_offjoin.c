@@ -12,7 +12,7 @@
 static void test_joins_own_block_and_waker(void **state)
 {
 	struct offjoin *j = offjoin__new();
-	struct offjoin_stacks own = { 7, -1 }, waker = { -1, -1 };
+	struct offjoin_stacks own = { -1, -1 }, waker = { -1, -1 };
 
 	assert_non_null(j);
 	assert_int_equal(offjoin__block(j, 100, 1000, (struct offjoin_stacks){ 3, 4 }), 0);
@@ -22,6 +22,22 @@ static void test_joins_own_block_and_waker(void **state)
 	assert_int_equal(own.k, 4);
 	assert_int_equal(waker.u, 5);
 	assert_int_equal(waker.k, 6);
+	offjoin__free(j);
+}
+
+/* A long interval's stacks taken at its end: the kernel one noted by thread and block
+ * time, the user one on the off_cpu record itself, which keeps it. */
+static void test_keeps_the_rows_own_user_stack(void **state)
+{
+	struct offjoin *j = offjoin__new();
+	struct offjoin_stacks own = { 7, -1 }, waker = { -1, -1 };
+
+	assert_non_null(j);
+	assert_int_equal(offjoin__block(j, 100, 1000, (struct offjoin_stacks){ -1, 4 }), 0);
+	offjoin__offcpu(j, 100, 1000, &own, &waker);
+	assert_int_equal(own.u, 7);
+	assert_int_equal(own.k, 4);
+	assert_int_equal(waker.u, -1);
 	offjoin__free(j);
 }
 
@@ -77,6 +93,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_joins_own_block_and_waker),
+		cmocka_unit_test(test_keeps_the_rows_own_user_stack),
 		cmocka_unit_test(test_stale_or_other_thread_is_not_joined),
 		cmocka_unit_test(test_many_threads_many_blocks),
 	};
