@@ -9,15 +9,8 @@
 #include "report/latency.h"
 #include "trace/tracefile.h"
 
-struct group {
-	char *name;
-	uint64_t n, errors, sum, p[4];	/* p50, p95, p99, max */
-	int64_t bytes;
-	bool has_bytes;
-};
-
 struct acc {
-	struct group *g;
+	struct latency_group *g;
 	size_t n, cap;
 	uint64_t *lat;		/* the current group's latencies, ascending */
 	size_t nlat, latcap;
@@ -25,7 +18,7 @@ struct acc {
 
 static int close_group(struct acc *a)
 {
-	struct group *g;
+	struct latency_group *g;
 
 	if (!a->n)
 		return 0;
@@ -47,7 +40,7 @@ static int open_group(struct acc *a, const char *name, uint32_t len)
 		return -ENOMEM;
 	if (a->n == a->cap) {
 		size_t cap = a->cap ? a->cap * 2 : 16;
-		struct group *g = realloc(a->g, cap * sizeof(*g));
+		struct latency_group *g = realloc(a->g, cap * sizeof(*g));
 
 		if (!g)
 			return -ENOMEM;
@@ -90,7 +83,7 @@ static int add_chunk(struct acc *a, duckdb_data_chunk chunk)
 	for (idx_t i = 0; i < n; i++) {
 		uint32_t len;
 		const char *name = trace_file__cell(names, i, &len);
-		struct group *g = a->n ? &a->g[a->n - 1] : NULL;
+		struct latency_group *g = a->n ? &a->g[a->n - 1] : NULL;
 
 		if ((!g || strlen(g->name) != len || memcmp(g->name, name, len)) && open_group(a, name, len))
 			return -ENOMEM;
@@ -109,7 +102,7 @@ static int add_chunk(struct acc *a, duckdb_data_chunk chunk)
 
 static int cmp_total(const void *x, const void *y)
 {
-	const struct group *a = x, *b = y;
+	const struct latency_group *a = x, *b = y;
 
 	if (a->sum != b->sum)
 		return a->sum > b->sum ? -1 : 1;
@@ -123,16 +116,14 @@ static const struct rcol cols[] = {
 	{ "time%", RC_PCT, "time_fraction" },
 };
 
-static void fill(struct rtable *t, struct acc *a)
+static void fill(struct rtable *t, const struct latency_group *gs, size_t n)
 {
 	uint64_t all = 0;
 
-	if (a->n)	/* a->g is NULL when there is none */
-		qsort(a->g, a->n, sizeof(*a->g), cmp_total);
-	for (size_t i = 0; i < a->n; i++)
-		all += a->g[i].sum;
-	for (size_t i = 0; i < a->n; i++) {
-		const struct group *g = &a->g[i];
+	for (size_t i = 0; i < n; i++)
+		all += gs[i].sum;
+	for (size_t i = 0; i < n; i++) {
+		const struct latency_group *g = &gs[i];
 
 		rtable__row(t);
 		rtable__str(t, g->name);
@@ -150,13 +141,12 @@ static void fill(struct rtable *t, struct acc *a)
 	}
 }
 
-int latency__table(struct report *r, const char *key, const char *title, const char *what,
-		   const char *sql)
+int latency__collect(struct report *r, const char *what, const char *sql,
+		     struct latency_group **out, size_t *n)
 {
 	struct acc a = { 0 };
 	duckdb_data_chunk chunk;
 	duckdb_result res;
-	struct rtable t;
 	int err;
 
 	if ((err = report__query(r, what, sql, &res)))
@@ -169,14 +159,38 @@ int latency__table(struct report *r, const char *key, const char *title, const c
 	duckdb_destroy_result(&res);
 	if (!err)
 		err = close_group(&a);
-	if (!err) {
-		rtable__init(&t, key, title, cols, sizeof(cols) / sizeof(cols[0]));
-		fill(&t, &a);
-		report__emit(r, &t);
-	}
-	for (size_t i = 0; i < a.n; i++)
-		free(a.g[i].name);
-	free(a.g);
 	free(a.lat);
-	return err;
+	if (err) {
+		latency__free(a.g, a.n);
+		return err;
+	}
+	if (a.n)	/* a.g is NULL when there is none */
+		qsort(a.g, a.n, sizeof(*a.g), cmp_total);
+	*out = a.g;
+	*n = a.n;
+	return 0;
+}
+
+void latency__free(struct latency_group *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(g[i].name);
+	free(g);
+}
+
+int latency__table(struct report *r, const char *key, const char *title, const char *what,
+		   const char *sql)
+{
+	struct latency_group *g;
+	struct rtable t;
+	size_t n;
+	int err;
+
+	if ((err = latency__collect(r, what, sql, &g, &n)))
+		return err;
+	rtable__init(&t, key, title, cols, sizeof(cols) / sizeof(cols[0]));
+	fill(&t, g, n);
+	report__emit(r, &t);
+	latency__free(g, n);
+	return 0;
 }

@@ -4,6 +4,20 @@
 
 #include "report/report.h"
 
+/* One name's figures (a syscall, an io_uring opcode). */
+struct latency_group {
+	char *name;
+	uint64_t n, errors, sum, p[4];	/* p50, p95, p99, max */
+	int64_t bytes;
+	bool has_bytes;
+};
+
+/* Run sql (the shape latency__table takes) into groups ordered by total latency, then
+ * name; free with latency__free.  0 or a negative errno after a logged line. */
+int latency__collect(struct report *r, const char *what, const char *sql,
+		     struct latency_group **g, size_t *n);
+void latency__free(struct latency_group *g, size_t n);
+
 /* sql yields (name VARCHAR, latency_ns UBIGINT, is_error BOOLEAN, bytes BIGINT or NULL)
  * ordered by name, then latency. */
 int latency__table(struct report *r, const char *key, const char *title, const char *what,
