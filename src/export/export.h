@@ -68,6 +68,9 @@ int ex_profile__load(struct ex_profile *p, duckdb_connection con, const struct e
 		     uint64_t sample_freq_hz);
 void ex_profile__free(struct ex_profile *p);
 
+struct strbuf;
+/* Stack st of p as a folded line's stack part ("proc;root;...;leaf"), appended to b. */
+void export__folded_stack(const struct ex_profile *p, const struct ex_stack *st, struct strbuf *b);
 int export__folded(const struct ex_profile *p, FILE *out);
 int export__speedscope(const struct ex_profile *p, FILE *out, const char *name);
 int export__pprof(const struct ex_profile *p, FILE *out);
