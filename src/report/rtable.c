@@ -137,7 +137,10 @@ static void cell_text(const struct rtable *t, size_t r, int k, char *buf, size_t
 	case RC_PCT: snprintf(buf, size, "%.2f%%", c->d * 100); break;
 	case RC_DNS:
 		buf[0] = c->v < 0 ? '-' : '+';
-		rtable__fmt_ns(buf + 1, size - 1, c->v < 0 ? -c->v : c->v);
+		if (c->v)
+			rtable__fmt_ns(buf + 1, size - 1, c->v < 0 ? -c->v : c->v);
+		else
+			snprintf(buf, size, "0");
 		break;
 	case RC_RATIO: snprintf(buf, size, c->d < 100 ? "%.2fx" : "%.0fx", c->d); break;
 	}

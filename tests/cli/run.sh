@@ -51,6 +51,7 @@ fi
 . "$here/export.sh"
 . "$here/report.sh"
 . "$here/errors.sh"
+. "$here/diff.sh"
 . "$here/docs.sh"
 
 echo "cli: $pass passed, $fail failed"
