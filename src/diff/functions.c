@@ -38,8 +38,10 @@ static int load(struct diff *d, struct profiles *pr)
 	struct export_opts eo = { .fmt = EXPORT_FOLDED, .event_type = d->o->r.event_type };
 	int err = 0;
 
-	for (int i = 0; i < 2 && !err; i++)
+	for (int i = 0; i < 2 && !err; i++) {
+		eo.tf = &d->s[i].tf;
 		err = ex_profile__load(&pr->p[i], d->s[i].r.con, &eo, d->s[i].tf.sample_freq_hz);
+	}
 	return err;
 }
 

@@ -89,6 +89,7 @@ int diff_side__open(struct diff_side *s, const char *path, const struct diff_opt
 		return err;
 	}
 	s->r.sample_freq_hz = s->tf.sample_freq_hz;
+	s->r.tf = &s->tf;
 	s->period_ns = 1e9 / (double)s->tf.sample_freq_hz;
 	if ((err = report__views(&s->r, &s->tf)) || (err = extent(s)))
 		return err;

@@ -12,6 +12,7 @@
 
 #include "common/intern.h"
 #include "common/progress.h"
+#include "trace/tracefile.h"
 
 enum export_fmt { EXPORT_FOLDED, EXPORT_SPEEDSCOPE, EXPORT_CHROME, EXPORT_PPROF, EXPORT__COUNT };
 
@@ -23,6 +24,7 @@ struct export_opts {
 	bool has_pid;
 	uint32_t pid;		/* a process (tgid) or a thread (pid) */
 	struct progress *progress;	/* NULL: none */
+	const struct trace_file *tf;	/* non-NULL: stacks read by list number when it has them */
 };
 
 /* Every thread's scheduler rows as q(tgid, pid, process_name, ts_ns, prev_state, is_out,

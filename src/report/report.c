@@ -206,6 +206,7 @@ int report__run(const char *path, const struct report_opts *o, FILE *out)
 	if (err)
 		goto out_db;
 	r.sample_freq_hz = tf.sample_freq_hz;
+	r.tf = &tf;
 	if ((err = report__views(&r, &tf)))
 		goto out;
 	if (o->json) {

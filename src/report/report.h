@@ -36,6 +36,7 @@ struct report {
 	const struct report_opts *o;
 	uint64_t t0;		/* first ts_ns of the trace: times are shown from it */
 	uint64_t sample_freq_hz;
+	const struct trace_file *tf;
 	FILE *out;
 	struct json *j;		/* non-NULL: JSON output */
 };

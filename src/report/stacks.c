@@ -205,7 +205,7 @@ static void stacks_table(struct report *r, const struct ex_profile *p)
 int report__stacks(struct report *r)
 {
 	struct export_opts eo = { .fmt = EXPORT_FOLDED, .event_type = r->o->event_type,
-				  .progress = r->o->progress };
+				  .progress = r->o->progress, .tf = r->tf };
 	struct ex_profile p;
 	struct fstat *f;
 	int err;
