@@ -19,7 +19,7 @@ int latency__collect(struct report *r, const char *what, const char *sql,
 void latency__free(struct latency_group *g, size_t n);
 
 /* sql yields (name VARCHAR, latency_ns UBIGINT, is_error BOOLEAN, bytes BIGINT or NULL)
- * ordered by name, then latency. */
+ * in any order. */
 int latency__table(struct report *r, const char *key, const char *title, const char *what,
 		   const char *sql);
 

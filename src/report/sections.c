@@ -37,7 +37,7 @@ void report__syscalls_sql(struct strbuf *sql)
 		"AND latency_ns IS NOT NULL) SELECT name, latency_ns::UBIGINT, coalesce(ret < 0, false), "
 		"CASE WHEN name IN (");
 	byte_syscalls(sql);
-	strbuf__addf(sql, ") THEN greatest(coalesce(ret, 0), 0) END::BIGINT FROM s ORDER BY 1, 2");
+	strbuf__addf(sql, ") THEN greatest(coalesce(ret, 0), 0) END::BIGINT FROM s");
 }
 
 int report__syscalls(struct report *r)
@@ -72,8 +72,7 @@ int report__io_uring(struct report *r)
 		"AS name, coalesce(latency_ns, ts_ns - submit_ts_ns) AS lat, io_uring_res FROM events "
 		"WHERE event_type = 'io_uring_complete' AND submit_ts_ns > 0 AND ts_ns >= submit_ts_ns) "
 		"SELECT name, lat::UBIGINT, coalesce(io_uring_res < 0, false), CASE WHEN name IN ("
-		IORING_BYTE_OPS ") THEN greatest(coalesce(io_uring_res, 0), 0) END::BIGINT FROM s "
-		"ORDER BY 1, 2");
+		IORING_BYTE_OPS ") THEN greatest(coalesce(io_uring_res, 0), 0) END::BIGINT FROM s");
 }
 
 /* Rows of a small result as a table: every column BIGINT or VARCHAR, in cols' order. */
