@@ -126,7 +126,8 @@ static int load_range(struct ex_profile *p, duckdb_connection con)
 #define BY_NUMBER_SQL "WITH w AS (SELECT process_name, stack_trace_id AS id, " \
 	"sum(coalesce(stack_weight, 1)) AS w FROM events WHERE event_type = '%s' " \
 	"AND stack_trace_id IS NOT NULL%s GROUP BY ALL), l AS (SELECT stack_trace_id AS id, " \
-	"stack_trace FROM %s WHERE stack_trace_first AND stack_trace_id IS NOT NULL) " \
+	"any_value(stack_trace) AS stack_trace FROM %s WHERE stack_trace_first " \
+	"AND stack_trace_id IS NOT NULL GROUP BY 1) " \
 	"SELECT w.process_name, l.stack_trace, sum(w.w)::UBIGINT AS w FROM w LEFT JOIN l USING (id) " \
 	"GROUP BY ALL ORDER BY w DESC, process_name, stack_trace"
 

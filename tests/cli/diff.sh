@@ -1,6 +1,6 @@
 # probex diff on a synthetic pair with known differences: NEW is BASE (the synthetic
 # trace) with every read exit twice, every CPU sample whose leaf is memcpy twice, and ten
-# 1 ms off_cpu rows blocked in wait_here.  Every figure is checked against the rows
+# 1 ms off_cpu rows blocked in wait_here (a list number of their own).  Every figure is checked against the rows
 # themselves, read with SQL and summed in Python.  Sourced by run.sh.
 B=${traces[0]} N="$TMP/diff_new.parquet"
 # kv_metadata FILE [SED]: FILE's probex.* metadata as a DuckDB KV_METADATA struct.
@@ -11,7 +11,8 @@ kv_metadata() {
 "$PROBEX" sql "$B" "COPY (SELECT * FROM (SELECT * FROM read_parquet('$B') UNION ALL
 	SELECT * FROM read_parquet('$B') WHERE event_type = 'syscall_read_exit' UNION ALL
 	SELECT * FROM read_parquet('$B') WHERE event_type = 'cpu_sample' AND stack_trace[-1] = 'memcpy' UNION ALL
-	SELECT * REPLACE ('off_cpu' AS event_type, 1000000::UBIGINT AS latency_ns, ['[user]', 'main', 'wait_here'] AS stack_trace)
+	SELECT * REPLACE ('off_cpu' AS event_type, 1000000::UBIGINT AS latency_ns, ['[user]', 'main', 'wait_here'] AS stack_trace,
+		(SELECT max(stack_trace_id) + 1 FROM read_parquet('$B'))::UINTEGER AS stack_trace_id, true AS stack_trace_first)
 	FROM (SELECT * FROM read_parquet('$B') WHERE event_type = 'cpu_sample' ORDER BY ts_ns LIMIT 10)) ORDER BY ts_ns)
 	TO '$N' (FORMAT parquet, KV_METADATA {$(kv_metadata "$B")})" >/dev/null || bad "diff: making NEW"
 
@@ -104,6 +105,14 @@ for side in ('base', 'new'):
 print('; '.join(bad[:8]) or 'ok')
 PYEOF
 )"
+
+# A file without list numbers (stack_trace_id) gives the same figures, read list by list.
+"$PROBEX" sql "$N" "COPY (SELECT * EXCLUDE (stack_trace_id, stack_trace_first) FROM read_parquet('$N'))
+	TO '$TMP/unnumbered.parquet' (FORMAT parquet, KV_METADATA {$(kv_metadata "$N")})" >/dev/null
+"$PROBEX" diff --json --top 1000000 "$B" "$TMP/unnumbered.parquet" >"$TMP/u.json" || bad "diff unnumbered: exit $?"
+check "diff: numbered and unnumbered lists agree" "ok" "$($PY -c "
+import json; a, b = json.load(open('$TMP/d.json')), json.load(open('$TMP/u.json'))
+print('ok' if all(a[k] == b[k] for k in ('functions', 'syscalls', 'off_cpu', 'processes')) else 'differ')")"
 
 # Folded: each line's weights are the two exports' weights of that stack.
 "$PROBEX" diff --format folded -o "$TMP/d.folded" "$B" "$N" || bad "diff --format folded: exit $?"
