@@ -9,6 +9,15 @@
 #include "diff/diff.h"
 #include "trace/schema.h"
 
+static const char options_help[] =
+	"  --json                 one JSON object (doc/diff.md lists the fields)\n"
+	"  --format text|folded   folded: \"stack BASE NEW\" lines (difffolded.pl)\n"
+	"  -o, --output OUT       the folded lines into OUT (kept whole or not at all)\n"
+	"  -e, --event-type T     the functions' event type (default cpu_sample)\n"
+	"  --pid P, --comm NAME   only that process or thread, or threads of that name\n"
+	"  --start T, --end T     only rows from T after each trace's first event (until T)\n"
+	"  --top N                rows per section (default 20)\n";
+
 static int parse(int argc, char **argv, struct diff_opts *o, const char *usage)
 {
 	static const struct option longopts[] = {
@@ -56,7 +65,7 @@ static int parse(int argc, char **argv, struct diff_opts *o, const char *usage)
 				return EXIT_USAGE;
 			o->r.has_end = true;
 			break;
-		case 'h': printf("Usage: %s\n", usage); return -1;
+		case 'h': printf("Usage: %s\n%s", usage, options_help); return -1;
 		default: return args__usage_error("diff", usage, "unknown option or missing value '%s'", argv[optind - 1]);
 		}
 	}
