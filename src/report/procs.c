@@ -22,8 +22,10 @@ static const struct rcol cols[] = {
 };
 
 const char *const report_procs_sql =
-	"WITH p AS (SELECT tgid, arg_max(process_name, ts_ns) AS name, min(ts_ns) AS t0, max(ts_ns) AS t1, "
-	"count(DISTINCT pid) AS threads FROM events GROUP BY tgid), "
+	/* Per thread and name first: arg_max over every row's name is 2x slower. */
+	"WITH g AS (SELECT tgid, pid, process_name, min(ts_ns) AS t0, max(ts_ns) AS t1 FROM events GROUP BY ALL), "
+	"p AS (SELECT tgid, arg_max(process_name, t1) AS name, min(t0) AS t0, max(t1) AS t1, "
+	"count(DISTINCT pid) AS threads FROM g GROUP BY tgid), "
 	"f AS (SELECT coalesce(child_tgid, child_pid) AS c, arg_min(tgid, ts_ns) AS parent, min(ts_ns) AS ft FROM events "
 	"WHERE event_type = 'process_fork' AND coalesce(child_tgid, child_pid) = child_pid GROUP BY 1), "
 	"e AS (SELECT tgid, arg_max(exit_code, ts_ns) AS code, arg_max(exit_signal, ts_ns) AS sig, "
