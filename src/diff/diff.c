@@ -76,6 +76,27 @@ static void header_row(struct rtable *t, const char *k, const char *b, const cha
 	rtable__str(t, n);
 }
 
+/* "  warning: " and the text, wrapped at spaces to fit REPORT_WIDTH. */
+static void wrap(FILE *out, const char *s, int n)
+{
+	const int room = REPORT_WIDTH - 11;
+
+	fputs("  warning: ", out);
+	while (n > room) {
+		int cut = room;
+
+		while (cut > room / 2 && s[cut] != ' ')
+			cut--;
+		if (s[cut] != ' ')
+			cut = room;
+		fprintf(out, "%.*s\n           ", cut, s);
+		cut += s[cut] == ' ';
+		s += cut;
+		n -= cut;
+	}
+	fprintf(out, "%.*s\n", n, s);
+}
+
 static void header_text(struct diff *d)
 {
 	const struct diff_side *b = &d->s[BASE], *n = &d->s[NEW];
@@ -103,7 +124,7 @@ static void header_text(struct diff *d)
 		for (const char *l = d->notes.s; *l;) {
 			const char *e = strchr(l, '\n');
 
-			fprintf(d->out, "  warning: %.*s\n", (int)(e - l), l);
+			wrap(d->out, l, (int)(e - l));
 			l = e + 1;
 		}
 	}

@@ -51,7 +51,8 @@ static int load(struct diff *d, struct offs *t, int side)
 	duckdb_result res;
 	int err;
 
-	if (!d->s[side].tf.has_latency_ns)
+	/* Compared on what both have: nothing when either file has no latency_ns. */
+	if (!d->s[BASE].tf.has_latency_ns || !d->s[NEW].tf.has_latency_ns)
 		return 0;
 	if ((err = report__query(&d->s[side].r, "off-CPU stacks", OFF_SQL, &res)))
 		return err;

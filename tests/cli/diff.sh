@@ -172,6 +172,18 @@ exit_is "diff of two programs" 0 1 "$PROBEX" diff "$B" "$TMP/other_prog.parquet"
 grep -q "different programs" "$TMP/err" || bad "diff of two programs: no warning on stderr"
 grep -q "warning: different programs" "$TMP/out" || bad "diff of two programs: no warning in the output"
 
+# An older format (the reference's 24 columns): compared on what both have, saying what
+# was left out.
+cols=$(q "$N" "SELECT string_agg(column_name, ', ') FROM (SELECT column_name FROM (DESCRIBE SELECT * FROM read_parquet('$N')) LIMIT 24)")
+"$PROBEX" sql "$N" "COPY (SELECT $cols FROM read_parquet('$N')) TO '$TMP/ref.parquet' (FORMAT parquet,
+	KV_METADATA {$(kv_metadata "$N")})" >/dev/null
+"$PROBEX" diff --json "$TMP/ref.parquet" "$N" >"$TMP/ref.json" 2>"$TMP/ref.err" || bad "diff of an older format: exit $?"
+check "diff of an older format: off-CPU left out, syscalls compared, said so" "[] True 2" "$($PY -c "
+import json; r = json.load(open('$TMP/ref.json'))
+print(r['off_cpu'], any(s['name'] == 'write' and s['base_count'] == s['new_count'] for s in r['syscalls']),
+      sum('latency_ns' in w or 'stack_weight' in w for w in r['warnings']))")"
+check "diff of an older format: the text fits 100 columns" 0 "$("$PROBEX" diff "$TMP/ref.parquet" "$N" 2>/dev/null | awk 'length > 100' | wc -l)"
+
 # Bad input: exit 1, one line naming the file, nothing on stdout, no -o file.
 for f in "$TMP/missing.parquet" "$TMP/trunc.parquet" "$TMP/text.parquet" "$TMP/other.parquet"; do
 	for order in "$f $B" "$B $f"; do
