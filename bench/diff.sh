@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `probex diff` of two synthetic traces of DIFF_EVENTS (default 20M) events each (seeds 1
-# and 2): wall time and peak RSS of the text diff and of the folded output, each next to
-# its target.  Writes a table to $BUILD/bench/diff.md.  The traces are kept in
+# and 2): wall time, CPU time (wall is noisy on a shared VM) and peak RSS of the text diff
+# and of the folded output, each next to its target.  Writes a table to $BUILD/bench/diff.md.  The traces are kept in
 # $BUILD/bench (as the viewer bench keeps its own) so that a rerun skips synth.
 set -u
 BUILD=${BUILD:-build}
@@ -21,11 +21,12 @@ rows=()
 for mode in text folded; do
 	args=()
 	[ $mode = folded ] && args=(--format folded -o "$WORK/d.folded")
-	/usr/bin/time -f "%e %M" -o "$WORK/t" "$PROBEX" diff "${args[@]}" \
+	/usr/bin/time -f "%e %U %S %M" -o "$WORK/t" "$PROBEX" diff "${args[@]}" \
 		"$ROOT/$BUILD/bench/synth-$N-seed1.parquet" "$ROOT/$BUILD/bench/synth-$N-seed2.parquet" \
 		>"$WORK/d.txt" 2>"$WORK/err" || { cat "$WORK/err"; exit 1; }
-	read -r wall rss <"$WORK/t"
-	rows+=("| probex diff ($mode), two $m-event synthetic traces | $wall s, $(( rss / 1024 )) MiB peak RSS | <= 10 s, <= 1024 MiB | 2 cores, load $(cut -d' ' -f1 /proc/loadavg) |")
+	read -r wall user sys rss <"$WORK/t"
+	cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.1f", u + s }')
+	rows+=("| probex diff ($mode), two $m-event synthetic traces | $wall s ($cpu CPU-s), $(( rss / 1024 )) MiB peak RSS | <= 10 s, <= 1024 MiB | $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg) |")
 	printf '%s\n' "${rows[-1]}"
 done
 {

@@ -97,6 +97,37 @@ static void wrap(FILE *out, const char *s, int n)
 	fprintf(out, "%.*s\n", n, s);
 }
 
+static void total_row(struct rtable *t, const char *what, uint64_t b, uint64_t n)
+{
+	rtable__row(t);
+	rtable__str(t, what);
+	rtable__int(t, (int64_t)b);
+	rtable__int(t, (int64_t)n);
+	rtable__int(t, (int64_t)n - (int64_t)b);
+	b ? rtable__ratio(t, (double)n / (double)b) : rtable__null(t);
+}
+
+/* The runs' totals in time: the first line to read. */
+static void totals(struct diff *d)
+{
+	static const struct rcol cols[] = {
+		{ "", RC_TEXT, NULL }, { "base", RC_NS, NULL }, { "new", RC_NS, NULL },
+		{ "delta", RC_DNS, NULL }, { "ratio", RC_RATIO, NULL },
+	};
+	const struct diff_side *b = &d->s[BASE], *n = &d->s[NEW];
+	struct rtable t;
+
+	rtable__init(&t, "totals", "Totals", cols, 5);
+	total_row(&t, "duration (first to last event)", b->duration_ns, n->duration_ns);
+	total_row(&t, "CPU time (samples x period)", (uint64_t)((double)b->samples * b->period_ns + 0.5),
+		  (uint64_t)((double)n->samples * n->period_ns + 0.5));
+	total_row(&t, "syscall time", b->syscall_ns, n->syscall_ns);
+	if (b->tf.has_latency_ns && n->tf.has_latency_ns)
+		total_row(&t, "off-CPU time", b->off_cpu_ns, n->off_cpu_ns);
+	rtable__print(&t, d->out, REPORT_WIDTH);
+	rtable__free(&t);
+}
+
 static void header_text(struct diff *d)
 {
 	const struct diff_side *b = &d->s[BASE], *n = &d->s[NEW];
@@ -106,15 +137,18 @@ static void header_text(struct diff *d)
 	rtable__init(&t, "compared", "Compared (base -> new)", header_cols, 3);
 	header_row(&t, "file", b->tf.path, n->tf.path);
 	header_row(&t, "command", b->command, n->command);
-	rtable__fmt_ns(x[0], 64, (int64_t)b->duration_ns);
-	rtable__fmt_ns(x[1], 64, (int64_t)n->duration_ns);
-	header_row(&t, "duration", x[0], x[1]);
 	snprintf(x[0], 64, "%llu", (unsigned long long)b->events);
 	snprintf(x[1], 64, "%llu", (unsigned long long)n->events);
 	header_row(&t, "events", x[0], x[1]);
 	snprintf(x[0], 64, "%llu Hz", (unsigned long long)b->tf.sample_freq_hz);
 	snprintf(x[1], 64, "%llu Hz", (unsigned long long)n->tf.sample_freq_hz);
 	header_row(&t, "sample rate", x[0], x[1]);
+	snprintf(x[0], 64, "%llu", (unsigned long long)b->processes);
+	snprintf(x[1], 64, "%llu", (unsigned long long)n->processes);
+	header_row(&t, "processes", x[0], x[1]);
+	snprintf(x[0], 64, "%llu", (unsigned long long)b->syscalls);
+	snprintf(x[1], 64, "%llu", (unsigned long long)n->syscalls);
+	header_row(&t, "syscalls", x[0], x[1]);
 	header_row(&t, "stacks", b->stack_mode, n->stack_mode);
 	header_row(&t, "version", b->version, n->version);
 	rtable__print(&t, d->out, REPORT_WIDTH);
@@ -128,6 +162,7 @@ static void header_text(struct diff *d)
 			l = e + 1;
 		}
 	}
+	totals(d);
 }
 
 static void side_json(struct json *j, const struct diff_side *s)
@@ -150,6 +185,16 @@ static void side_json(struct json *j, const struct diff_side *s)
 	json__double(j, s->period_ns);
 	json__key(j, "stack_mode");
 	json__str(j, s->stack_mode);
+	json__key(j, "cpu_ns");
+	json__u64(j, (uint64_t)((double)s->samples * s->period_ns + 0.5));
+	json__key(j, "syscalls");
+	json__u64(j, s->syscalls);
+	json__key(j, "syscall_ns");
+	json__u64(j, s->syscall_ns);
+	json__key(j, "off_cpu_ns");
+	json__u64(j, s->off_cpu_ns);
+	json__key(j, "processes");
+	json__u64(j, s->processes);
 	json__obj_end(j);
 }
 

@@ -18,6 +18,8 @@ struct diff_side {
 	char *program;		/* argv[0] */
 	char *version, *stack_mode, *missing_probes, *kernel;
 	uint64_t events, duration_ns;
+	uint64_t samples;	/* CPU samples (stack_weight counts) */
+	uint64_t syscalls, syscall_ns, off_cpu_ns, processes;
 	double period_ns;	/* CPU time of one sample: 1e9 / sample_freq_hz */
 };
 

@@ -66,12 +66,21 @@ static int extent(struct diff_side *s)
 	duckdb_result res;
 	int err;
 
-	err = report__query(&s->r, "the rows", "SELECT count(*), coalesce(max(ts_ns) - min(ts_ns), 0) "
-			    "FROM events", &res);
+	err = report__query(&s->r, "the rows", "SELECT count(*), coalesce(max(ts_ns) - min(ts_ns), 0), "
+		"coalesce(sum(coalesce(stack_weight, 1)) FILTER (event_type = 'cpu_sample'), 0)::UBIGINT, "
+		"count(*) FILTER (event_type LIKE 'syscall\\_%\\_exit' ESCAPE '\\'), "
+		"coalesce(sum(latency_ns) FILTER (event_type LIKE 'syscall\\_%\\_exit' ESCAPE '\\'), 0)::UBIGINT, "
+		"coalesce(sum(latency_ns) FILTER (event_type = 'off_cpu'), 0)::UBIGINT, "
+		"count(DISTINCT tgid) FROM events", &res);
 	if (err)
 		return err;
 	s->events = duckdb_value_uint64(&res, 0, 0);
 	s->duration_ns = duckdb_value_uint64(&res, 1, 0);
+	s->samples = duckdb_value_uint64(&res, 2, 0);
+	s->syscalls = duckdb_value_uint64(&res, 3, 0);
+	s->syscall_ns = duckdb_value_uint64(&res, 4, 0);
+	s->off_cpu_ns = duckdb_value_uint64(&res, 5, 0);
+	s->processes = duckdb_value_uint64(&res, 6, 0);
 	duckdb_destroy_result(&res);
 	return 0;
 }

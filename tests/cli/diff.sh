@@ -102,6 +102,11 @@ for side in ('base', 'new'):
     for key in ('file', 'command', 'version', 'duration_ns', 'events', 'sample_freq_hz', 'stack_mode'):
         if key not in r[side]:
             bad.append(f'{side}.{key} missing')
+    if (r[side]['syscalls'], r[side]['syscall_ns']) != (sum(s[side + '_count'] for s in r['syscalls']),
+                                                        sum(s[side + '_total_ns'] or 0 for s in r['syscalls'])):
+        bad.append(f'{side}: syscall totals')
+    if r[side]['off_cpu_ns'] != sum(o[side + '_ns'] for o in r['off_cpu']) or r[side]['processes'] != procs:
+        bad.append(f'{side}: off-CPU or process totals')
 print('; '.join(bad[:8]) or 'ok')
 PYEOF
 )"
