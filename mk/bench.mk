@@ -12,7 +12,7 @@ $(BUILD)/bench/nofp: bench/workloads/nofp.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -fomit-frame-pointer $< -o $@
 
-.PHONY: bench bench-recorder bench-peers bench-burst bench-cbuild bench-scale bench-big
+.PHONY: bench bench-recorder bench-peers bench-burst bench-cbuild bench-scale bench-big bench-diff
 bench-recorder: $(BUILD)/probex $(BENCH_BINS)
 	@BUILD=$(BUILD) bench/run.sh
 
@@ -38,6 +38,10 @@ bench-scale: $(BUILD)/probex $(BUILD)/probex-test
 bench-big: $(BUILD)/probex $(BUILD)/probex-test
 	@BUILD=$(BUILD) SCALE_VIEWER="20000000 100000000" bench/scale.sh
 
+# probex diff of two 20M-event synthetic traces: time and peak RSS (bench/diff.sh).
+bench-diff: $(BUILD)/probex
+	@BUILD=$(BUILD) bench/diff.sh
+
 # The latest tables go into doc/benchmarks.md, between its bench:NAME markers.
-bench: bench-recorder bench-peers bench-burst bench-cbuild bench-viewer bench-scale
+bench: bench-recorder bench-peers bench-burst bench-cbuild bench-viewer bench-scale bench-diff
 	@scripts/bench-doc.sh $(BUILD)/bench doc/benchmarks.md

@@ -6,6 +6,8 @@
 #include "common/priv.h"
 
 const struct cmd cmds[] = {
+	{ "diff", cmd_diff, "probex diff BASE NEW [--json|--format folded [-o OUT]] [--pid P] "
+	  "[--top N] ...", "compare two traces (CPU, syscalls, off-CPU, processes)" },
 	{ "export", cmd_export, "probex export FILE --format folded|speedscope|chrome|pprof "
 	  "[--event-type T] [--pid P] [-o OUT]", "stacks or the timeline in other tools' formats" },
 	{ "query", cmd_sql, "probex query [--no-header] FILE|GLOB [SQL]",

@@ -15,6 +15,7 @@ struct cmd {
 /* Every subcommand, ending with { NULL }. */
 extern const struct cmd cmds[];
 
+int cmd_diff(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_recover(int argc, char **argv);
 int cmd_report(int argc, char **argv);

@@ -64,6 +64,7 @@ int export__run(const char *path, const struct export_opts *o, FILE *out)
 {
 	duckdb_database db;
 	duckdb_connection con;
+	struct export_opts eo = *o;
 	struct trace_file tf;
 	uint64_t start;
 	int err;
@@ -81,7 +82,8 @@ int export__run(const char *path, const struct export_opts *o, FILE *out)
 		if (!err)
 			err = export__chrome(con, o, out, start);
 	} else {
-		err = stacks(con, &tf, o, out);
+		eo.tf = &tf;
+		err = stacks(con, &tf, &eo, out);
 	}
 	if (err == -EIO && ferror(out))
 		log__error("writing the export: %s", strerror(errno));

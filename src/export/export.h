@@ -12,6 +12,7 @@
 
 #include "common/intern.h"
 #include "common/progress.h"
+#include "trace/tracefile.h"
 
 enum export_fmt { EXPORT_FOLDED, EXPORT_SPEEDSCOPE, EXPORT_CHROME, EXPORT_PPROF, EXPORT__COUNT };
 
@@ -23,6 +24,7 @@ struct export_opts {
 	bool has_pid;
 	uint32_t pid;		/* a process (tgid) or a thread (pid) */
 	struct progress *progress;	/* NULL: none */
+	const struct trace_file *tf;	/* non-NULL: stacks read by list number when it has them */
 };
 
 /* Every thread's scheduler rows as q(tgid, pid, process_name, ts_ns, prev_state, is_out,
@@ -68,6 +70,9 @@ int ex_profile__load(struct ex_profile *p, duckdb_connection con, const struct e
 		     uint64_t sample_freq_hz);
 void ex_profile__free(struct ex_profile *p);
 
+struct strbuf;
+/* Stack st of p as a folded line's stack part ("proc;root;...;leaf"), appended to b. */
+void export__folded_stack(const struct ex_profile *p, const struct ex_stack *st, struct strbuf *b);
 int export__folded(const struct ex_profile *p, FILE *out);
 int export__speedscope(const struct ex_profile *p, FILE *out, const char *name);
 int export__pprof(const struct ex_profile *p, FILE *out);

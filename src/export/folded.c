@@ -4,28 +4,45 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "common/strbuf.h"
+
 #include "export/export.h"
 
 /* ';' separates frames and a newline ends the line: neither may appear in a name. */
-static void put_frame(FILE *out, const struct ex_frame *f)
+static void put_frame(struct strbuf *b, const struct ex_frame *f)
 {
-	for (const char *s = f->name; *s; s++)
-		fputc(*s == ';' ? ':' : *s == '\n' || *s == '\r' ? ' ' : *s, out);
+	for (const char *s = f->name; *s; s++) {
+		char c = *s == ';' ? ':' : *s == '\n' || *s == '\r' ? ' ' : *s;
+
+		strbuf__add(b, &c, 1);
+	}
 	if (f->kernel)
-		fputs("_[k]", out);
+		strbuf__add(b, "_[k]", 4);
+}
+
+void export__folded_stack(const struct ex_profile *p, const struct ex_stack *st, struct strbuf *b)
+{
+	for (uint32_t k = 0; k < st->n; k++) {
+		if (k)
+			strbuf__add(b, ";", 1);
+		put_frame(b, &p->frames[st->frames[k]]);
+	}
 }
 
 int export__folded(const struct ex_profile *p, FILE *out)
 {
-	for (uint64_t i = 0; i < p->nstacks; i++) {
-		const struct ex_stack *st = &p->stacks[i];
+	struct strbuf b = { 0 };
+	int err;
 
-		for (uint32_t k = 0; k < st->n; k++) {
-			if (k)
-				fputc(';', out);
-			put_frame(out, &p->frames[st->frames[k]]);
-		}
-		fprintf(out, " %llu\n", (unsigned long long)st->weight);
+	for (uint64_t i = 0; i < p->nstacks; i++) {
+		b.len = 0;
+		export__folded_stack(p, &p->stacks[i], &b);
+		if (b.err)
+			break;
+		fwrite(b.s, 1, b.len, out);
+		fprintf(out, " %llu\n", (unsigned long long)p->stacks[i].weight);
 	}
-	return ferror(out) ? -EIO : 0;
+	err = b.err;
+	strbuf__free(&b);
+	return err ? err : ferror(out) ? -EIO : 0;
 }

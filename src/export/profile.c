@@ -116,12 +116,51 @@ static int load_range(struct ex_profile *p, duckdb_connection con)
 	return 0;
 }
 
+/* A sampled stack stands for stack_weight events (1 where the column is absent). */
+#define BY_LIST_SQL "SELECT process_name, stack_trace, sum(coalesce(stack_weight, 1))::UBIGINT AS w " \
+	"FROM events WHERE event_type = '%s' AND stack_trace IS NOT NULL%s " \
+	"GROUP BY ALL ORDER BY w DESC, process_name, stack_trace"
+/* Files that number their lists: weights summed per number, each list read once from the
+ * file's first row of that number (the view may have filtered that row out).  Grouping by
+ * number instead of by list is ~30x faster (20M events: 0.7 s, not 22 s). */
+#define BY_NUMBER_SQL "WITH w AS (SELECT process_name, stack_trace_id AS id, " \
+	"sum(coalesce(stack_weight, 1)) AS w FROM events WHERE event_type = '%s' " \
+	"AND stack_trace_id IS NOT NULL%s GROUP BY ALL), l AS (SELECT stack_trace_id AS id, " \
+	"any_value(stack_trace) AS stack_trace FROM %s WHERE stack_trace_first " \
+	"AND stack_trace_id IS NOT NULL GROUP BY 1) " \
+	"SELECT w.process_name, l.stack_trace, sum(w.w)::UBIGINT AS w FROM w LEFT JOIN l USING (id) " \
+	"GROUP BY ALL ORDER BY w DESC, process_name, stack_trace"
+
+/* -ENOENT: a number without its list (the caller reads the lists themselves). */
+static int load_stacks(struct ex_profile *p, duckdb_connection con, const struct export_opts *o,
+		       const char *sql)
+{
+	duckdb_data_chunk chunk;
+	duckdb_result res;
+	int err = 0;
+
+	if (duckdb_query(con, sql, &res) == DuckDBError) {
+		log__error("reading stacks: %s", duckdb_result_error(&res));
+		duckdb_destroy_result(&res);
+		return -EIO;
+	}
+	while (!err && (chunk = duckdb_fetch_chunk(res))) {
+		idx_t n = duckdb_data_chunk_get_size(chunk);
+		uint64_t *valid = duckdb_vector_get_validity(duckdb_data_chunk_get_vector(chunk, 1));
+
+		for (idx_t r = 0; r < n && !err; r++)
+			err = valid && !duckdb_validity_row_is_valid(valid, r) ? -ENOENT : add_row(p, chunk, r);
+		progress__rows(o->progress, n);
+		duckdb_destroy_data_chunk(&chunk);
+	}
+	duckdb_destroy_result(&res);
+	return err;
+}
+
 int ex_profile__load(struct ex_profile *p, duckdb_connection con, const struct export_opts *o,
 		     uint64_t sample_freq_hz)
 {
-	char sql[512], pidc[96];
-	duckdb_data_chunk chunk;
-	duckdb_result res;
+	char pidc[96], *sql;
 	int err;
 
 	memset(p, 0, sizeof(*p));
@@ -130,25 +169,23 @@ int ex_profile__load(struct ex_profile *p, duckdb_connection con, const struct e
 	if ((err = load_range(p, con)))
 		return err;
 	export__pid_clause(o, pidc, sizeof(pidc));
-	/* A sampled stack stands for stack_weight events (1 where the column is absent). */
-	snprintf(sql, sizeof(sql),
-		 "SELECT process_name, stack_trace, sum(coalesce(stack_weight, 1))::UBIGINT AS w "
-		 "FROM events WHERE event_type = '%s' AND stack_trace IS NOT NULL%s "
-		 "GROUP BY ALL ORDER BY w DESC, process_name, stack_trace", o->event_type, pidc);
-	if (duckdb_query(con, sql, &res) == DuckDBError) {
-		log__error("reading stacks: %s", duckdb_result_error(&res));
-		duckdb_destroy_result(&res);
-		return -EIO;
+	if (o->tf && o->tf->has_stack_trace_id) {
+		if (asprintf(&sql, BY_NUMBER_SQL, o->event_type, pidc, o->tf->source) < 0)
+			return -ENOMEM;
+		err = load_stacks(p, con, o, sql);
+		free(sql);
+		if (err != -ENOENT)
+			return err;
+		ex_profile__free(p);
+		p->sample_freq_hz = sample_freq_hz;
+		p->event_type = o->event_type;
+		if ((err = load_range(p, con)))
+			return err;
 	}
-	while (!err && (chunk = duckdb_fetch_chunk(res))) {
-		idx_t n = duckdb_data_chunk_get_size(chunk);
-
-		for (idx_t r = 0; r < n && !err; r++)
-			err = add_row(p, chunk, r);
-		progress__rows(o->progress, n);
-		duckdb_destroy_data_chunk(&chunk);
-	}
-	duckdb_destroy_result(&res);
+	if (asprintf(&sql, BY_LIST_SQL, o->event_type, pidc) < 0)
+		return -ENOMEM;
+	err = load_stacks(p, con, o, sql);
+	free(sql);
 	return err;
 }
 

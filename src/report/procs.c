@@ -21,11 +21,11 @@ static const struct rcol cols[] = {
 	{ "threads", RC_INT, NULL },
 };
 
-/* tgid, parent tgid (NULL: a root), name, start, end (NULL: no exit seen), exit code, signal,
- * threads; ordered by start. */
-static const char *const procs_sql =
-	"WITH p AS (SELECT tgid, arg_max(process_name, ts_ns) AS name, min(ts_ns) AS t0, max(ts_ns) AS t1, "
-	"count(DISTINCT pid) AS threads FROM events GROUP BY tgid), "
+const char *const report_procs_sql =
+	/* Per thread and name first: arg_max over every row's name is 2x slower. */
+	"WITH g AS (SELECT tgid, pid, process_name, min(ts_ns) AS t0, max(ts_ns) AS t1 FROM events GROUP BY ALL), "
+	"p AS (SELECT tgid, arg_max(process_name, t1) AS name, min(t0) AS t0, max(t1) AS t1, "
+	"count(DISTINCT pid) AS threads FROM g GROUP BY tgid), "
 	"f AS (SELECT coalesce(child_tgid, child_pid) AS c, arg_min(tgid, ts_ns) AS parent, min(ts_ns) AS ft FROM events "
 	"WHERE event_type = 'process_fork' AND coalesce(child_tgid, child_pid) = child_pid GROUP BY 1), "
 	"e AS (SELECT tgid, arg_max(exit_code, ts_ns) AS code, arg_max(exit_signal, ts_ns) AS sig, "
@@ -41,7 +41,7 @@ static int load(struct report *r, struct proc **out, size_t *n)
 	char sql[2048];
 	int err;
 
-	snprintf(sql, sizeof(sql), procs_sql, (unsigned long long)r->t0);
+	snprintf(sql, sizeof(sql), report_procs_sql, (unsigned long long)r->t0);
 	if ((err = report__query(r, "processes", sql, &res)))
 		return err;
 	*n = duckdb_row_count(&res);

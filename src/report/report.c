@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "common/strbuf.h"
 #include "export/export.h"
 #include "report/exact.h"
 #include "report/report.h"
@@ -32,10 +33,21 @@ void report__emit(struct report *r, struct rtable *t)
 	rtable__free(t);
 }
 
-/* `trace` is every row; `events` the rows the filters keep (the sections read it). */
-static int views(struct report *r, const struct trace_file *tf)
+/* " AND process_name = 'COMM'" (quotes doubled) into b, or nothing. */
+static void comm_clause(struct strbuf *b, const char *comm)
+{
+	if (!comm)
+		return;
+	strbuf__addf(b, " AND process_name = '");
+	for (const char *c = comm; *c; c++)
+		strbuf__add(b, *c == '\'' ? "''" : c, *c == '\'' ? 2 : 1);
+	strbuf__addf(b, "'");
+}
+
+int report__views(struct report *r, const struct trace_file *tf)
 {
 	const struct report_opts *o = r->o;
+	struct strbuf comm = { 0 };
 	char *sql = NULL, pid[96] = "";
 	duckdb_result res;
 	int err;
@@ -47,10 +59,16 @@ static int views(struct report *r, const struct trace_file *tf)
 	duckdb_destroy_result(&res);
 	if (o->has_pid)
 		snprintf(pid, sizeof(pid), " AND (pid = %u OR tgid = %u)", o->pid, o->pid);
-	if (asprintf(&sql, "CREATE VIEW events AS SELECT * FROM trace WHERE ts_ns >= %llu AND ts_ns <= %llu%s",
-		     (unsigned long long)(r->t0 + (o->has_start ? o->start_ns : 0)),
-		     (unsigned long long)(o->has_end ? r->t0 + o->end_ns : UINT64_MAX), pid) < 0)
+	comm_clause(&comm, o->comm);
+	if (comm.err || asprintf(&sql, "CREATE VIEW events AS SELECT * FROM trace WHERE ts_ns >= %llu "
+				 "AND ts_ns <= %llu%s%s",
+				 (unsigned long long)(r->t0 + (o->has_start ? o->start_ns : 0)),
+				 (unsigned long long)(o->has_end ? r->t0 + o->end_ns : UINT64_MAX), pid,
+				 comm.s ? comm.s : "") < 0) {
+		strbuf__free(&comm);
 		return -ENOMEM;
+	}
+	strbuf__free(&comm);
 	err = duck__exec(r->con, sql);
 	free(sql);
 	return err ? err : exact__load(r, tf);
@@ -192,7 +210,8 @@ int report__run(const char *path, const struct report_opts *o, FILE *out)
 	if (err)
 		goto out_db;
 	r.sample_freq_hz = tf.sample_freq_hz;
-	if ((err = views(&r, &tf)))
+	r.tf = &tf;
+	if ((err = report__views(&r, &tf)))
 		goto out;
 	if (o->json) {
 		json__init(&j);

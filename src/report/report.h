@@ -9,7 +9,10 @@
 #include <stdio.h>
 
 #include "common/progress.h"
+#include "common/strbuf.h"
+#include "export/export.h"
 #include "report/rtable.h"
+#include "trace/tracefile.h"
 
 #define REPORT_WIDTH 100
 
@@ -19,6 +22,7 @@ struct report_opts {
 	bool json;
 	bool has_pid;
 	uint32_t pid;		/* a process (tgid) or a thread */
+	const char *comm;	/* NULL, or only the rows of threads of that name */
 	bool has_start, has_end;
 	uint64_t start_ns, end_ns;	/* from the trace's first row */
 	unsigned int top;	/* rows of the top-N tables */
@@ -32,6 +36,7 @@ struct report {
 	const struct report_opts *o;
 	uint64_t t0;		/* first ts_ns of the trace: times are shown from it */
 	uint64_t sample_freq_hz;
+	const struct trace_file *tf;
 	FILE *out;
 	struct json *j;		/* non-NULL: JSON output */
 };
@@ -44,6 +49,29 @@ int report__io_uring(struct report *r);
 int report__faults(struct report *r);
 int report__sched(struct report *r);
 int report__stacks(struct report *r);
+
+/* Create the views over the opened trace: `trace` (every row) and `events` (the rows
+ * r->o's filters keep); sets r->t0.  0 or negative errno after a logged line. */
+int report__views(struct report *r, const struct trace_file *tf);
+
+/* The syscalls section's query (latency__table's shape) into sql. */
+void report__syscalls_sql(struct strbuf *sql);
+
+/* The processes section's query; one %llu: the time origin (t0).  Columns: tgid, parent
+ * tgid (NULL: a root), name, start, lifetime (NULL: no exit seen), exit code, signal,
+ * threads; ordered by start. */
+extern const char *const report_procs_sql;
+
+/* A function's weight in a profile: self (leaf), total (anywhere in a stack, once per
+ * stack). */
+struct fstat {
+	uint32_t id;		/* frame id of the profile */
+	uint64_t self, total;
+	uint64_t seen;		/* last stack (index + 1) counted in total */
+};
+
+/* One fstat per frame of p, indexed by frame id; NULL when out of memory. */
+struct fstat *report__function_stats(const struct ex_profile *p);
 
 /* Print or add a finished table, then free it. */
 void report__emit(struct report *r, struct rtable *t);

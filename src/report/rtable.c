@@ -78,6 +78,11 @@ void rtable__pct(struct rtable *t, double fraction)
 		c->d = fraction;
 }
 
+void rtable__ratio(struct rtable *t, double ratio)
+{
+	rtable__pct(t, ratio);
+}
+
 void rtable__null(struct rtable *t)
 {
 	struct rcell *c = next(t);
@@ -136,6 +141,14 @@ static void cell_text(const struct rtable *t, size_t r, int k, char *buf, size_t
 	case RC_NS: rtable__fmt_ns(buf, size, c->v); break;
 	case RC_BYTES: rtable__fmt_bytes(buf, size, c->v); break;
 	case RC_PCT: snprintf(buf, size, "%.2f%%", c->d * 100); break;
+	case RC_DNS:
+		buf[0] = c->v < 0 ? '-' : '+';
+		if (c->v)
+			rtable__fmt_ns(buf + 1, size - 1, c->v < 0 ? -c->v : c->v);
+		else
+			snprintf(buf, size, "0");
+		break;
+	case RC_RATIO: snprintf(buf, size, c->d < 100 ? "%.2fx" : "%.0fx", c->d); break;
 	}
 	if (c->mark && strlen(buf) + 1 < size)
 		strcat(buf, "*");
@@ -239,7 +252,7 @@ void rtable__json(const struct rtable *t, struct json *j)
 				json__null(j);
 			else if (t->cols[k].kind == RC_TEXT)
 				json__str(j, c->s ? c->s : "");
-			else if (t->cols[k].kind == RC_PCT)
+			else if (t->cols[k].kind == RC_PCT || t->cols[k].kind == RC_RATIO)
 				json__double(j, c->d);
 			else
 				json__i64(j, c->v);

@@ -10,7 +10,8 @@
 
 #include "common/json.h"
 
-enum rcol_kind { RC_TEXT, RC_INT, RC_NS, RC_BYTES, RC_PCT };
+/* RC_DNS: a signed change of a duration ("+1.2ms"); RC_RATIO: new / base ("2.00x"). */
+enum rcol_kind { RC_TEXT, RC_INT, RC_NS, RC_BYTES, RC_PCT, RC_DNS, RC_RATIO };
 
 struct rcol {
 	const char *name;	/* header in text, key in JSON */
@@ -22,7 +23,7 @@ struct rcell {
 	bool null;
 	char *s;		/* RC_TEXT */
 	int64_t v;		/* RC_INT, RC_NS, RC_BYTES */
-	double d;		/* RC_PCT: a fraction, 0..1 */
+	double d;		/* RC_PCT: a fraction, 0..1; RC_RATIO */
 	bool mark;		/* rests on incomplete rows (rtable__mark) */
 };
 
@@ -48,6 +49,7 @@ void rtable__str(struct rtable *t, const char *s);
 void rtable__strn(struct rtable *t, const char *s, size_t n);
 void rtable__int(struct rtable *t, int64_t v);
 void rtable__pct(struct rtable *t, double fraction);
+void rtable__ratio(struct rtable *t, double ratio);
 void rtable__null(struct rtable *t);
 /* The cell just added rests on incomplete rows: "*" after it in text, and its row gets
  * "incomplete": true in JSON. */

@@ -30,17 +30,22 @@ static void byte_syscalls(struct strbuf *b)
 	}
 }
 
+void report__syscalls_sql(struct strbuf *sql)
+{
+	strbuf__addf(sql, "WITH s AS (SELECT regexp_extract(event_type, '^syscall_(.*)_exit$', 1) AS name, "
+		"latency_ns, ret FROM events WHERE event_type LIKE 'syscall\\_%%\\_exit' ESCAPE '\\' "
+		"AND latency_ns IS NOT NULL) SELECT name, latency_ns::UBIGINT, coalesce(ret < 0, false), "
+		"CASE WHEN name IN (");
+	byte_syscalls(sql);
+	strbuf__addf(sql, ") THEN greatest(coalesce(ret, 0), 0) END::BIGINT FROM s");
+}
+
 int report__syscalls(struct report *r)
 {
 	struct strbuf sql = { 0 };
 	int err;
 
-	strbuf__addf(&sql, "WITH s AS (SELECT regexp_extract(event_type, '^syscall_(.*)_exit$', 1) AS name, "
-		"latency_ns, ret FROM events WHERE event_type LIKE 'syscall\\_%%\\_exit' ESCAPE '\\' "
-		"AND latency_ns IS NOT NULL) SELECT name, latency_ns::UBIGINT, coalesce(ret < 0, false), "
-		"CASE WHEN name IN (");
-	byte_syscalls(&sql);
-	strbuf__addf(&sql, ") THEN greatest(coalesce(ret, 0), 0) END::BIGINT FROM s ORDER BY 1, 2");
+	report__syscalls_sql(&sql);
 	err = sql.err ? sql.err : latency__table(r, "syscalls",
 		"Syscalls (latency from enter to exit; bytes returned)", "syscalls", sql.s,
 		"SELECT regexp_extract(event_type, '^syscall_(.*)_exit$', 1), sum(count)::UBIGINT, "

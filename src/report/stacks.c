@@ -13,12 +13,6 @@
 #define CHAIN_FUNCS 8	/* functions whose callees/callers are listed */
 #define CHAIN_ROWS 4	/* callees/callers per function */
 
-struct fstat {
-	uint32_t id;
-	uint64_t self, total;
-	uint64_t seen;		/* last stack (index + 1) counted in total */
-};
-
 static int cmp_total(const void *x, const void *y)
 {
 	const struct fstat *a = x, *b = y;
@@ -30,7 +24,7 @@ static int cmp_total(const void *x, const void *y)
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
-static struct fstat *function_stats(const struct ex_profile *p)
+struct fstat *report__function_stats(const struct ex_profile *p)
 {
 	struct fstat *f = calloc(p->nframes + 1, sizeof(*f));
 
@@ -211,7 +205,7 @@ static void stacks_table(struct report *r, const struct ex_profile *p)
 int report__stacks(struct report *r)
 {
 	struct export_opts eo = { .fmt = EXPORT_FOLDED, .event_type = r->o->event_type,
-				  .progress = r->o->progress };
+				  .progress = r->o->progress, .tf = r->tf };
 	struct ex_profile p;
 	struct fstat *f;
 	int err;
@@ -220,7 +214,7 @@ int report__stacks(struct report *r)
 	err = ex_profile__load(&p, r->con, &eo, r->sample_freq_hz);
 	if (err)
 		return err;
-	f = function_stats(&p);
+	f = report__function_stats(&p);
 	if (!f) {
 		ex_profile__free(&p);
 		return -ENOMEM;

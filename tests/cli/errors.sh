@@ -17,7 +17,7 @@ exit_is "report without FILE" 2 any "$PROBEX" report
 exit_is "sql without FILE" 2 any "$PROBEX" sql
 
 # --help lists every subcommand.
-for c in sql query export report recover resymbolize synth; do
+for c in sql query export report diff recover resymbolize synth; do
 	"$PROBEX" --help | grep -q "^  probex $c " || bad "--help does not list $c"
 done
 ok "--help lists every subcommand"
