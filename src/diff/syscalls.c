@@ -56,7 +56,9 @@ static void json_row(struct rtable *t, const struct sys *s, const char *name)
 			uint64_t v[6] = { g ? g->n : 0, g ? g->errors : 0, g ? g->sum : 0, g ? g->p[0] : 0,
 					  g ? g->p[2] : 0, g ? g->p[3] : 0 };
 
-			k >= 3 && !g ? rtable__null(t) : rtable__int(t, (int64_t)v[k]);
+			k >= 3 && !(g && g->rows) ? rtable__null(t) : rtable__int(t, (int64_t)v[k]);
+			if (k >= 3 && g && g->incomplete)
+				rtable__mark(t);
 		}
 }
 
@@ -71,8 +73,11 @@ static void text_rows(struct rtable *t, const struct sys *s, const char *name)
 		rtable__int(t, g ? (int64_t)g->n : 0);
 		rtable__int(t, g ? (int64_t)g->errors : 0);
 		rtable__int(t, total(s, i));
-		g ? rtable__int(t, (int64_t)g->p[0]) : rtable__null(t);
-		g ? rtable__int(t, (int64_t)g->p[2]) : rtable__null(t);
+		for (int k = 0; k < 3; k += 2) {
+			g && g->rows ? rtable__int(t, (int64_t)g->p[k]) : rtable__null(t);
+			if (g && g->incomplete)
+				rtable__mark(t);
+		}
 		if (!i) {
 			rtable__null(t);
 			rtable__null(t);
@@ -114,6 +119,7 @@ static int merge(struct diff *d, struct latency_group *g[2], size_t n[2])
 	else
 		rtable__init(&t, "syscalls", "Syscalls (latency from enter to exit; sorted by change of total)",
 			     text_cols, sizeof(text_cols) / sizeof(text_cols[0]));
+	t.note = "from the rows kept, fewer than the calls: calls, errors and total are exact";
 	for (uint32_t i = 0; i < m; i++) {
 		const char *name = keys.strs[s[i].key];
 
@@ -138,8 +144,10 @@ int diff__syscalls(struct diff *d)
 
 	report__syscalls_sql(&sql);
 	err = sql.err;
+	/* Calls, errors and totals from the exact counts where rows were dropped. */
 	for (int i = 0; i < 2 && !err; i++)
-		err = latency__collect(&d->s[i].r, "syscalls", sql.s, &g[i], &n[i]);
+		if (!(err = latency__collect(&d->s[i].r, "syscalls", sql.s, &g[i], &n[i])))
+			err = latency__merge_exact(&d->s[i].r, &g[i], &n[i], REPORT_SYSCALLS_EXACT_SQL);
 	if (!err)
 		err = merge(d, g, n);
 	for (int i = 0; i < 2; i++)

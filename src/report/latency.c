@@ -161,7 +161,7 @@ static struct latency_group *find_group(struct latency_group **gs, size_t *n, co
 
 /* The exact counts where they count more than the rows: calls, errors and total time
  * from them; percentiles, max and bytes stay the rows' (marked). */
-static int merge_exact(struct report *r, struct latency_group **gs, size_t *n, const char *sql)
+int latency__merge_exact(struct report *r, struct latency_group **gs, size_t *n, const char *sql)
 {
 	duckdb_result res;
 	int err = report__query(r, "the exact counts", sql, &res);
@@ -286,7 +286,7 @@ int latency__table(struct report *r, const char *key, const char *title, const c
 
 	if ((err = latency__collect(r, what, sql, &g, &n)))
 		return err;
-	if (exact_sql && (err = merge_exact(r, &g, &n, exact_sql))) {
+	if (exact_sql && (err = latency__merge_exact(r, &g, &n, exact_sql))) {
 		latency__free(g, n);
 		return err;
 	}

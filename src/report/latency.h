@@ -18,6 +18,10 @@ struct latency_group {
 int latency__collect(struct report *r, const char *what, const char *sql,
 		     struct latency_group **g, size_t *n);
 void latency__free(struct latency_group *g, size_t n);
+/* Where exact_sql (the shape latency__table takes) counts more calls than the groups'
+ * rows, take calls, errors and total from it and mark the group incomplete; groups known
+ * only from it are added.  0 or a negative errno. */
+int latency__merge_exact(struct report *r, struct latency_group **g, size_t *n, const char *exact_sql);
 
 /* sql yields (name VARCHAR, latency_ns UBIGINT, is_error BOOLEAN, bytes BIGINT or NULL)
  * in any order.  exact_sql (or NULL) yields (name VARCHAR, calls, errors, total_ns UBIGINT)

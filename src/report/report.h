@@ -56,6 +56,11 @@ int report__views(struct report *r, const struct trace_file *tf);
 
 /* The syscalls section's query (latency__table's shape) into sql. */
 void report__syscalls_sql(struct strbuf *sql);
+/* The syscalls' exact counts (name, calls, errors, total_ns) from the `exact` view. */
+#define REPORT_SYSCALLS_EXACT_SQL \
+	"SELECT regexp_extract(event_type, '^syscall_(.*)_exit$', 1), sum(count)::UBIGINT, " \
+	"sum(errors)::UBIGINT, sum(total_ns)::UBIGINT FROM exact WHERE event_type LIKE " \
+	"'syscall\\_%\\_exit' ESCAPE '\\' GROUP BY 1"
 
 /* The processes section's query; one %llu: the time origin (t0).  Columns: tgid, parent
  * tgid (NULL: a root), name, start, lifetime (NULL: no exit seen), exit code, signal,

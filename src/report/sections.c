@@ -48,9 +48,7 @@ int report__syscalls(struct report *r)
 	report__syscalls_sql(&sql);
 	err = sql.err ? sql.err : latency__table(r, "syscalls",
 		"Syscalls (latency from enter to exit; bytes returned)", "syscalls", sql.s,
-		"SELECT regexp_extract(event_type, '^syscall_(.*)_exit$', 1), sum(count)::UBIGINT, "
-		"sum(errors)::UBIGINT, sum(total_ns)::UBIGINT FROM exact WHERE event_type LIKE "
-		"'syscall\\_%\\_exit' ESCAPE '\\' GROUP BY 1");
+		REPORT_SYSCALLS_EXACT_SQL);
 	strbuf__free(&sql);
 	return err;
 }
