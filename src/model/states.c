@@ -34,7 +34,7 @@ void tspans__free(struct tspans *sp)
 bool states__life(const struct model *m, const struct sched *s, uint32_t tid, uint64_t *start,
 		  uint64_t *end)
 {
-	int64_t p = model__pid_index(m, tid), ti = sched__tid_index(s, tid);
+	int64_t p = m ? model__pid_index(m, tid) : -1, ti = sched__tid_index(s, tid);
 	bool seen = false;
 
 	*start = UINT64_MAX;

@@ -29,7 +29,8 @@ struct tspans {
 	size_t n, cap;
 };
 
-/* The life of tid: first to last ts of its rows and switches.  false when unseen. */
+/* The life of tid: first to last ts of its rows and switches.  false when unseen.  m may
+ * be NULL (its switches alone then; states__spans passes m on to it). */
 bool states__life(const struct model *m, const struct sched *s, uint32_t tid, uint64_t *start,
 		  uint64_t *end);
 /* tid's spans within [start, end] (clipped, in order, tiling its life there); appended

@@ -10,6 +10,7 @@
 
 #include "common/progress.h"
 #include "report/rtable.h"
+#include "trace/tracefile.h"
 
 #define REPORT_WIDTH 100
 
@@ -29,6 +30,7 @@ struct report_opts {
  * `trace` every row, and the output. */
 struct report {
 	duckdb_connection con;
+	const struct trace_file *tf;
 	const struct report_opts *o;
 	uint64_t t0;		/* first ts_ns of the trace: times are shown from it */
 	uint64_t sample_freq_hz;
@@ -44,6 +46,9 @@ int report__io_uring(struct report *r);
 int report__faults(struct report *r);
 int report__sched(struct report *r);
 int report__stacks(struct report *r);
+int report__threads(struct report *r);
+/* The window of `events` in ts_ns. */
+void report__window(const struct report *r, uint64_t *start, uint64_t *end);
 
 /* Print or add a finished table, then free it. */
 void report__emit(struct report *r, struct rtable *t);
