@@ -23,6 +23,9 @@ struct report_opts {
 	bool has_start, has_end;
 	uint64_t start_ns, end_ns;	/* from the trace's first row */
 	unsigned int top;	/* rows of the top-N tables */
+	bool critical_path;	/* the critical path of tid (default: the command's) instead */
+	bool has_tid;
+	uint32_t tid;
 	struct progress *progress;	/* NULL: none */
 };
 
@@ -57,5 +60,6 @@ void report__emit(struct report *r, struct rtable *t);
 int report__query(struct report *r, const char *what, const char *sql, duckdb_result *res);
 
 int report__run(const char *path, const struct report_opts *o, FILE *out);
+int report__critical_path(const char *path, const struct report_opts *o, FILE *out);
 
 #endif
