@@ -129,13 +129,21 @@ static void step(const struct sched *s, int64_t ti, const struct sched_ev *e, st
 int states__spans(const struct model *m, const struct sched *s, uint32_t tid, uint64_t start,
 		  uint64_t end, struct tspans *out)
 {
-	int64_t ti = sched__tid_index(s, tid);
-	uint64_t l0, l1, i, e1;
-	struct walk w = { .state = TS_UNKNOWN };
-	int err = 0;
+	uint64_t l0, l1;
 
 	if (!states__life(m, s, tid, &l0, &l1))
 		return 0;
+	return states__spans_life(s, tid, l0, l1, start, end, out);
+}
+
+int states__spans_life(const struct sched *s, uint32_t tid, uint64_t l0, uint64_t l1,
+		       uint64_t start, uint64_t end, struct tspans *out)
+{
+	int64_t ti = sched__tid_index(s, tid);
+	uint64_t i, e1;
+	struct walk w = { .state = TS_UNKNOWN };
+	int err = 0;
+
 	start = start > l0 ? start : l0;
 	end = end < l1 ? end : l1;
 	if (start >= end)

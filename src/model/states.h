@@ -37,6 +37,9 @@ bool states__life(const struct model *m, const struct sched *s, uint32_t tid, ui
  * to out.  0 or -ENOMEM. */
 int states__spans(const struct model *m, const struct sched *s, uint32_t tid, uint64_t start,
 		  uint64_t end, struct tspans *out);
+/* The same for a life [l0, l1] the caller knows (from rows the model does not hold). */
+int states__spans_life(const struct sched *s, uint32_t tid, uint64_t l0, uint64_t l1,
+		       uint64_t start, uint64_t end, struct tspans *out);
 /* Spans narrower than (end - start) / max merge into one of their dominant state. */
 int states__bound(struct tspans *sp, uint64_t start, uint64_t end, uint64_t max);
 void tspans__free(struct tspans *sp);
