@@ -17,11 +17,10 @@ extern const char *const thread_state_names[TS__COUNT];
 
 struct tspan {
 	uint64_t start, end;
-	enum thread_state state;
-	uint32_t merged;		/* spans merged into this one (0: a span of its own) */
 	uint64_t block_ts;		/* sleeping/disk/runnable after a block: its switch out */
 	const struct sched_off *off;	/* that interval's off_cpu row, or NULL */
-	uint64_t ns[TS__COUNT];		/* merged: time in each state */
+	uint32_t merged;		/* spans merged into this one (0: a span of its own) */
+	uint8_t state;			/* enum thread_state */
 };
 
 struct tspans {

@@ -176,7 +176,11 @@ int ep_thread_states(struct request *rq)
 		rq->error_param = "tid";
 		return api__fail(rq, 400, "tid %llu is not in the trace", (unsigned long long)tid);
 	}
-	if (states__spans(m, s, (uint32_t)tid, start, end, &sp) || states__bound(&sp, start, end, max) ||
+	/* Narrow is relative to the part of the window the thread lived in. */
+	l0 = start > l0 ? start : l0;
+	l1 = end < l1 ? end : l1;
+	if (states__spans(m, s, (uint32_t)tid, start, end, &sp) ||
+	    (l0 < l1 && states__bound(&sp, l0, l1, max)) ||
 	    !(sys = malloc(sp.n * sizeof(*sys) + 1))) {
 		status = api__fail(rq, 500, "out of memory");
 		goto cleanup;
