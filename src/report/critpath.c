@@ -168,6 +168,7 @@ static int text(const struct model *m, const struct cpsegs *c, uint32_t tid, uin
 	rtable__print(&t, out, REPORT_WIDTH);
 	rtable__free(&t);
 	free(g);
+	fputc('\n', out);
 	by_name(m, c, end - start, out);
 	return 0;
 }
