@@ -46,6 +46,9 @@ void api__sched_note(struct request *rq, const struct sched *s, const char *extr
 		n += (size_t)snprintf(note + n, sizeof(note) - n, "%srunnable time after a wakeup is "
 				      "unknown (the trace has no runnable_ns column): blocked spans "
 				      "include it", n ? "; " : "");
+	if (s->no_stacks && n < sizeof(note))
+		n += (size_t)snprintf(note + n, sizeof(note) - n, "%srecorded with --stacks=none: "
+				      "no stacks", n ? "; " : "");
 	if (extra && n < sizeof(note))
 		snprintf(note + n, sizeof(note) - n, "%s%s", n ? "; " : "", extra);
 	json__key(&rq->out, "note");

@@ -68,3 +68,15 @@ ns=$(q "$out" "SELECT sum(latency_ns) FROM events WHERE event_type = 'off_cpu' A
 us=$("$PROBEX" export "$out" --format folded --event-type off_cpu | awk '{ s += $NF } END { print s + 0 }')
 assert_ge "folded off_cpu: microseconds blocked" "$((ns / 1000 - 1000))" "$us"
 assert_le "folded off_cpu: microseconds blocked" "$((ns / 1000 + 1000))" "$us"
+
+# Without stacks, and with the reference's syscalls only: the same states and path, and
+# no stacks rather than made-up ones.
+(cd "$TMP" && "$PROBEX" -q -o "$TMP/n.parquet" --no-viewer --stacks=none --syscalls=reference -- "$FIXTURES/relay" 50 20) >"$TMP/stdout" || fail "probex --stacks=none exited $?"
+"$PROBEX" report --critical-path --json "$TMP/n.parquet" >"$TMP/n.json" || fail "report --critical-path on --stacks=none failed"
+# (CPU samples keep their stacks under --stacks=none: only blocked segments lack one.)
+assert_eq "--stacks=none: blocked segments without stacks" "True 0" "$(python3 -c "
+import json; d = json.load(open('$TMP/n.json'))
+print(len(d['segments']) > 0, sum(1 for s in d['segments'] if s['stack'] and s['state'] in ('sleeping', 'disk')))")"
+"$PROBEX" report --json "$TMP/n.parquet" >"$TMP/n.r.json" || fail "report --json on --stacks=none failed"
+assert_eq "--stacks=none: thread states of the three threads" 3 "$(python3 -c "
+import json; d = json.load(open('$TMP/n.r.json')); print(sum(1 for t in d['thread_states'] if t['name'] == 'relay'))")"
