@@ -285,8 +285,10 @@ int sched__load(duckdb_connection con, const struct trace_file *tf, struct sched
 	read_root(con, tf, s);
 	err = read_rows(con, tf, &lb);
 	if (!err) {
-		qsort(s->ev, s->nev, sizeof(*s->ev), cmp_ev);
-		qsort(s->off, s->noff, sizeof(*s->off), cmp_off);
+		if (s->nev)
+			qsort(s->ev, s->nev, sizeof(*s->ev), cmp_ev);
+		if (s->noff)
+			qsort(s->off, s->noff, sizeof(*s->off), cmp_off);
 		err = index_tids(s);
 	}
 	if (!err) {

@@ -110,7 +110,8 @@ int wallflame__build(const struct model *m, const struct sched *s, const uint32_
 		free(a.v);
 		return err;
 	}
-	qsort(a.v, a.n, sizeof(*a.v), cmp);
+	if (a.n)
+		qsort(a.v, a.n, sizeof(*a.v), cmp);
 	for (size_t i = 0; i < a.n; i++) {
 		if (k && !cmp(&a.v[k - 1], &a.v[i]))
 			a.v[k - 1].ns += a.v[i].ns;
