@@ -124,6 +124,26 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The most frequent stack of the n samples from by_type[lo]. */
+static uint32_t few_mode(const struct model *m, uint64_t lo, uint64_t n)
+{
+	uint32_t ids[16], best = STACK_NULL, best_n = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+		ids[i] = model__stack(m, model__by_type(m, lo + i));
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t k = 0;
+
+		for (uint64_t j = 0; j < n; j++)
+			k += ids[j] == ids[i];
+		if (ids[i] != STACK_NULL && (k > best_n || (k == best_n && ids[i] < best))) {
+			best_n = k;
+			best = ids[i];
+		}
+	}
+	return best;
+}
+
 /* The most frequent stack of tid's CPU samples in [a, b]. */
 static uint32_t sample_mode(const struct model *m, uint32_t tid, uint64_t a, uint64_t b)
 {
@@ -136,7 +156,9 @@ static uint32_t sample_mode(const struct model *m, uint32_t tid, uint64_t a, uin
 		return STACK_NULL;
 	model__type_window(m, (unsigned int)c, (uint32_t)p, a, b, &lo, &hi);
 	n = hi - lo;
-	if (!n || !(ids = malloc(n * sizeof(*ids))))
+	if (n <= 16)	/* most segments: counting beats sorting */
+		return few_mode(m, lo, n);
+	if (!(ids = malloc(n * sizeof(*ids))))
 		return STACK_NULL;
 	for (uint64_t i = 0; i < n; i++)
 		ids[i] = model__stack(m, model__by_type(m, lo + i));

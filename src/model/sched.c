@@ -35,8 +35,17 @@ bool sched__is_dead(int32_t state)
 enum { K_KIND, K_TS, K_PID, K_PREV, K_NEXT, K_STATE, K_LAT, K_WPID, K_WTGID, K_RUNNABLE,
        K_WSTACK, K_ROW, K__COUNT };
 
+/* A switch of one thread while loading. */
+struct sched_ev {
+	uint64_t ts;
+	uint32_t tid;
+	int32_t state;
+	uint32_t row;		/* file row: ties in ts keep the file's order */
+};
+
 struct loadbuf {
 	struct sched *s;
+	struct sched_ev *ev;
 	uint64_t cap_ev, cap_off;
 	struct intern wst;
 };
@@ -60,9 +69,9 @@ static int push_ev(struct loadbuf *lb, uint64_t ts, uint32_t tid, int32_t state,
 
 	if (!tid)	/* the idle task */
 		return 0;
-	if (grow((void **)&s->ev, &lb->cap_ev, s->nev, sizeof(*s->ev)))
+	if (grow((void **)&lb->ev, &lb->cap_ev, s->nev, sizeof(*lb->ev)))
 		return -ENOMEM;
-	s->ev[s->nev++] = (struct sched_ev){ ts, tid, state, row };
+	lb->ev[s->nev++] = (struct sched_ev){ ts, tid, state, row };
 	return 0;
 }
 
@@ -149,31 +158,38 @@ static int cmp_off(const void *a, const void *b)
 	return (x->row > y->row) - (x->row < y->row);
 }
 
-/* tids (ascending, distinct) from both arrays, and each one's start in them. */
-static int index_tids(struct sched *s)
+/* tids (ascending, distinct) from both arrays, and each one's start in them; the
+ * switches become columns. */
+static int index_tids(struct sched *s, const struct sched_ev *ev)
 {
 	uint64_t i = 0, j = 0, cap = 0;
 
 	while (i < s->nev || j < s->noff) {
-		uint32_t t = j >= s->noff || (i < s->nev && s->ev[i].tid < s->off[j].tid) ? s->ev[i].tid : s->off[j].tid;
+		uint32_t t = j >= s->noff || (i < s->nev && ev[i].tid < s->off[j].tid) ? ev[i].tid : s->off[j].tid;
 
 		if (grow((void **)&s->tids, &cap, s->ntids, sizeof(*s->tids)))
 			return -ENOMEM;
 		s->tids[s->ntids++] = t;
-		while (i < s->nev && s->ev[i].tid == t)
+		while (i < s->nev && ev[i].tid == t)
 			i++;
 		while (j < s->noff && s->off[j].tid == t)
 			j++;
 	}
 	s->ev_off = malloc((s->ntids + 1) * sizeof(*s->ev_off));
 	s->off_off = malloc((s->ntids + 1) * sizeof(*s->off_off));
-	if (!s->ev_off || !s->off_off)
+	s->ev_ts = malloc((s->nev + 1) * sizeof(*s->ev_ts));
+	s->ev_state = malloc((s->nev + 1) * sizeof(*s->ev_state));
+	if (!s->ev_off || !s->off_off || !s->ev_ts || !s->ev_state)
 		return -ENOMEM;
+	for (i = 0; i < s->nev; i++) {
+		s->ev_ts[i] = ev[i].ts;
+		s->ev_state[i] = ev[i].state;
+	}
 	i = j = 0;
 	for (uint32_t k = 0; k < s->ntids; k++) {
 		s->ev_off[k] = i;
 		s->off_off[k] = j;
-		while (i < s->nev && s->ev[i].tid == s->tids[k])
+		while (i < s->nev && ev[i].tid == s->tids[k])
 			i++;
 		while (j < s->noff && s->off[j].tid == s->tids[k])
 			j++;
@@ -286,10 +302,10 @@ int sched__load(duckdb_connection con, const struct trace_file *tf, struct sched
 	err = read_rows(con, tf, &lb);
 	if (!err) {
 		if (s->nev)
-			qsort(s->ev, s->nev, sizeof(*s->ev), cmp_ev);
+			qsort(lb.ev, s->nev, sizeof(*lb.ev), cmp_ev);
 		if (s->noff)
 			qsort(s->off, s->noff, sizeof(*s->off), cmp_off);
-		err = index_tids(s);
+		err = index_tids(s, lb.ev);
 	}
 	if (!err) {
 		s->nwstacks = lb.wst.n + 1;
@@ -305,6 +321,7 @@ int sched__load(duckdb_connection con, const struct trace_file *tf, struct sched
 		}
 	}
 	intern__free(&lb.wst);
+	free(lb.ev);
 	if (err) {
 		if (err == -ENOMEM)
 			log__error("%s: out of memory reading scheduling rows", tf->path);
@@ -322,7 +339,8 @@ void sched__free(struct sched *s)
 	free(s->tids);
 	free(s->ev_off);
 	free(s->off_off);
-	free(s->ev);
+	free(s->ev_ts);
+	free(s->ev_state);
 	free(s->off);
 	memset(s, 0, sizeof(*s));
 }

@@ -14,13 +14,6 @@
 /* state of a switch in (the others are prev_state of a switch out). */
 #define SCHED_IN INT32_MIN
 
-struct sched_ev {
-	uint64_t ts;
-	uint32_t tid;
-	int32_t state;		/* SCHED_IN, or prev_state of a switch out */
-	uint32_t row;		/* file row: ties in ts keep the file's order */
-};
-
 struct sched_off {
 	uint64_t ts, lat;
 	int64_t runnable;	/* ns from the wakeup to running again; -1 unknown */
@@ -33,9 +26,11 @@ struct sched_off {
 struct sched {
 	uint32_t ntids;
 	uint32_t *tids;		/* ascending */
-	uint64_t *ev_off, *off_off;	/* per tid: ev[ev_off[i] ..), off[off_off[i] ..) */
+	uint64_t *ev_off, *off_off;	/* per tid: ev_*[ev_off[i] ..), off[off_off[i] ..) */
 	uint64_t nev, noff;
-	struct sched_ev *ev;	/* (tid, ts, row) order */
+	/* Switches in (tid, ts, file row) order, as two columns: a search reads only ts. */
+	uint64_t *ev_ts;
+	int32_t *ev_state;	/* SCHED_IN, or prev_state of a switch out */
 	struct sched_off *off;
 	bool has_switches;	/* the trace has sched_switch rows */
 	bool has_runnable;	/* the file has the runnable_ns column */

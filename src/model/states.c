@@ -48,8 +48,8 @@ bool states__life(const struct model *m, const struct sched *s, uint32_t tid, ui
 		uint64_t a = s->ev_off[ti], b = s->ev_off[ti + 1];
 
 		if (a < b) {
-			*start = s->ev[a].ts < *start ? s->ev[a].ts : *start;
-			*end = s->ev[b - 1].ts > *end ? s->ev[b - 1].ts : *end;
+			*start = s->ev_ts[a] < *start ? s->ev_ts[a] : *start;
+			*end = s->ev_ts[b - 1] > *end ? s->ev_ts[b - 1] : *end;
 			seen = true;
 		}
 		if (s->off_off[ti] < s->off_off[ti + 1]) {
@@ -106,12 +106,13 @@ static int emit(struct tspans *out, const struct walk *w, uint64_t a, uint64_t b
 	return err;
 }
 
-static void step(const struct sched *s, int64_t ti, const struct sched_ev *e, struct walk *w)
+/* The switch (ts, state) of thread index ti. */
+static void step(const struct sched *s, int64_t ti, uint64_t ts, int32_t state, struct walk *w)
 {
-	w->since = e->ts;
+	w->since = ts;
 	w->off = NULL;
 	w->block_ts = 0;
-	if (e->state == SCHED_IN) {
+	if (state == SCHED_IN) {
 		w->state = TS_RUNNING;
 		return;
 	}
@@ -119,11 +120,11 @@ static void step(const struct sched *s, int64_t ti, const struct sched_ev *e, st
 		w->state = TS_UNKNOWN;	/* out twice: a switch in was lost */
 		return;
 	}
-	w->state = after_out(e->state);
-	w->block_ts = e->ts;
-	w->dead = sched__is_dead(e->state);
+	w->state = after_out(state);
+	w->block_ts = ts;
+	w->dead = sched__is_dead(state);
 	if (w->state != TS_RUNNABLE)
-		w->off = sched__off_at(s, ti, e->ts);
+		w->off = sched__off_at(s, ti, ts);
 }
 
 int states__spans(const struct model *m, const struct sched *s, uint32_t tid, uint64_t start,
@@ -153,12 +154,12 @@ static uint64_t first_after(const struct sched *s, uint64_t lo, uint64_t hi, uin
 	if (hint && *hint >= lo && *hint <= hi) {
 		uint64_t h = *hint, step = 1;
 
-		if (h > lo && s->ev[h - 1].ts > t) {
+		if (h > lo && s->ev_ts[h - 1] > t) {
 			b = h;
 		} else {
 			a = h;
 			b = h;
-			while (b < hi && s->ev[b].ts <= t) {
+			while (b < hi && s->ev_ts[b] <= t) {
 				a = b + 1;
 				b = a + step < hi ? a + step : hi;
 				step *= 2;
@@ -168,7 +169,7 @@ static uint64_t first_after(const struct sched *s, uint64_t lo, uint64_t hi, uin
 	while (a < b) {
 		uint64_t mid = a + (b - a) / 2;
 
-		if (s->ev[mid].ts <= t)
+		if (s->ev_ts[mid] <= t)
 			a = mid + 1;
 		else
 			b = mid;
@@ -195,21 +196,21 @@ int states__spans_life(const struct sched *s, uint32_t tid, uint64_t l0, uint64_
 	i = s->ev_off[ti];
 	e1 = s->ev_off[ti + 1];
 	w.since = l0;
-	if (i < e1 && s->ev[i].state != SCHED_IN)
+	if (i < e1 && s->ev_state[i] != SCHED_IN)
 		w.state = TS_RUNNING;	/* was on a CPU when the trace first saw it */
 	/* Start at the last switch before the window. */
 	{
 		uint64_t lo = first_after(s, i, e1, start, hint);
 
 		if (lo > i) {
-			w.state = s->ev[lo - 1].state == SCHED_IN ? TS_RUNNING : TS_UNKNOWN;
-			step(s, ti, &s->ev[lo - 1], &w);
+			w.state = s->ev_state[lo - 1] == SCHED_IN ? TS_RUNNING : TS_UNKNOWN;
+			step(s, ti, s->ev_ts[lo - 1], s->ev_state[lo - 1], &w);
 		}
 		i = lo;
 	}
-	for (; !err && i < e1 && s->ev[i].ts < end && !w.dead; i++) {
-		err = emit(out, &w, w.since, s->ev[i].ts, start, end);
-		step(s, ti, &s->ev[i], &w);
+	for (; !err && i < e1 && s->ev_ts[i] < end && !w.dead; i++) {
+		err = emit(out, &w, w.since, s->ev_ts[i], start, end);
+		step(s, ti, s->ev_ts[i], s->ev_state[i], &w);
 	}
 	if (!err && !w.dead)
 		err = emit(out, &w, w.since, end, start, end);
