@@ -80,3 +80,31 @@ print(len(d['segments']) > 0, sum(1 for s in d['segments'] if s['stack'] and s['
 "$PROBEX" report --json "$TMP/n.parquet" >"$TMP/n.r.json" || fail "report --json on --stacks=none failed"
 assert_eq "--stacks=none: thread states of the three threads" 3 "$(python3 -c "
 import json; d = json.load(open('$TMP/n.r.json')); print(sum(1 for t in d['thread_states'] if t['name'] == 'relay'))")"
+
+# Real software: a python3 program whose main thread joins a thread that computes, then
+# sleeps.  Its critical path is the other thread's, and that thread woke main.
+cat >"$TMP/join.py" <<'PY'
+import threading, time
+def work():
+    s = 0
+    for i in range(1500000):
+        s += i
+    time.sleep(0.15)
+t = threading.Thread(target=work)
+t.start()
+t.join()
+print("worker=%d" % t.native_id)
+PY
+py=$(python3 -c 'import sys; print(sys.executable)')
+"$PROBEX" -q -o "$TMP/py.parquet" --no-viewer -- "$py" "$TMP/join.py" >"$TMP/stdout" || fail "probex python3 exited $?"
+pyw=$(get worker)
+"$PROBEX" report --critical-path --json "$TMP/py.parquet" >"$TMP/py.json" || fail "report --critical-path (python3) failed"
+# (Main's own start-up, CPU-bound, is on its path too: the other thread is what it waited on.)
+assert_eq "python3: main's path leaves it for the joined thread only" "$pyw" "$(python3 -c "
+import json, collections; d = json.load(open('$TMP/py.json')); c = collections.Counter()
+for s in d['segments']:
+    if s['tid'] != d['tid']: c[s['tid']] += s['end_ns'] - s['start_ns']
+print(c.most_common(1)[0][0])")"
+assert_ge "python3: the joined thread's sleep is on the path (ns)" 140000000 "$(python3 -c "
+import json; d = json.load(open('$TMP/py.json'))
+print(sum(s['end_ns'] - s['start_ns'] for s in d['segments'] if s['tid'] == $pyw and s['state'] == 'sleeping'))")"
