@@ -42,7 +42,7 @@ static int cmp_ns(const void *a, const void *b)
 static void stack_text(const struct model *m, uint32_t id, struct strbuf *b)
 {
 	const struct trace_rows *l = &m->labels;
-	bool first = true, kernel = false;
+	bool first = true;
 
 	if (id == STACK_NULL || id >= m->nstacks || !l->stack_count) {
 		strbuf__addf(b, "-");
@@ -57,7 +57,6 @@ static void stack_text(const struct model *m, uint32_t id, struct strbuf *b)
 		strbuf__addf(b, "%s%.*s", first ? "" : " < ", (int)len, s);
 		first = false;
 	}
-	(void)kernel;
 }
 
 static const char *thread_label(const struct model *m, uint32_t tid, char *buf, size_t size)
