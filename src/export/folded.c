@@ -35,12 +35,17 @@ int export__folded(const struct ex_profile *p, FILE *out)
 	int err;
 
 	for (uint64_t i = 0; i < p->nstacks; i++) {
+		/* Off-CPU time in microseconds, as offcputime -f writes it. */
+		uint64_t w = p->by_ns ? (p->stacks[i].weight + 500) / 1000 : p->stacks[i].weight;
+
+		if (!w)
+			continue;
 		b.len = 0;
 		export__folded_stack(p, &p->stacks[i], &b);
 		if (b.err)
 			break;
 		fwrite(b.s, 1, b.len, out);
-		fprintf(out, " %llu\n", (unsigned long long)p->stacks[i].weight);
+		fprintf(out, " %llu\n", (unsigned long long)w);
 	}
 	err = b.err;
 	strbuf__free(&b);

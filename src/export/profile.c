@@ -63,7 +63,7 @@ static struct ex_stack *new_stack(struct ex_profile *p, uint32_t max_frames)
 	return st;
 }
 
-/* One result row: process name (col 0), stack_trace (col 1), weight (col 2). */
+/* One result row: process name (col 0), stack_trace (col 1), weight (col 2), events (3). */
 static int add_row(struct ex_profile *p, duckdb_data_chunk chunk, idx_t r)
 {
 	duckdb_vector pv = duckdb_data_chunk_get_vector(chunk, 0), sv = duckdb_data_chunk_get_vector(chunk, 1);
@@ -97,6 +97,7 @@ static int add_row(struct ex_profile *p, duckdb_data_chunk chunk, idx_t r)
 		st->frames[st->n++] = (uint32_t)id;
 	}
 	st->weight = w;
+	st->events = ((uint64_t *)duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 3)))[r];
 	p->total += w;
 	return 0;
 }
@@ -116,20 +117,20 @@ static int load_range(struct ex_profile *p, duckdb_connection con)
 	return 0;
 }
 
-/* A sampled stack stands for stack_weight events (1 where the column is absent). */
-#define BY_LIST_SQL "SELECT process_name, stack_trace, sum(coalesce(stack_weight, 1))::UBIGINT AS w " \
-	"FROM events WHERE event_type = '%s' AND stack_trace IS NOT NULL%s " \
-	"GROUP BY ALL ORDER BY w DESC, process_name, stack_trace"
+/* Columns: process name, stack, weight (%s: the first argument), events it stands for. */
+#define BY_LIST_SQL "SELECT process_name, stack_trace, %s::UBIGINT AS w, " \
+	"sum(coalesce(stack_weight, 1))::UBIGINT FROM events WHERE event_type = '%s' " \
+	"AND stack_trace IS NOT NULL%s GROUP BY ALL ORDER BY w DESC, process_name, stack_trace"
 /* Files that number their lists: weights summed per number, each list read once from the
  * file's first row of that number (the view may have filtered that row out).  Grouping by
  * number instead of by list is ~30x faster (20M events: 0.7 s, not 22 s). */
-#define BY_NUMBER_SQL "WITH w AS (SELECT process_name, stack_trace_id AS id, " \
-	"sum(coalesce(stack_weight, 1)) AS w FROM events WHERE event_type = '%s' " \
+#define BY_NUMBER_SQL "WITH w AS (SELECT process_name, stack_trace_id AS id, %s AS w, " \
+	"sum(coalesce(stack_weight, 1)) AS ev FROM events WHERE event_type = '%s' " \
 	"AND stack_trace_id IS NOT NULL%s GROUP BY ALL), l AS (SELECT stack_trace_id AS id, " \
 	"any_value(stack_trace) AS stack_trace FROM %s WHERE stack_trace_first " \
 	"AND stack_trace_id IS NOT NULL GROUP BY 1) " \
-	"SELECT w.process_name, l.stack_trace, sum(w.w)::UBIGINT AS w FROM w LEFT JOIN l USING (id) " \
-	"GROUP BY ALL ORDER BY w DESC, process_name, stack_trace"
+	"SELECT w.process_name, l.stack_trace, sum(w.w)::UBIGINT AS w, sum(w.ev)::UBIGINT " \
+	"FROM w LEFT JOIN l USING (id) GROUP BY ALL ORDER BY w DESC, process_name, stack_trace"
 
 /* -ENOENT: a number without its list (the caller reads the lists themselves). */
 static int load_stacks(struct ex_profile *p, duckdb_connection con, const struct export_opts *o,
@@ -161,6 +162,7 @@ int ex_profile__load(struct ex_profile *p, duckdb_connection con, const struct e
 		     uint64_t sample_freq_hz)
 {
 	char pidc[96], *sql;
+	const char *wexpr;
 	int err;
 
 	memset(p, 0, sizeof(*p));
@@ -169,8 +171,12 @@ int ex_profile__load(struct ex_profile *p, duckdb_connection con, const struct e
 	if ((err = load_range(p, con)))
 		return err;
 	export__pid_clause(o, pidc, sizeof(pidc));
+	/* A sampled stack stands for stack_weight events (1 where the column is absent); an
+	 * off-CPU stack weighs the time it blocked, as off-CPU profiles are read. */
+	p->by_ns = !strcmp(o->event_type, event_type_names[EV_OFF_CPU]);
+	wexpr = p->by_ns ? "sum(coalesce(latency_ns, 0))" : "sum(coalesce(stack_weight, 1))";
 	if (o->tf && o->tf->has_stack_trace_id) {
-		if (asprintf(&sql, BY_NUMBER_SQL, o->event_type, pidc, o->tf->source) < 0)
+		if (asprintf(&sql, BY_NUMBER_SQL, wexpr, o->event_type, pidc, o->tf->source) < 0)
 			return -ENOMEM;
 		err = load_stacks(p, con, o, sql);
 		free(sql);
@@ -179,10 +185,11 @@ int ex_profile__load(struct ex_profile *p, duckdb_connection con, const struct e
 		ex_profile__free(p);
 		p->sample_freq_hz = sample_freq_hz;
 		p->event_type = o->event_type;
+		p->by_ns = !strcmp(o->event_type, event_type_names[EV_OFF_CPU]);
 		if ((err = load_range(p, con)))
 			return err;
 	}
-	if (asprintf(&sql, BY_LIST_SQL, o->event_type, pidc) < 0)
+	if (asprintf(&sql, BY_LIST_SQL, wexpr, o->event_type, pidc) < 0)
 		return -ENOMEM;
 	err = load_stacks(p, con, o, sql);
 	free(sql);

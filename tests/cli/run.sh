@@ -9,7 +9,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$here/../.." && pwd)
 source "$ROOT/tests/pick.sh"
-[ $# -eq 0 ] && set -- sql export report errors diff docs
+[ $# -eq 0 ] && set -- sql export report states errors diff docs
 list=$(pick "$here" "" "$@") || exit 2
 mapfile -t parts <<<"$list"
 BUILD=${BUILD:-build}
