@@ -132,6 +132,8 @@ export interface FlamegraphResponse {
   svg: string | null;
   /** Folded stacks, root first; weights sum to total_samples. */
   stacks: Array<{ frames: string[]; weight: number }>;
+  /** "ns" when weights are blocked time (off_cpu), "events" otherwise; absent on older servers. */
+  weight_unit?: string;
 }
 
 export interface EventListResponse {

@@ -42,3 +42,24 @@ export const CPU_LINE = 'rgba(107,114,128,0.35)';
 export const OVERVIEW_FILL = 'rgba(107,114,128,0.4)';
 export const FORK_COLOR = '#16a34a';
 export const EXIT_BAD_COLOR = '#dc2626';
+
+/** Thread states, in Perfetto's colours: running green, runnable light blue, sleeping
+ *  light gray, uninterruptible (disk) orange; unknown is drawn hatched over this gray. */
+export const STATE_COLORS: Record<string, string> = {
+  running: '#2e9e4f',
+  runnable: '#7cc8ec',
+  sleeping: '#d9dee5',
+  disk: '#f0772f',
+  unknown: '#eceff3',
+};
+
+export function stateColor(state: string): string {
+  return STATE_COLORS[state] ?? STATE_COLORS.unknown!;
+}
+
+/** A stable colour per thread (critical-path segments), distinct from the state colours. */
+export function threadColor(tid: number): string {
+  const hues = [262, 212, 330, 190, 28, 290, 160, 0, 240, 48];
+  const h = hues[Math.abs(tid * 7 + (tid >> 3)) % hues.length]!;
+  return `hsl(${h},55%,58%)`;
+}

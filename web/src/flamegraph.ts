@@ -7,6 +7,7 @@ import { state, set, subscribe, traceRange } from './state';
 import { res, MAX_FLAME_STACKS } from './data';
 import { formatDurationShort, formatInt, escapeHtml } from './format';
 import { stacksFromResponse, buildTree, maxDepth, pathOf, findPath, type FNode, type Side, type Stack } from './flamedata';
+import { callTreeView, weightUnit, weightText, type WeightUnit } from './calltree';
 
 const ROW = 17;
 const MIN_W = 0.4;
@@ -52,7 +53,8 @@ export function flamegraphView(): View {
   const canvas = h('canvas', { 'data-testid': 'flame-canvas' });
   const body = h('div', { class: 'flame' });
   const hover = h('div', { class: 'flame-info' });
-  const el = h('div', { class: 'card', 'data-testid': 'flame-card' }, head, body, hover);
+  const tree = callTreeView();
+  const el = h('div', { class: 'card', 'data-testid': 'flame-card' }, head, body, hover, tree.el);
 
   let visible = false;
   let stacks: Stack[] | null = null;
@@ -65,6 +67,7 @@ export function flamegraphView(): View {
   let depthMax = 0;
   let width = 0;
   let matchRe: RegExp | null = null;
+  let unit: WeightUnit = { kind: 'events', nsPerUnit: 0 };
 
   function options(): string[] {
     const types = new Set<string>();
@@ -90,8 +93,9 @@ export function flamegraphView(): View {
       // The server samples max_stacks rows when the range has more.
       n =
         d.total_in_range > MAX_FLAME_STACKS
-          ? `${formatInt(d.total_samples)} samples from ${formatInt(MAX_FLAME_STACKS)} of ${formatInt(d.total_in_range)} events (sampled)`
-          : `${formatInt(d.total_samples)} samples`;
+          ? `${weightText(d.total_samples, unit)} from ${formatInt(MAX_FLAME_STACKS)} of ${formatInt(d.total_in_range)} events (sampled)`
+          : weightText(d.total_samples, unit);
+      if (unit.kind === 'ns') n = `${n} off-CPU`;
     }
     const scope = `Scope: PID ${state.pid}`;
     const span = t && r ? `T+${formatDurationShort(r.start - t.start)}..T+${formatDurationShort(r.end - t.start)} (width ${formatDurationShort(r.end - r.start)})` : '';
@@ -108,7 +112,10 @@ export function flamegraphView(): View {
     if (stacksFor !== r.data) {
       stacksFor = r.data;
       stacks = stacksFromResponse(r.data);
+      unit = weightUnit(r.data.event_type, r.data.weight_unit, state.summary?.cpu_sample_frequency_hz ?? 0);
+      tree.update(stacks, unit);
       rebuild();
+      drawHead();
     }
     if (!root || root.value === 0) {
       replace(body, h('div', { class: 'muted', style: 'padding:12px' }, 'No stack samples in current scope'));
@@ -187,7 +194,7 @@ export function flamegraphView(): View {
         else for (const c of n.children) stack.push(c);
       }
       const pct = focus.value ? (matchedValue / focus.value) * 100 : 0;
-      matched.textContent = `Matched: ${pct.toFixed(1)}% (${formatInt(matchedValue)})`;
+      matched.textContent = `Matched: ${pct.toFixed(1)}% (${weightText(matchedValue, unit)})`;
     } else {
       matched.textContent = '';
     }
@@ -221,9 +228,9 @@ export function flamegraphView(): View {
     const n = p.n;
     const pct = (n.value / root.value) * 100;
     const fpct = focus && focus !== root ? ` · ${((n.value / focus.value) * 100).toFixed(2)}% of zoom` : '';
-    const text = `${n.name} (${formatInt(n.value)} samples, ${pct.toFixed(2)}%${fpct}${n.self ? `, self ${formatInt(n.self)}` : ''})`;
+    const text = `${n.name} (${weightText(n.value, unit)}, ${pct.toFixed(2)}%${fpct}${n.self ? `, self ${weightText(n.self, unit)}` : ''})`;
     hover.textContent = text;
-    showTip(ev.clientX, ev.clientY, `<b>${escapeHtml(n.name)}</b>\n${formatInt(n.value)} samples · ${pct.toFixed(2)}% of all${fpct}${n.self ? `\nself: ${formatInt(n.self)}` : ''}`);
+    showTip(ev.clientX, ev.clientY, `<b>${escapeHtml(n.name)}</b>\n${weightText(n.value, unit)} · ${pct.toFixed(2)}% of all${fpct}${n.self ? `\nself: ${weightText(n.self, unit)}` : ''}`);
   });
   canvas.addEventListener('mouseleave', () => {
     hideTip();

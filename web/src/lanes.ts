@@ -6,16 +6,19 @@
 // scrolling list the analysis panel sits below it instead of inside the scroll area;
 // marker hover detail and a note when markers are sampled.
 
-import { h, replace, showTip, hideTip, errorBox, blurInputs } from './dom';
-import { state, set, subscribe, traceRange, setRange, type Range } from './state';
+import { h, replace, showTip, hideTip, errorBox, blurInputs, fitCanvas } from './dom';
+import { state, set, subscribe, traceRange, setRange, processByPid, type Range } from './state';
 import { res, MAX_MARKERS_PER_PID } from './data';
-import { visibleRows, togglePid, selectPid, type Row } from './tree';
+import { visibleRows, togglePid, selectPid, treeModel, type Row } from './tree';
 import { drawLane, cpuBins, markersNear, type LaneData } from './lanedraw';
 import { renderAxis } from './axis';
 import { onPreview } from './overview';
 import { formatDurationShort, formatOffsetPrecise, formatInt, escapeHtml } from './format';
 import { markerColor } from './colors';
 import type { ProcessLifetime } from './api';
+import { wantStates, onStates, drawStates, spanAt, stateTip, isBlocked, STATE_CLICK_H } from './threadstates';
+import { selectedSpan, selectSpan, onSpanSelect, drawArrow } from './statedetail';
+import { path as critPath, onCritPath, drawTrack, segmentAt, segmentTip } from './critpath';
 
 const ROW_H = 30;
 const SCROLL_AT = 15;
@@ -52,7 +55,9 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
   const rows = h('div', { class: 'rows', 'data-testid': 'rows' });
   const scroller = h('div', { class: 'rows-wrap' }, rows);
   const crosshair = h('div', { class: 'crosshair', style: 'display:none' });
-  const outer = h('div', { style: 'position:relative' }, scroller, crosshair);
+  const arrows = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  arrows.setAttribute('class', 'wake-arrows');
+  const outer = h('div', { style: 'position:relative' }, scroller, crosshair, arrows);
   const status = h('div');
   const section = h('section', { 'data-testid': 'lanes' }, tools, status, axisRow, outer);
   parent.appendChild(section);
@@ -82,6 +87,7 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
   }
 
   function rowEl(r: Row): RowEl {
+    if (r.p.pid < 0) return trackEl(r);
     const sig = `${r.depth}|${r.guides.join('')}|${r.isLast}|${r.hasChildren}|${state.collapsed.has(r.p.pid)}|${r.hit}|${r.descendants}`;
     let re = els.get(r.p.pid);
     if (re && re.sig === sig) return re;
@@ -133,7 +139,7 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
   }
 
   function rebuild(): void {
-    list = visibleRows();
+    list = withTrack(visibleRows());
     byPid = new Map(list.map((r) => [r.p.pid, r]));
     const keep = new Set(list.map((r) => r.p.pid));
     for (const pid of [...els.keys()]) if (!keep.has(pid)) els.delete(pid);
@@ -160,7 +166,8 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
       const r = list[i]!;
       const re = rowEl(r);
       re.el.classList.toggle('sel', state.pid === r.p.pid);
-      (re.el.querySelector('.dot') as HTMLElement).style.display = state.pid === r.p.pid ? '' : 'none';
+      const dot = re.el.querySelector<HTMLElement>('.dot');
+      if (dot) dot.style.display = state.pid === r.p.pid ? '' : 'none';
       if (scrollMode) {
         re.el.style.position = 'absolute';
         re.el.style.left = '0';
@@ -171,7 +178,9 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
         re.el.style.top = '';
       }
       shown.push(re.el);
-      if (!scrollMode && state.pid === r.p.pid) {
+      // The panel goes under the selected thread, or under its critical-path track.
+      const owner = state.pid !== null && (r.p.pid === state.pid || r.p.pid === trackPid(state.pid));
+      if (!scrollMode && owner && list[i + 1]?.p.pid !== trackPid(state.pid!)) {
         panel.classList.remove('below');
         shown.push(panel);
         panelPlaced = true;
@@ -214,14 +223,23 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
     if (!v || !t) return;
     measure();
     renderAxis(axis, v.start - t.start, v.end - t.start, laneW);
+    const stateTids: number[] = [];
     for (const re of rows.querySelectorAll<HTMLElement>('.row')) {
       const pid = Number(re.dataset.pid);
       const r = els.get(pid);
       const row = byPid.get(pid);
       if (!r || !row) continue;
+      if (pid < 0) {
+        fitCanvasTrack(r, v);
+        continue;
+      }
       drawLane(r.canvas, laneW, LANE_H, row.p, v, laneData(pid), state.enabled);
+      drawStates(r.canvas, laneW, pid, v, selectedSpan?.tid === pid ? selectedSpan.span : null);
       r.dur.textContent = durText(row.p, v);
+      if (row.p.end_ns >= v.start && row.p.start_ns <= v.end) stateTids.push(pid);
     }
+    if (state.range && laneW) wantStates(stateTids, state.range, laneW);
+    drawWakeArrow();
     drawNote();
     drawCrosshair();
     perfMark(v);
@@ -334,6 +352,7 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
     lane.addEventListener('click', (ev) => {
       // The second click of a double-click belongs to the double-click.
       if (suppressClick || ev.detail > 1) return;
+      if (clickSpan(p, lane, ev)) return;
       firstClick = { p, at: ev.timeStamp };
       togglePid(p.pid);
     });
@@ -357,6 +376,8 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
     const ns = v.start + (x / w) * (v.end - v.start);
     const was = p.first_process_name ? ` (started as ${escapeHtml(p.first_process_name)})` : '';
     const lines = [`<b>${escapeHtml(p.process_name || 'unknown')}</b>${was} PID ${p.pid} · T+${formatOffsetPrecise(ns - t.start)}`];
+    const sp = spanAt(p.pid, ns, ((v.end - v.start) / w) * 1);
+    if (sp) lines.push(stateTip(sp, t.start, nameOf));
     const near = markersNear(d, v, w, x, 3, state.enabled);
     for (const m of near.slice(0, 6)) {
       lines.push(
@@ -372,6 +393,126 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
     return lines.join('\n');
   }
 
+  // ---- thread states, wakeup arrow, critical-path track -----------------------------------
+  const nameOf = (tid: number): string | null => processByPid(tid)?.process_name ?? null;
+
+  /** The list with the critical-path track row under its thread (a row of pid -1-tid). */
+  function withTrack(rows: Row[]): Row[] {
+    const cp = critPath;
+    const i = cp && state.tab === 'critpath' ? rows.findIndex((r) => r.p.pid === cp.tid) : -1;
+    if (!cp || i < 0) return rows;
+    const p: ProcessLifetime = { pid: trackPid(cp.tid), process_name: 'critical path', parent_pid: null, start_ns: cp.range.start, end_ns: cp.range.end, exit: null, was_forked: false };
+    const track: Row = { p, depth: rows[i]!.depth, guides: [], isLast: true, hasChildren: false, descendants: 0, hit: false };
+    return [...rows.slice(0, i + 1), track, ...rows.slice(i + 1)];
+  }
+
+  function trackEl(r: Row): RowEl {
+    const old = els.get(r.p.pid);
+    if (old) return old;
+    const canvas = h('canvas');
+    const lane = h('div', { class: 'lane cp-lane', 'data-pid': String(r.p.pid), 'data-testid': 'critpath-track' }, canvas);
+    const close = h('button', { class: 'tog', title: 'Close the critical path', 'aria-label': 'Close the critical path', onclick: () => set({ tab: 'flame' }) }, '✕');
+    const lbl = h(
+      'div',
+      { class: 'lbl', style: `padding-left:${r.depth * 16 + 20}px` },
+      h('div', { class: 'nameblk' }, h('div', { class: 'l1' }, h('span', { class: 'name cp-name' }, '⤷ critical path')), h('div', { class: 'l2' }, `TID ${-1 - r.p.pid}`)),
+      close,
+    );
+    const dur = h('div', { class: 'dur' });
+    const el = h('div', { class: 'row cp-row', 'data-pid': String(r.p.pid) }, lbl, lane, dur);
+    const segAt = (ev: MouseEvent) => {
+      const v = view();
+      if (!v) return null;
+      const b = lane.getBoundingClientRect();
+      const ns = v.start + ((ev.clientX - b.left) / b.width) * (v.end - v.start);
+      return segmentAt(ns, ((v.end - v.start) / b.width) * 2);
+    };
+    lane.addEventListener('mousemove', (ev) => {
+      const s = segAt(ev);
+      if (s) showTip(ev.clientX, ev.clientY, segmentTip(s, traceRange()!.start));
+      else hideTip();
+    });
+    lane.addEventListener('mouseleave', hideTip);
+    lane.addEventListener('click', (ev) => {
+      const s = segAt(ev);
+      if (s && s.tid !== critPath?.tid) reveal(s.tid);
+    });
+    const re = { el, lane, canvas, dur, selBox: h('div'), sig: 'track' };
+    els.set(r.p.pid, re);
+    return re;
+  }
+
+  function fitCanvasTrack(re: RowEl, v: Range): void {
+    fitCanvas(re.canvas, laneW, LANE_H);
+    drawTrack(re.canvas, laneW, LANE_H, v);
+    const cp = critPath;
+    re.dur.textContent = !cp ? '' : cp.status === 'loading' ? 'loading…' : cp.status === 'error' ? 'error' : `${((cp.range.end - cp.range.start) / 1e6).toFixed(1)} ms`;
+  }
+
+  /** A click on a blocked span of the state strip selects it (and shows its waker). */
+  function clickSpan(p: ProcessLifetime, lane: HTMLElement, ev: MouseEvent): boolean {
+    const v = view();
+    if (!v) return false;
+    const b = lane.getBoundingClientRect();
+    if (ev.clientY - b.top > STATE_CLICK_H) return false;
+    const ns = v.start + ((ev.clientX - b.left) / b.width) * (v.end - v.start);
+    const sp = spanAt(p.pid, ns, ((v.end - v.start) / b.width) * 2);
+    if (!sp || !isBlocked(sp)) return false;
+    selectSpan({ tid: p.pid, span: sp }, nameOf, reveal);
+    if (sp.waker_tid) reveal(sp.waker_tid);
+    return true;
+  }
+
+  /** Bring tid's lane into view: expand its ancestors, drop a filter that hides it, scroll. */
+  function reveal(tid: number): void {
+    const m = treeModel();
+    const collapsed = new Set(state.collapsed);
+    for (let id = m.parent.get(tid); id !== undefined; id = m.parent.get(id)) collapsed.delete(id);
+    const patch: Parameters<typeof set>[0] = { collapsed };
+    if (state.treeFilter && !list.some((r) => r.p.pid === tid)) patch.treeFilter = '';
+    set(patch);
+    requestAnimationFrame(() => {
+      const i = list.findIndex((r) => r.p.pid === tid);
+      if (i < 0) return;
+      if (scrollMode) {
+        const top = i * ROW_H;
+        if (top < scroller.scrollTop || top + ROW_H > scroller.scrollTop + scroller.clientHeight) {
+          scroller.scrollTop = Math.max(0, top - scroller.clientHeight / 2);
+          layout();
+        }
+      }
+      const re = els.get(tid);
+      if (!re) return;
+      re.el.scrollIntoView({ block: 'nearest' });
+      re.el.classList.add('flash');
+      setTimeout(() => re.el.classList.remove('flash'), 1200);
+      drawWakeArrow();
+    });
+  }
+
+  function drawWakeArrow(): void {
+    const sel = selectedSpan;
+    const v = view();
+    const from = sel?.span.waker_tid ? els.get(sel.span.waker_tid)?.lane : undefined;
+    const to = sel ? els.get(sel.tid)?.lane : undefined;
+    const ns = sel?.span.end_ns ?? 0;
+    if (!v || !from?.isConnected || !to?.isConnected || from === to || ns < v.start || ns > v.end) {
+      while (arrows.firstChild) arrows.removeChild(arrows.firstChild);
+      return;
+    }
+    const or = outer.getBoundingClientRect();
+    const fr = from.getBoundingClientRect();
+    const tr = to.getBoundingClientRect();
+    const sr = scroller.getBoundingClientRect();
+    if (scrollMode && (fr.bottom < sr.top || fr.top > sr.bottom || tr.bottom < sr.top || tr.top > sr.bottom)) {
+      while (arrows.firstChild) arrows.removeChild(arrows.firstChild);
+      return;
+    }
+    const x = fr.left - or.left + ((ns - v.start) / (v.end - v.start)) * fr.width;
+    const yTo = tr.top > fr.top ? tr.top - or.top + 1 : tr.bottom - or.top - 1;
+    drawArrow(arrows, x, fr.top - or.top + fr.height / 2, yTo);
+  }
+
   // ---- wiring -----------------------------------------------------------------------------
   filter.addEventListener('input', () => set({ treeFilter: filter.value }));
   filter.addEventListener('keydown', (e) => e.stopPropagation());
@@ -383,8 +524,12 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
     requestAnimationFrame(() => {
       scrollQueued = false;
       if (scrollMode) layout();
+      else drawWakeArrow();
     });
   });
+  onStates(() => drawAll());
+  onSpanSelect(() => drawAll());
+  onCritPath(() => rebuild());
   onPreview((r) => {
     preview = r;
     drawAll();
@@ -450,4 +595,9 @@ function perfMark(v: Range): void {
     perf.settled = { start: v.start, end: v.end, at };
     document.dispatchEvent(new CustomEvent('probex:settled', { detail: perf.settled }));
   }
+}
+
+/** The critical-path track's row id: below every pid, one per thread. */
+function trackPid(tid: number): number {
+  return -1 - tid;
 }

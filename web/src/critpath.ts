@@ -1,0 +1,240 @@
+// Critical path of the selected thread (the panel's "Critical path" tab): fetched from
+// /api/critical_path for the thread's life within the view, drawn by the lanes as a track
+// under the thread (segments in their thread's colour, a state band beneath), and opened as
+// a time table by thread and a call tree of the path's stacks (each rooted at its thread).
+
+import { h, replace, spinner, errorBox } from './dom';
+import { getJson, isAbort, errorText } from './api';
+import { state, subscribe, processByPid, traceRange, type Range } from './state';
+import { formatOffsetPrecise, escapeHtml } from './format';
+import { threadColor, stateColor } from './colors';
+import { callTreeView, msText } from './calltree';
+import { formatMs } from './threadstates';
+import type { View } from './flamegraph';
+import type { Stack } from './flamedata';
+
+export interface CritSegment {
+  tid: number;
+  pid: number;
+  thread_name: string | null;
+  state: string;
+  start_ns: number;
+  end_ns: number;
+  stack: string[] | null;
+}
+
+export interface CriticalPathResponse {
+  tid: number;
+  start_ns: number;
+  end_ns: number;
+  segments: CritSegment[];
+  note?: string;
+}
+
+interface Path {
+  tid: number;
+  range: Range;
+  status: 'loading' | 'ok' | 'error';
+  data: CriticalPathResponse | null;
+  error: string;
+}
+
+/** The path shown (the lanes draw its track while the tab is open). */
+export let path: Path | null = null;
+let shownFor = '';
+const listeners: Array<() => void> = [];
+let ctrl: AbortController | null = null;
+
+export function onCritPath(fn: () => void): void {
+  listeners.push(fn);
+}
+function emit(): void {
+  for (const fn of listeners) fn();
+}
+
+/** The window a path is asked for: the thread's life within the view. */
+function windowFor(tid: number): Range | null {
+  const r = state.range;
+  if (!r) return null;
+  const p = processByPid(tid);
+  const s = Math.max(r.start, p?.start_ns ?? r.start);
+  const e = Math.min(r.end, p?.end_ns ?? r.end);
+  return e > s ? { start: s, end: e } : { start: r.start, end: r.end };
+}
+
+function fetchPath(): void {
+  const tid = state.pid;
+  const w = tid === null ? null : windowFor(tid);
+  const key = tid === null || !w ? '' : `${tid}:${w.start}:${w.end}`;
+  if (key === shownFor) return;
+  shownFor = key;
+  ctrl?.abort();
+  if (tid === null || !w) {
+    path = null;
+    return emit();
+  }
+  const c = (ctrl = new AbortController());
+  path = { tid, range: w, status: 'loading', data: path?.tid === tid ? path.data : null, error: '' };
+  emit();
+  getJson<CriticalPathResponse>('critical_path', { tid, start_ns: w.start, end_ns: w.end }, c.signal).then(
+    (d) => {
+      if (c !== ctrl) return;
+      path = { tid, range: w, status: 'ok', data: { ...d, segments: Array.isArray(d.segments) ? d.segments : [] }, error: '' };
+      emit();
+    },
+    (e) => {
+      if (isAbort(e) || c !== ctrl) return;
+      path = { tid, range: w, status: 'error', data: null, error: errorText(e) };
+      emit();
+    },
+  );
+}
+
+function segName(s: CritSegment): string {
+  return `${s.thread_name ?? processByPid(s.tid)?.process_name ?? 'thread'} (TID ${s.tid})`;
+}
+
+/** The path's stacks, each rooted at its thread, blocked ones ending in their state. */
+function pathStacks(d: CriticalPathResponse): Stack[] {
+  return d.segments
+    .filter((s) => s.end_ns > s.start_ns)
+    .map((s) => {
+      const frames = [segName(s), ...(s.stack ?? [])];
+      if (s.state !== 'running') frames.push(`[${s.state}]`);
+      return { frames, count: s.end_ns - s.start_ns };
+    });
+}
+
+export function critPathView(): View {
+  const info = h('span', { class: 'right', 'data-testid': 'critpath-info' });
+  const head = h('div', { class: 'card-head' }, h('b', null, 'Critical path'), h('span', { class: 'dim' }, 'what this thread waited on, back through its wakers'), info);
+  const body = h('div');
+  const tree = callTreeView('critpath-tree');
+  const el = h('div', { class: 'card', 'data-testid': 'critpath-card' }, head, body, tree.el);
+  let visible = false;
+
+  function draw(): void {
+    if (!visible) return;
+    const t = traceRange();
+    const p = path;
+    if (!p) return replace(body, h('div', { class: 'muted', style: 'padding:12px' }, 'Select a thread'));
+    const name = processByPid(p.tid)?.process_name ?? 'thread';
+    info.textContent = t
+      ? `${name} TID ${p.tid} · T+${formatOffsetPrecise(p.range.start - t.start)}..T+${formatOffsetPrecise(p.range.end - t.start)} (${formatMs(p.range.end - p.range.start)})`
+      : '';
+    if (p.status === 'error') {
+      tree.update(null, { kind: 'ns', nsPerUnit: 1 });
+      return replace(body, errorBox(`Critical path: ${p.error}`, () => ((shownFor = ''), fetchPath())));
+    }
+    if (!p.data) return replace(body, spinner('Following the wakers…'));
+    const d = p.data;
+    tree.update(pathStacks(d), { kind: 'ns', nsPerUnit: 1 });
+    const total = d.segments.reduce((a, s) => a + Math.max(0, s.end_ns - s.start_ns), 0);
+    const byThread = new Map<number, { name: string; running: number; other: number; n: number }>();
+    for (const s of d.segments) {
+      let b = byThread.get(s.tid);
+      if (!b) byThread.set(s.tid, (b = { name: segName(s), running: 0, other: 0, n: 0 }));
+      const dur = Math.max(0, s.end_ns - s.start_ns);
+      if (s.state === 'running') b.running += dur;
+      else b.other += dur;
+      b.n++;
+    }
+    const rows = [...byThread.entries()].sort((a, b) => b[1].running + b[1].other - (a[1].running + a[1].other));
+    replace(
+      body,
+      d.note ? h('div', { class: 'dim', style: 'margin-bottom:4px' }, d.note) : null,
+      d.segments.length
+        ? h(
+            'table',
+            { class: 'ops', 'data-testid': 'critpath-threads' },
+            h('tr', null, h('th', null, 'Thread on the path'), h('th', null, 'Running (ms)'), h('th', null, 'Waiting (ms)'), h('th', null, 'Share'), h('th', null, 'Segments')),
+            rows.map(([tid, b]) =>
+              h(
+                'tr',
+                null,
+                h('td', null, h('span', { class: 'sd-swatch', style: `background:${threadColor(tid)}` }), b.name),
+                h('td', null, msText(b.running).replace(' ms', '')),
+                h('td', null, msText(b.other).replace(' ms', '')),
+                h('td', null, total ? `${(((b.running + b.other) / total) * 100).toFixed(1)}%` : '—'),
+                h('td', null, String(b.n)),
+              ),
+            ),
+          )
+        : h('div', { class: 'muted', style: 'padding:12px' }, 'No critical path in this window'),
+    );
+  }
+
+  onCritPath(draw);
+  subscribe((c) => {
+    if (visible && (c.has('pid') || c.has('range'))) fetchPath();
+  });
+  return {
+    el,
+    show() {
+      visible = true;
+      fetchPath();
+      draw();
+    },
+    hide() {
+      visible = false;
+      ctrl?.abort();
+      shownFor = '';
+      path = null;
+      emit();
+    },
+  };
+}
+
+// ---- the track the lanes draw under the thread ---------------------------------------------
+
+export const TRACK_BAND = 5;
+
+export function drawTrack(canvas: HTMLCanvasElement, width: number, height: number, view: Range): void {
+  const segs = path?.data?.segments;
+  const ctx = canvas.getContext('2d')!;
+  const vw = view.end - view.start;
+  if (!segs || vw <= 0) return;
+  const X = (ns: number) => ((ns - view.start) / vw) * width;
+  for (const s of segs) {
+    if (s.end_ns < view.start || s.start_ns > view.end) continue;
+    const x0 = Math.max(0, X(s.start_ns));
+    const w = Math.max(0.6, Math.min(width, X(s.end_ns)) - x0);
+    ctx.fillStyle = threadColor(s.tid);
+    ctx.fillRect(x0, 0, w, height - TRACK_BAND);
+    ctx.fillStyle = stateColor(s.state);
+    ctx.fillRect(x0, height - TRACK_BAND, w, TRACK_BAND);
+    if (w > 40) {
+      ctx.fillStyle = '#fff';
+      ctx.font = '10px system-ui, sans-serif';
+      ctx.textBaseline = 'middle';
+      const label = s.thread_name ?? String(s.tid);
+      if (ctx.measureText(label).width < w - 4) ctx.fillText(label, x0 + 3, (height - TRACK_BAND) / 2);
+    }
+  }
+}
+
+export function segmentAt(ns: number, tolNs: number): CritSegment | null {
+  const segs = path?.data?.segments;
+  if (!segs) return null;
+  let best: CritSegment | null = null;
+  let bd = Infinity;
+  for (const s of segs) {
+    const d = ns < s.start_ns ? s.start_ns - ns : ns >= s.end_ns ? ns - s.end_ns : 0;
+    if (d <= tolNs && d < bd) {
+      best = s;
+      bd = d;
+    }
+  }
+  return best;
+}
+
+export function segmentTip(s: CritSegment, traceStart: number): string {
+  const lines = [
+    `<span style="color:${threadColor(s.tid)}">■</span> <b>${escapeHtml(segName(s))}</b> ${escapeHtml(s.state)} ${formatMs(s.end_ns - s.start_ns)}`,
+    `T+${formatOffsetPrecise(s.start_ns - traceStart)}`,
+  ];
+  const leaf = s.stack?.filter((f) => !/^\[.*\]$/.test(f)).slice(-3).reverse();
+  if (leaf && leaf.length) lines.push(...leaf.map((f) => `  ${escapeHtml(f)}`));
+  lines.push('<span style="opacity:.7">click: show this thread\'s lane</span>');
+  return lines.join('\n');
+}

@@ -1,0 +1,108 @@
+// The selected blocked span: a details drawer at the bottom of the window (its syscall, the
+// stack it blocked with, its waker and the waker's stack) and the arrow the lanes draw from
+// the waker's lane to the blocked thread's at the wakeup.
+
+import { h, replace } from './dom';
+import { traceRange } from './state';
+import { formatOffsetPrecise } from './format';
+import { formatMs, syscallText, wakerText, type StateSpan } from './threadstates';
+import { stateColor } from './colors';
+
+export interface SpanSel {
+  tid: number;
+  span: StateSpan;
+}
+
+export let selectedSpan: SpanSel | null = null;
+const listeners: Array<() => void> = [];
+
+export function onSpanSelect(fn: () => void): void {
+  listeners.push(fn);
+}
+
+let drawer: HTMLElement | null = null;
+
+/** Select a blocked span (null: clear), show its details, tell the lanes. */
+export function selectSpan(sel: SpanSel | null, nameOf: (tid: number) => string | null, reveal: (tid: number) => void): void {
+  selectedSpan = sel;
+  if (!sel) drawer?.remove();
+  else showDrawer(sel, nameOf, reveal);
+  for (const fn of listeners) fn();
+}
+
+function showDrawer(sel: SpanSel, nameOf: (tid: number) => string | null, reveal: (tid: number) => void): void {
+  const t = traceRange();
+  const t0 = t ? t.start : 0;
+  const sp = sel.span;
+  if (!drawer) {
+    drawer = h('div', { class: 'span-detail', 'data-testid': 'span-detail', role: 'dialog', 'aria-label': 'Blocked span details' });
+  }
+  const close = h('button', { class: 'link-btn', 'data-testid': 'span-detail-close', onclick: () => selectSpan(null, nameOf, reveal) }, 'Close ✕');
+  const facts: Array<[string, HTMLElement | string]> = [
+    ['thread', `${nameOf(sel.tid) ?? 'thread'} (TID ${sel.tid})`],
+    ['when', `T+${formatOffsetPrecise(sp.start_ns - t0)} → T+${formatOffsetPrecise(sp.end_ns - t0)}`],
+    ['blocked in', sp.syscall ? syscallText(sp) : 'no syscall in progress'],
+  ];
+  if (sp.waker_tid) {
+    facts.push([
+      'woken by',
+      h(
+        'span',
+        null,
+        `${wakerText(sp, nameOf)} at T+${formatOffsetPrecise(sp.end_ns - t0)} `,
+        h('button', { class: 'link-btn', 'data-testid': 'span-detail-waker', onclick: () => reveal(sp.waker_tid!) }, 'show its lane'),
+      ),
+    ]);
+  } else {
+    facts.push(['woken by', 'no traced waker (a timer, an interrupt, or a task outside the trace)']);
+  }
+  replace(
+    drawer,
+    h(
+      'div',
+      { class: 'sd-head' },
+      h('span', { class: 'sd-swatch', style: `background:${stateColor(String(sp.state))}` }),
+      h('b', null, `${sp.state} · ${formatMs(sp.end_ns - sp.start_ns)}`),
+      close,
+    ),
+    h('table', { class: 'sd-facts' }, facts.map(([k, v]) => h('tr', null, h('th', null, k), h('td', null, v)))),
+    h(
+      'div',
+      { class: 'sd-stacks' },
+      stackBox('Stack it blocked with', sp.stack, 'span-stack'),
+      stackBox("Waker's stack at the wakeup", sp.waker_stack ?? null, 'waker-stack'),
+    ),
+  );
+  if (!drawer.isConnected) document.body.appendChild(drawer);
+}
+
+/** Frames leaf first, as a debugger shows a stack; the [user]/[kernel] marks kept dim. */
+function stackBox(title: string, frames: string[] | null, testid: string): HTMLElement {
+  const body =
+    frames && frames.length
+      ? h(
+          'ol',
+          { class: 'sd-frames', 'data-testid': testid },
+          [...frames].reverse().map((f) => h('li', { class: /^\[.*\]$/.test(f) ? 'mark' : '' }, f || '[unknown]')),
+        )
+      : h('div', { class: 'muted', 'data-testid': testid }, 'no stack recorded');
+  return h('div', { class: 'sd-stack' }, h('div', { class: 'dim' }, title), body);
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+/** An arrow from (x, yFrom) on the waker's lane to (x, yTo) on the woken thread's. */
+export function drawArrow(svg: SVGSVGElement, x: number, yFrom: number, yTo: number): void {
+  while (svg.firstChild) svg.removeChild(svg.firstChild);
+  const dir = yTo > yFrom ? 1 : -1;
+  const tip = yTo - dir * 2;
+  const mk = (tag: string, attrs: Record<string, string | number>) => {
+    const e = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+    svg.appendChild(e);
+    return e;
+  };
+  mk('circle', { cx: x, cy: yFrom, r: 3.5, fill: '#111827' });
+  mk('line', { x1: x, y1: yFrom, x2: x, y2: tip - dir * 6, stroke: '#111827', 'stroke-width': 1.6 });
+  mk('path', { d: `M${x - 5},${tip - dir * 8} L${x + 5},${tip - dir * 8} L${x},${tip} Z`, fill: '#111827', 'data-testid': 'wake-arrow' });
+}
