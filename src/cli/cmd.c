@@ -13,7 +13,8 @@ const struct cmd cmds[] = {
 	{ "recover", cmd_recover, "probex recover SPOOL [-o OUTPUT] [--force] [--run-rows N] [-v]",
 	  "finish a trace whose recorder was killed" },
 	{ "report", cmd_report, "probex report FILE [--json] [--pid P] [--start T] [--end T] "
-	  "[-e TYPE] [--inverted] [--top N]", "terminal summary (processes, syscalls, stacks, ...)" },
+	  "[-e TYPE] [--inverted] [--top N] [--critical-path [--tid T]]",
+	  "terminal summary (processes, syscalls, stacks, ...)" },
 	{ "resymbolize", cmd_resymbolize, "probex resymbolize FILE [-o OUTPUT] [--force] [-v] [--no-cache]",
 	  "redo stack labels from the raw addresses in the file" },
 	{ "sql", cmd_sql, "probex sql [--csv|--json|--tsv] [--no-header] FILE|GLOB [SQL]",

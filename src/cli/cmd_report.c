@@ -1,5 +1,5 @@
 /* `probex report FILE [--json] [--pid P] [--start T] [--end T] [--event-type T]
- * [--inverted] [--top N]`: a terminal summary of a trace. */
+ * [--inverted] [--top N] [--critical-path [--tid T]]`: a terminal summary of a trace. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +17,7 @@ int cmd_report(int argc, char **argv)
 		{ "start", required_argument, NULL, 's' }, { "end", required_argument, NULL, 'E' },
 		{ "event-type", required_argument, NULL, 'e' }, { "inverted", no_argument, NULL, 'i' },
 		{ "top", required_argument, NULL, 'n' },   { "help", no_argument, NULL, 'h' },
+		{ "critical-path", no_argument, NULL, 'C' }, { "tid", required_argument, NULL, 'T' },
 		{ 0 },
 	};
 	struct report_opts o = { .event_type = "cpu_sample", .top = 20 };
@@ -27,10 +28,17 @@ int cmd_report(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "jp:e:in:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jp:e:in:hCT:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j': o.json = true; break;
 		case 'i': o.inverted = true; break;
+		case 'C': o.critical_path = true; break;
+		case 'T':
+			if (args__ulong("--tid", optarg, 1, UINT32_MAX, &v))
+				return EXIT_USAGE;
+			o.has_tid = true;
+			o.tid = (uint32_t)v;
+			break;
 		case 'e': o.event_type = optarg; break;
 		case 'p':
 			if (args__ulong("--pid", optarg, 1, UINT32_MAX, &v))
@@ -63,9 +71,11 @@ int cmd_report(int argc, char **argv)
 		return args__usage_error("report", usage, "unknown event type '%s'", o.event_type);
 	if (o.has_start && o.has_end && o.end_ns < o.start_ns)
 		return args__usage_error("report", usage, "--end is before --start");
-	progress__init(&prog, isatty(STDERR_FILENO), "report", 6);
+	progress__init(&prog, isatty(STDERR_FILENO), "report", 7);
 	o.progress = &prog;
-	if (report__run(argv[optind], &o, stdout))
+	if (o.has_tid && !o.critical_path)
+		return args__usage_error("report", usage, "--tid goes with --critical-path");
+	if (o.critical_path ? report__critical_path(argv[optind], &o, stdout) : report__run(argv[optind], &o, stdout))
 		return 1;
 	return fflush(stdout) ? 1 : 0;
 }

@@ -50,6 +50,7 @@ struct ex_stack {
 	uint32_t *frames;	/* root first */
 	uint32_t n;
 	uint64_t weight;
+	uint64_t events;	/* rows it stands for (weight, unless by_ns) */
 };
 
 struct ex_profile {
@@ -61,6 +62,7 @@ struct ex_profile {
 	uint64_t start_ns, end_ns;	/* first and last row of the trace */
 	uint64_t sample_freq_hz;
 	const char *event_type;
+	bool by_ns;		/* off_cpu: weights are blocked ns (latency_ns), not events */
 	struct intern names;	/* kind byte + name → frame id */
 };
 

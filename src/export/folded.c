@@ -19,13 +19,18 @@ int export__folded(const struct ex_profile *p, FILE *out)
 {
 	for (uint64_t i = 0; i < p->nstacks; i++) {
 		const struct ex_stack *st = &p->stacks[i];
+		/* Off-CPU time in microseconds, as offcputime -f writes it. */
+		uint64_t w = p->by_ns ? (st->weight + 500) / 1000 : st->weight;
+
+		if (!w)
+			continue;
 
 		for (uint32_t k = 0; k < st->n; k++) {
 			if (k)
 				fputc(';', out);
 			put_frame(out, &p->frames[st->frames[k]]);
 		}
-		fprintf(out, " %llu\n", (unsigned long long)st->weight);
+		fprintf(out, " %llu\n", (unsigned long long)w);
 	}
 	return ferror(out) ? -EIO : 0;
 }

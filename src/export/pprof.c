@@ -18,9 +18,9 @@ typedef Perftools__Profiles__Function Function;
 typedef Perftools__Profiles__ValueType ValueType;
 
 /* Strings after the frame names (whose index is frame id + 1). */
-enum { S_SAMPLES, S_COUNT, S_CPU, S_NANOSECONDS, S_EVENTS, S_KERNEL, S__COUNT };
+enum { S_SAMPLES, S_COUNT, S_CPU, S_NANOSECONDS, S_EVENTS, S_KERNEL, S_OFF_CPU, S__COUNT };
 static const char *const extra[S__COUNT] = { "samples", "count", "cpu", "nanoseconds", "events",
-					     STACK_MARK_KERNEL };
+					     STACK_MARK_KERNEL, "off_cpu" };
 
 struct pp {
 	Profile prof;
@@ -98,9 +98,9 @@ static void samples(struct pp *pp, const struct ex_profile *p, int nvals, uint64
 		ids += st->n;
 		s->value = &pp->vals[i * nvals];
 		s->n_value = nvals;
-		s->value[0] = (int64_t)st->weight;
+		s->value[0] = (int64_t)(p->by_ns ? st->events : st->weight);
 		if (nvals > 1)
-			s->value[1] = (int64_t)(st->weight * period);
+			s->value[1] = (int64_t)(p->by_ns ? st->weight : st->weight * period);
 		pp->smpp[i] = s;
 	}
 }
@@ -109,7 +109,7 @@ static int build(struct pp *pp, const struct ex_profile *p)
 {
 	bool cpu = !strcmp(p->event_type, "cpu_sample");
 	uint64_t period = p->sample_freq_hz ? 1000000000ull / p->sample_freq_hz : 0, nids = 0;
-	int nvals = cpu ? 2 : 1;
+	int nvals = cpu || p->by_ns ? 2 : 1;
 
 	for (uint64_t i = 0; i < p->nstacks; i++)
 		nids += p->stacks[i].n;
@@ -133,7 +133,8 @@ static int build(struct pp *pp, const struct ex_profile *p)
 	perftools__profiles__profile__init(&pp->prof);
 	/* Value 0 counts events (samples for cpu_sample), as the format's convention asks. */
 	value_type(p, &pp->vt[0], cpu ? S_SAMPLES : S_EVENTS, S_COUNT);
-	value_type(p, &pp->vt[1], S_CPU, S_NANOSECONDS);
+	/* off_cpu: the events, then the time they blocked (off_cpu/nanoseconds). */
+	value_type(p, &pp->vt[1], p->by_ns ? S_OFF_CPU : S_CPU, S_NANOSECONDS);
 	pp->vtp[0] = &pp->vt[0];
 	pp->vtp[1] = &pp->vt[1];
 	pp->prof.sample_type = pp->vtp;

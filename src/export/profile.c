@@ -63,7 +63,7 @@ static struct ex_stack *new_stack(struct ex_profile *p, uint32_t max_frames)
 	return st;
 }
 
-/* One result row: process name (col 0), stack_trace (col 1), weight (col 2). */
+/* One result row: process name (col 0), stack_trace (col 1), weight (col 2), events (3). */
 static int add_row(struct ex_profile *p, duckdb_data_chunk chunk, idx_t r)
 {
 	duckdb_vector pv = duckdb_data_chunk_get_vector(chunk, 0), sv = duckdb_data_chunk_get_vector(chunk, 1);
@@ -97,6 +97,7 @@ static int add_row(struct ex_profile *p, duckdb_data_chunk chunk, idx_t r)
 		st->frames[st->n++] = (uint32_t)id;
 	}
 	st->weight = w;
+	st->events = ((uint64_t *)duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 3)))[r];
 	p->total += w;
 	return 0;
 }
@@ -130,11 +131,16 @@ int ex_profile__load(struct ex_profile *p, duckdb_connection con, const struct e
 	if ((err = load_range(p, con)))
 		return err;
 	export__pid_clause(o, pidc, sizeof(pidc));
-	/* A sampled stack stands for stack_weight events (1 where the column is absent). */
+	/* A sampled stack stands for stack_weight events (1 where the column is absent); an
+	 * off-CPU stack weighs the time it blocked, as off-CPU profiles are read. */
+	p->by_ns = !strcmp(o->event_type, event_type_names[EV_OFF_CPU]);
 	snprintf(sql, sizeof(sql),
-		 "SELECT process_name, stack_trace, sum(coalesce(stack_weight, 1))::UBIGINT AS w "
+		 "SELECT process_name, stack_trace, %s::UBIGINT AS w, "
+		 "sum(coalesce(stack_weight, 1))::UBIGINT "
 		 "FROM events WHERE event_type = '%s' AND stack_trace IS NOT NULL%s "
-		 "GROUP BY ALL ORDER BY w DESC, process_name, stack_trace", o->event_type, pidc);
+		 "GROUP BY ALL ORDER BY w DESC, process_name, stack_trace",
+		 p->by_ns ? "sum(coalesce(latency_ns, 0))" : "sum(coalesce(stack_weight, 1))",
+		 o->event_type, pidc);
 	if (duckdb_query(con, sql, &res) == DuckDBError) {
 		log__error("reading stacks: %s", duckdb_result_error(&res));
 		duckdb_destroy_result(&res);

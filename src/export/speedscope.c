@@ -33,7 +33,8 @@ int export__speedscope(const struct ex_profile *p, FILE *out, const char *name)
 	}
 	fputs("]},\"profiles\":[{\"type\":\"sampled\",\"name\":", out);
 	put_str(out, &b, p->event_type);
-	fprintf(out, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":%llu,\"samples\":[",
+	fprintf(out, ",\"unit\":\"%s\",", p->by_ns ? "nanoseconds" : "none");
+	fprintf(out, "\"startValue\":0,\"endValue\":%llu,\"samples\":[",
 		(unsigned long long)p->total);
 	for (uint64_t i = 0; i < p->nstacks; i++) {
 		fputs(i ? ",\n[" : "\n[", out);

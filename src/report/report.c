@@ -161,7 +161,8 @@ static int sections(struct report *r, const struct trace_file *tf)
 	} list[] = {
 		{ "processes", report__processes }, { "syscalls", report__syscalls },
 		{ "io_uring", report__io_uring },   { "page faults", report__faults },
-		{ "scheduling", report__sched },    { "stacks", report__stacks },
+		{ "scheduling", report__sched },    { "thread states", report__threads },
+		{ "stacks", report__stacks },
 	};
 	int err = header(r, tf);
 
@@ -188,6 +189,7 @@ int report__run(const char *path, const struct report_opts *o, FILE *out)
 	if (err)
 		goto out_db;
 	r.sample_freq_hz = tf.sample_freq_hz;
+	r.tf = &tf;
 	if ((err = views(&r, &tf)))
 		goto out;
 	if (o->json) {

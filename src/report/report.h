@@ -10,6 +10,7 @@
 
 #include "common/progress.h"
 #include "report/rtable.h"
+#include "trace/tracefile.h"
 
 #define REPORT_WIDTH 100
 
@@ -22,6 +23,9 @@ struct report_opts {
 	bool has_start, has_end;
 	uint64_t start_ns, end_ns;	/* from the trace's first row */
 	unsigned int top;	/* rows of the top-N tables */
+	bool critical_path;	/* the critical path of tid (default: the command's) instead */
+	bool has_tid;
+	uint32_t tid;
 	struct progress *progress;	/* NULL: none */
 };
 
@@ -29,6 +33,7 @@ struct report_opts {
  * `trace` every row, and the output. */
 struct report {
 	duckdb_connection con;
+	const struct trace_file *tf;
 	const struct report_opts *o;
 	uint64_t t0;		/* first ts_ns of the trace: times are shown from it */
 	uint64_t sample_freq_hz;
@@ -44,6 +49,9 @@ int report__io_uring(struct report *r);
 int report__faults(struct report *r);
 int report__sched(struct report *r);
 int report__stacks(struct report *r);
+int report__threads(struct report *r);
+/* The window of `events` in ts_ns. */
+void report__window(const struct report *r, uint64_t *start, uint64_t *end);
 
 /* Print or add a finished table, then free it. */
 void report__emit(struct report *r, struct rtable *t);
@@ -52,5 +60,6 @@ void report__emit(struct report *r, struct rtable *t);
 int report__query(struct report *r, const char *what, const char *sql, duckdb_result *res);
 
 int report__run(const char *path, const struct report_opts *o, FILE *out);
+int report__critical_path(const char *path, const struct report_opts *o, FILE *out);
 
 #endif

@@ -76,8 +76,8 @@ static void functions_table(struct report *r, const struct ex_profile *p, struct
 	struct rtable t;
 	unsigned int rows = 0;
 
-	snprintf(title, sizeof(title), "Top functions of %s stacks (%llu events; perf report --children style)",
-		 r->o->event_type, (unsigned long long)p->total);
+	snprintf(title, sizeof(title), "Top functions of %s stacks (%llu %s; perf report --children style)",
+		 r->o->event_type, (unsigned long long)p->total, p->by_ns ? "ns blocked" : "events");
 	rtable__init(&t, "functions", title, cols, 5);
 	for (uint32_t i = 0; i < n; i++) {
 		if (p->frames[f[i].id].process)
@@ -208,6 +208,20 @@ static void stacks_table(struct report *r, const struct ex_profile *p)
 	report__emit(r, &t);
 }
 
+/* What the weights below count: off-CPU stacks weigh the ns they blocked. */
+static void weight_unit(struct report *r, const struct ex_profile *p)
+{
+	const char *u = p->by_ns ? "ns" : !strcmp(p->event_type, "cpu_sample") ? "samples" : "events";
+
+	if (r->j) {
+		json__key(r->j, "weight_unit");
+		json__str(r->j, u);
+	} else {
+		fprintf(r->out, "\nStack weights of %s: %s%s\n", p->event_type, u,
+			p->by_ns ? " blocked (latency_ns)" : "");
+	}
+}
+
 int report__stacks(struct report *r)
 {
 	struct export_opts eo = { .fmt = EXPORT_FOLDED, .event_type = r->o->event_type,
@@ -226,6 +240,7 @@ int report__stacks(struct report *r)
 		return -ENOMEM;
 	}
 	qsort(f, p.nframes, sizeof(*f), cmp_total);
+	weight_unit(r, &p);
 	functions_table(r, &p, f, p.nframes);
 	chains_table(r, &p, f, p.nframes);
 	stacks_table(r, &p);

@@ -18,6 +18,9 @@ static const struct api_route routes[] = {
 	{ "io_statistics", ep_io_statistics, READY_OPS | READY_STACKS },
 	{ "memory_statistics", ep_memory_statistics, READY_OPS | READY_STACKS },
 	{ "event_list", ep_event_list, READY_STACKS },
+	{ "thread_states", ep_thread_states, READY_STACKS },
+	{ "critical_path", ep_critical_path, READY_STACKS },
+	{ "wall_flamegraph", ep_wall_flamegraph, READY_STACKS },
 };
 
 const struct api_route *api__route(const char *name)

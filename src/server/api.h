@@ -47,6 +47,12 @@ void api__stack(struct request *rq, uint64_t rn);
 /* Code of an event-type name present in the trace, or -1. */
 int api__type_code(const struct model *m, const char *name, size_t len);
 
+/* Scheduling rows (read on first use; NULL and a 500 when they cannot be), the note on
+ * what they lack (with extra, or null), and a blocked interval's waker fields. */
+const struct sched *api__sched(struct request *rq);
+void api__sched_note(struct request *rq, const struct sched *s, const char *extra);
+void api__waker(struct request *rq, const struct sched *s, const struct sched_off *o);
+
 /* Precomputed at load: the two endpoints without parameters. */
 char *api__summary_json(const struct model *m, size_t *len);
 int api__lifetimes_json(const struct model *m, char **json, size_t *len, char **error);
@@ -63,5 +69,8 @@ int ep_io_statistics(struct request *rq);
 int ep_memory_statistics(struct request *rq);
 int ep_event_flamegraph(struct request *rq);
 int ep_event_list(struct request *rq);
+int ep_thread_states(struct request *rq);
+int ep_critical_path(struct request *rq);
+int ep_wall_flamegraph(struct request *rq);
 
 #endif

@@ -79,6 +79,9 @@ int ep_event_flamegraph(struct request *rq)
 		json__null(&rq->out);
 	json__key(&rq->out, "stacks");
 	stacks__json(&rq->out, in.stacks, in.n);
+	/* Additive: what a weight counts (cpu_sample rows are samples, stack_weight each). */
+	json__key(&rq->out, "weight_unit");
+	json__str(&rq->out, in.blocked ? "ns" : code >= 0 && code == m->code_of[EV_CPU_SAMPLE] ? "samples" : "events");
 	json__obj_end(&rq->out);
 cleanup:
 	free(svg);

@@ -333,7 +333,8 @@ static struct MHD_Daemon *start_http(struct viewer_state *st, const struct viewe
 
 int viewer__main(const char *file, const struct viewer_opts *opts)
 {
-	struct viewer_state st = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+	struct viewer_state st = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
+				   .sched_lock = PTHREAD_MUTEX_INITIALIZER };
 	struct MHD_Daemon *http = NULL;
 	duckdb_connection con = NULL;
 	pthread_t loader;
@@ -394,6 +395,7 @@ cleanup:
 		MHD_stop_daemon(http);
 	conn__free_all(&st);
 	ops__free(&st.ops);
+	sched__free(&st.sched);
 	model__free(&st.m);
 	free(st.summary_json);
 	free(st.lifetimes_json);

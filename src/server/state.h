@@ -9,6 +9,7 @@
 
 #include "model/model.h"
 #include "model/ops.h"
+#include "model/sched.h"
 #include "trace/tracefile.h"
 
 /* Parts of a loaded trace, ready at different times.  Requests wait for the parts they
@@ -37,6 +38,12 @@ struct viewer_state {
 	bool failed;
 	char load_error[512];
 	volatile bool stopping;
+
+	/* Scheduling rows by thread, read on the first request that needs them (see
+	 * ep_states.c): sched_read is 0 until then, 1 once read, or the negative errno. */
+	pthread_mutex_t sched_lock;
+	struct sched sched;
+	int sched_read;
 
 	struct conn_ctx *idle;	/* pooled DuckDB connections (see conn.c) */
 	unsigned int running;	/* handlers computing now (see state__enter) */
