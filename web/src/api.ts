@@ -134,6 +134,10 @@ export interface FlamegraphResponse {
   stacks: Array<{ frames: string[]; weight: number }>;
   /** "ns" when weights are blocked time (off_cpu), "events" otherwise; absent on older servers. */
   weight_unit?: string;
+  /** wall_flamegraph only: on-CPU plus off-CPU ns, and each part. */
+  total_ns?: number;
+  on_cpu_ns?: number;
+  off_cpu_ns?: number;
 }
 
 export interface EventListResponse {

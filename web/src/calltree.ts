@@ -6,6 +6,10 @@ import { h, replace } from './dom';
 import { formatInt } from './format';
 import type { Stack } from './flamedata';
 
+/** The flamegraph "type" that asks for /api/wall_flamegraph: the thread's on-CPU samples
+ *  and off-CPU time together, by time. */
+export const WALL_FLAME = 'wall-clock';
+
 /** How a flamegraph's weights read: time in ns (off_cpu), CPU samples each worth
  *  nsPerUnit, or plain event counts. */
 export interface WeightUnit {
@@ -142,9 +146,10 @@ export function callTreeView(testid = 'calltree'): CallTree {
     };
     walk(root);
     replace(tbody, rows);
-    note.textContent =
-      (unit.kind === 'samples' ? `time = samples × ${msText(unit.nsPerUnit)} sampling period · ` : '') +
-      (rows.length >= MAX_ROWS ? `first ${formatInt(MAX_ROWS)} rows` : '');
+    note.textContent = [
+      unit.kind === 'samples' ? `time = samples × ${msText(unit.nsPerUnit)} sampling period` : '',
+      rows.length >= MAX_ROWS ? `first ${formatInt(MAX_ROWS)} rows` : '',
+    ].filter((x) => x).join(' · ');
   }
 
   invert.addEventListener('change', rebuild);

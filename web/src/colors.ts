@@ -57,9 +57,6 @@ export function stateColor(state: string): string {
   return STATE_COLORS[state] ?? STATE_COLORS.unknown!;
 }
 
-/** A stable colour per thread (critical-path segments), distinct from the state colours. */
-export function threadColor(tid: number): string {
-  const hues = [262, 212, 330, 190, 28, 290, 160, 0, 240, 48];
-  const h = hues[Math.abs(tid * 7 + (tid >> 3)) % hues.length]!;
-  return `hsl(${h},55%,58%)`;
-}
+/** Critical-path threads, by order of first appearance on the path: apart from each
+ *  other and from the state colours drawn beneath them. */
+export const PATH_COLORS = ['#6d5bd0', '#d9485f', '#1c7ed6', '#c2255c', '#0c8599', '#e8590c', '#5c940d', '#862e9c', '#364fc7', '#a61e4d'];

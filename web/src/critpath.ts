@@ -7,7 +7,7 @@ import { h, replace, spinner, errorBox } from './dom';
 import { getJson, isAbort, errorText } from './api';
 import { state, subscribe, processByPid, traceRange, type Range } from './state';
 import { formatOffsetPrecise, escapeHtml } from './format';
-import { threadColor, stateColor } from './colors';
+import { PATH_COLORS, stateColor } from './colors';
 import { callTreeView, msText } from './calltree';
 import { formatMs } from './threadstates';
 import type { View } from './flamegraph';
@@ -80,6 +80,7 @@ function fetchPath(): void {
     (d) => {
       if (c !== ctrl) return;
       path = { tid, range: w, status: 'ok', data: { ...d, segments: Array.isArray(d.segments) ? d.segments : [] }, error: '' };
+      assignColors(path.data!);
       emit();
     },
     (e) => {
@@ -88,6 +89,15 @@ function fetchPath(): void {
       emit();
     },
   );
+}
+
+let colorOf = new Map<number, string>();
+function threadColor(tid: number): string {
+  return colorOf.get(tid) ?? PATH_COLORS[0]!;
+}
+function assignColors(d: CriticalPathResponse): void {
+  colorOf = new Map();
+  for (const s of d.segments) if (!colorOf.has(s.tid)) colorOf.set(s.tid, PATH_COLORS[colorOf.size % PATH_COLORS.length]!);
 }
 
 function segName(s: CritSegment): string {

@@ -7,7 +7,7 @@ import { state, set, subscribe, traceRange } from './state';
 import { res, MAX_FLAME_STACKS } from './data';
 import { formatDurationShort, formatInt, escapeHtml } from './format';
 import { stacksFromResponse, buildTree, maxDepth, pathOf, findPath, type FNode, type Side, type Stack } from './flamedata';
-import { callTreeView, weightUnit, weightText, type WeightUnit } from './calltree';
+import { callTreeView, weightUnit, weightText, WALL_FLAME, type WeightUnit } from './calltree';
 
 const ROW = 17;
 const MIN_W = 0.4;
@@ -78,18 +78,20 @@ export function flamegraphView(): View {
       for (const t of state.summary?.event_types ?? []) types.add(t);
     }
     if (state.flameType) types.add(state.flameType);
-    return [...types].sort();
+    return [...types].sort().concat(state.pid !== null && !types.has(WALL_FLAME) ? [WALL_FLAME] : []);
   }
 
   function drawHead(): void {
     const opts = options();
-    replace(typeSel, opts.map((t) => h('option', { value: t, selected: t === state.flameType }, t)));
+    replace(typeSel, opts.map((t) => h('option', { value: t, selected: t === state.flameType }, t === WALL_FLAME ? 'wall-clock (on + off CPU, by time)' : t)));
     typeSel.value = state.flameType;
     const t = traceRange();
     const r = res.flame.range ?? state.range;
     const d = res.flame.data;
     let n = '';
-    if (d) {
+    if (d && d.total_ns !== undefined) {
+      n = `${weightText(d.total_ns, unit)} wall-clock (${weightText(d.on_cpu_ns ?? 0, unit)} on CPU)`;
+    } else if (d) {
       // The server samples max_stacks rows when the range has more.
       n =
         d.total_in_range > MAX_FLAME_STACKS

@@ -15,6 +15,8 @@ import { createPanel, createAggregateCard } from './panel';
 import { startKeyboard } from './keyboard';
 import { formatDuration } from './format';
 import { liveCharts } from './charts';
+import { spansOf } from './threadstates';
+import { path as critPath } from './critpath';
 
 async function boot(): Promise<void> {
   const app = document.getElementById('app')!;
@@ -108,6 +110,8 @@ function build(main: HTMLElement, summary: Summary, lifetimes: LifetimesResponse
   perf,
   res,
   liveCharts: () => liveCharts.size,
+  threadStates: spansOf,
+  critPath: () => critPath,
   query: currentQuery,
   flushUrl,
 };

@@ -14,7 +14,8 @@ export interface StateSpan {
   start_ns: number;
   end_ns: number;
   state: ThreadState | string;
-  syscall: string | null;
+  /** The syscall in progress: its name and the enter row's decoded payload (fd, filename, ...). */
+  syscall: { name: string; fd?: number | null; filename?: string | null; [k: string]: unknown } | string | null;
   waker_tid: number | null;
   stack: string[] | null;
   /** Optional details the server may add: the waker's process and stack, the fd or file. */
@@ -22,8 +23,8 @@ export interface StateSpan {
   waker_name?: string | null;
   waker_comm?: string | null;
   waker_stack?: string[] | null;
-  fd?: number | null;
-  filename?: string | null;
+  /** Spans of this many merged into one (narrower than the window / max_spans). */
+  merged?: number;
   [more: string]: unknown;
 }
 
@@ -195,15 +196,18 @@ export function stateTip(sp: StateSpan, traceStart: number, nameOf: (tid: number
   ];
   if (sp.syscall) lines.push(`in ${escapeHtml(syscallText(sp))}`);
   if (sp.waker_tid) lines.push(`woken by ${escapeHtml(wakerText(sp, nameOf))}`);
+  if (sp.merged && sp.merged > 1) lines.push(`<span style="opacity:.7">${sp.merged} spans merged at this zoom: zoom in for each</span>`);
   if (isBlocked(sp)) lines.push('<span style="opacity:.7">click the state strip: stacks and waker</span>');
   return lines.join('\n');
 }
 
 export function syscallText(sp: StateSpan): string {
-  let s = String(sp.syscall);
-  if (sp.filename) s += ` ${sp.filename}`;
-  else if (sp.fd !== null && sp.fd !== undefined) s += ` fd ${sp.fd}`;
-  return s;
+  const c = sp.syscall;
+  if (!c) return '';
+  if (typeof c === 'string') return c;
+  if (c.filename) return `${c.name} ${c.filename}`;
+  if (c.fd !== null && c.fd !== undefined) return `${c.name} fd ${c.fd}`;
+  return c.name;
 }
 
 export function wakerText(sp: StateSpan, nameOf: (tid: number) => string | null): string {
