@@ -7,6 +7,7 @@ import { getJson, HttpError, isAbort, errorText } from './api';
 import { STATE_COLORS, stateColor } from './colors';
 import { formatDuration, formatOffsetPrecise, escapeHtml } from './format';
 import type { Range } from './state';
+import { res } from './data';
 
 export type ThreadState = 'running' | 'runnable' | 'sleeping' | 'disk' | 'unknown';
 
@@ -50,6 +51,8 @@ const byTid = new Map<number, Entry>();
 const queued = new Map<number, string>();
 const inflight = new Set<number>();
 let wantKey = '';
+/** The window and span budget of wantKey. */
+let want: { r: Range; maxSpans: number } | null = null;
 let timer = 0;
 let ctrl = new AbortController();
 let listeners: Array<() => void> = [];
@@ -70,6 +73,7 @@ export function wantStates(tids: number[], r: Range, width: number): void {
   const key = `${r.start}:${r.end}:${maxSpans}`;
   if (key !== wantKey) {
     wantKey = key;
+    want = { r, maxSpans };
     ctrl.abort();
     ctrl = new AbortController();
     queued.clear();
@@ -82,10 +86,24 @@ export function wantStates(tids: number[], r: Range, width: number): void {
   }
   if (!added) return;
   clearTimeout(timer);
-  timer = window.setTimeout(() => pump(r, maxSpans), DEBOUNCE_MS);
+  timer = window.setTimeout(pump, DEBOUNCE_MS);
 }
 
-function pump(r: Range, maxSpans: number): void {
+let waiting = false;
+function pump(): void {
+  if (!want) return;
+  const { r, maxSpans } = want;
+  // The lanes' markers come first: states are asked for once they arrived.
+  if (res.lanes.status === 'loading') {
+    if (!waiting) {
+      waiting = true;
+      res.lanes.whenSettled(() => {
+        waiting = false;
+        pump();
+      });
+    }
+    return;
+  }
   for (const [tid, key] of queued) {
     if (inflight.size >= CONCURRENT) return;
     if (key !== wantKey) {
@@ -108,7 +126,7 @@ function pump(r: Range, maxSpans: number): void {
       .finally(() => {
         inflight.delete(tid);
         emit();
-        pump(r, maxSpans);
+        pump();
       });
   }
 }
