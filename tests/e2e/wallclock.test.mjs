@@ -128,7 +128,7 @@ test('clicking a blocked span shows its stack and its waker\'s, and an arrow to 
   await page.mouse.move(5, 5);
   await shot(page, '61-wall-span-detail');
   await page.click('[data-testid=span-detail-close]');
-  await detail.waitFor({ state: 'detached' });
+  await detail.waitFor({ state: 'hidden' });
   assert.equal(await page.locator('[data-testid=wake-arrow]').count(), 0, 'closing drops the arrow');
 });
 

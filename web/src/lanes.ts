@@ -17,7 +17,7 @@ import { formatDurationShort, formatOffsetPrecise, formatInt, escapeHtml } from 
 import { markerColor } from './colors';
 import type { ProcessLifetime } from './api';
 import { wantStates, onStates, drawStates, spanAt, stateTip, isBlocked, STATE_CLICK_H } from './threadstates';
-import { selectedSpan, selectSpan, onSpanSelect, drawArrow } from './statedetail';
+import { selectedSpan, selectSpan, onSpanSelect, drawArrow, spanDetailEl } from './statedetail';
 import { path as critPath, onCritPath, drawTrack, segmentAt, segmentTip } from './critpath';
 
 const ROW_H = 30;
@@ -59,7 +59,8 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
   arrows.setAttribute('class', 'wake-arrows');
   const outer = h('div', { style: 'position:relative' }, scroller, crosshair, arrows);
   const status = h('div');
-  const section = h('section', { 'data-testid': 'lanes' }, tools, status, axisRow, outer);
+  const detail = spanDetailEl();
+  const section = h('section', { 'data-testid': 'lanes' }, tools, status, axisRow, outer, detail);
   parent.appendChild(section);
 
   let list: Row[] = [];
@@ -197,7 +198,7 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
       if (panel.parentElement !== rows) rows.appendChild(panel);
     } else if (state.pid !== null) {
       panel.classList.add('below');
-      if (panel.previousElementSibling !== outer) outer.after(panel);
+      if (panel.previousElementSibling !== detail) detail.after(panel);
     } else {
       panel.remove();
     }

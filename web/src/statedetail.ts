@@ -1,6 +1,6 @@
-// The selected blocked span: a details drawer at the bottom of the window (its syscall, the
-// stack it blocked with, its waker and the waker's stack) and the arrow the lanes draw from
-// the waker's lane to the blocked thread's at the wakeup.
+// The selected blocked span: its details under the lanes (its syscall, the stack it blocked
+// with, its waker and the waker's stack; under them, so opening them moves no lane) and the
+// arrow the lanes draw from the waker's lane to the blocked thread's at the wakeup.
 
 import { h, replace } from './dom';
 import { traceRange } from './state';
@@ -20,13 +20,21 @@ export function onSpanSelect(fn: () => void): void {
   listeners.push(fn);
 }
 
-let drawer: HTMLElement | null = null;
+const drawer = h('div', { class: 'span-detail', 'data-testid': 'span-detail', role: 'region', 'aria-label': 'Blocked span details', style: 'display:none' });
+let escBound = false;
+
+/** The details' place, which the lanes put under their rows. */
+export function spanDetailEl(): HTMLElement {
+  return drawer;
+}
 
 /** Select a blocked span (null: clear), show its details, tell the lanes. */
 export function selectSpan(sel: SpanSel | null, nameOf: (tid: number) => string | null, reveal: (tid: number) => void): void {
   selectedSpan = sel;
-  if (!sel) drawer?.remove();
-  else showDrawer(sel, nameOf, reveal);
+  if (!sel) {
+    replace(drawer);
+    drawer.style.display = 'none';
+  } else showDrawer(sel, nameOf, reveal);
   for (const fn of listeners) fn();
 }
 
@@ -34,8 +42,19 @@ function showDrawer(sel: SpanSel, nameOf: (tid: number) => string | null, reveal
   const t = traceRange();
   const t0 = t ? t.start : 0;
   const sp = sel.span;
-  if (!drawer) {
-    drawer = h('div', { class: 'span-detail', 'data-testid': 'span-detail', role: 'dialog', 'aria-label': 'Blocked span details' });
+  if (!escBound) {
+    escBound = true;
+    // Esc closes the details first (the page's Esc then deselects the process).
+    window.addEventListener(
+      'keydown',
+      (e) => {
+        if (e.key !== 'Escape' || !selectedSpan) return;
+        e.stopImmediatePropagation();
+        e.preventDefault();
+        selectSpan(null, nameOf, reveal);
+      },
+      true,
+    );
   }
   const close = h('button', { class: 'link-btn', 'data-testid': 'span-detail-close', onclick: () => selectSpan(null, nameOf, reveal) }, 'Close ✕');
   const facts: Array<[string, HTMLElement | string]> = [
@@ -73,7 +92,11 @@ function showDrawer(sel: SpanSel, nameOf: (tid: number) => string | null, reveal
       stackBox("Waker's stack at the wakeup", sp.waker_stack ?? null, 'waker-stack'),
     ),
   );
-  if (!drawer.isConnected) document.body.appendChild(drawer);
+  drawer.style.display = '';
+  // Below the fold, it scrolls up just enough to be seen.
+  requestAnimationFrame(() => {
+    if (drawer.getBoundingClientRect().top > window.innerHeight - 80) drawer.scrollIntoView({ block: 'nearest' });
+  });
 }
 
 /** Frames leaf first, as a debugger shows a stack; the [user]/[kernel] marks kept dim. */

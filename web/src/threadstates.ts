@@ -197,7 +197,8 @@ export function drawStates(canvas: HTMLCanvasElement, width: number, tid: number
     ctx.fillStyle = sp.state === 'unknown' ? unknownFill(ctx) : stateColor(sp.state);
     ctx.fillRect(x0, 0, Math.max(0.6, x1 - x0), STATE_H);
   }
-  if (selected && spans.includes(selected)) {
+  // The selected span stays outlined after a refetch replaced the span objects.
+  if (selected) {
     const x0 = X(selected.start_ns);
     const x1 = X(selected.end_ns);
     ctx.strokeStyle = '#111827';
