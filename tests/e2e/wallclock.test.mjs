@@ -218,3 +218,64 @@ test('flamegraph: the wall-clock view weighs on- and off-CPU stacks by time, blo
   await page.uncheck('[data-testid=calltree-invert]');
   assert.deepEqual(errors, []);
 });
+
+test('a scrolling list of threads: the waker\'s lane scrolls into view with the arrow, the track follows its thread, Esc closes the details', { skip }, async () => {
+  const many = path.resolve(root, 'build/e2e/relay-many.parquet');
+  execFileSync(probex, ['-o', many, '--force', '--no-viewer', '--', 'sh', '-c', `for i in 1 2 3 4 5 6; do ${relay} 30 10 >/dev/null & done; wait`], { stdio: 'ignore' });
+  const s = await openSession({ file: many });
+  const p = s.page;
+  try {
+    await p.goto(s.viewer.url);
+    await p.waitForSelector('[data-testid=lanes] .row');
+    await waitIdle(p);
+    assert.equal(await p.locator('.rows-wrap.scroll').count(), 1, 'more than 15 rows scroll');
+    // The last thread in the list with a wait another lane's thread ended.
+    const pick = await p.evaluate(async () => {
+      const { processes, range } = window.__probex.state;
+      for (const t of processes.slice().reverse()) {
+        const r = await fetch(`/api/thread_states?tid=${t.pid}&start_ns=${range.start}&end_ns=${range.end}&max_spans=1000`).then((x) => x.json());
+        const sp = (r.spans || [])
+          .filter((x) => (x.state === 'sleeping' || x.state === 'disk') && x.waker_tid && x.waker_tid !== t.pid && processes.some((q) => q.pid === x.waker_tid))
+          .sort((a, b) => b.end_ns - b.start_ns - (a.end_ns - a.start_ns))[0];
+        if (sp) return { tid: t.pid, sp };
+      }
+      return null;
+    });
+    assert.ok(pick, 'a blocked span woken by another traced thread');
+    await p.evaluate(async (tid) => {
+      const w = document.querySelector('.rows-wrap');
+      for (let i = 0; i < 100 && !document.querySelector(`.row[data-pid="${tid}"]`); i++) {
+        w.scrollTop += 150;
+        await new Promise((r) => setTimeout(r, 30));
+      }
+      document.querySelector(`.row[data-pid="${tid}"]`).scrollIntoView({ block: 'center' });
+    }, pick.tid);
+    await p.waitForFunction((t) => (window.__probex.threadStates(t) ?? []).length > 0, pick.tid, { timeout: 30000 });
+    const box = await p.locator(`.row[data-pid="${pick.tid}"] .lane`).boundingBox();
+    const r = await p.evaluate(() => window.__probex.state.range);
+    const mid = (pick.sp.start_ns + pick.sp.end_ns) / 2;
+    await p.mouse.click(box.x + ((mid - r.start) / (r.end - r.start)) * box.width, box.y + 3);
+    await p.waitForSelector('[data-testid=span-detail]', { state: 'visible' });
+    await p.waitForSelector('[data-testid=wake-arrow]');
+    const sr = await p.locator('.rows-wrap').boundingBox();
+    const wl = await p.locator(`.row[data-pid="${pick.sp.waker_tid}"] .lane`).boundingBox();
+    assert.ok(wl.y >= sr.y - 1 && wl.y + wl.height <= sr.y + sr.height + 1, 'the waker lane is inside the scrolled list');
+    await p.mouse.move(5, 5);
+    await shot(p, '67-wall-scroll-span-detail');
+    await p.keyboard.press('Escape');
+    await p.waitForSelector('[data-testid=span-detail]', { state: 'hidden' });
+    assert.equal(await p.locator('[data-testid=wake-arrow]').count(), 0);
+    // Critical path of that thread: its track is the next row, placed one row below it.
+    await p.locator(`.row[data-pid="${pick.tid}"] .nameblk`).click();
+    await p.click('[data-tab=critpath]');
+    await p.waitForSelector(`.row[data-pid="${-1 - pick.tid}"]`, { timeout: 30000 });
+    const a = await p.locator(`.row[data-pid="${pick.tid}"]`).boundingBox();
+    const b = await p.locator(`.row[data-pid="${-1 - pick.tid}"]`).boundingBox();
+    assert.ok(Math.abs(b.y - (a.y + 30)) <= 2, `the track is the row under its thread (${a.y} → ${b.y})`);
+    await p.waitForSelector('[data-testid=critpath-threads]', { timeout: 30000 });
+    await shot(p, '68-wall-scroll-critical-path');
+    assert.deepEqual(s.errors, []);
+  } finally {
+    await s.close();
+  }
+});
