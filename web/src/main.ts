@@ -15,7 +15,7 @@ import { createPanel, createAggregateCard } from './panel';
 import { startKeyboard } from './keyboard';
 import { formatDuration } from './format';
 import { liveCharts } from './charts';
-import { spansOf } from './threadstates';
+import { spansOf, statesStatus } from './threadstates';
 import { path as critPath } from './critpath';
 
 async function boot(): Promise<void> {
@@ -108,7 +108,7 @@ function build(main: HTMLElement, summary: Summary, lifetimes: LifetimesResponse
   state,
   requests: requestLog,
   perf,
-  res,
+  res: { ...res, states: statesStatus },
   liveCharts: () => liveCharts.size,
   threadStates: spansOf,
   critPath: () => critPath,

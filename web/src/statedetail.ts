@@ -62,7 +62,9 @@ function showDrawer(sel: SpanSel, nameOf: (tid: number) => string | null, reveal
     ['when', `T+${formatOffsetPrecise(sp.start_ns - t0)} → T+${formatOffsetPrecise(sp.end_ns - t0)}`],
     ['blocked in', sp.syscall ? syscallText(sp) : 'no syscall in progress'],
   ];
-  if (sp.waker_tid) {
+  if (sp.merged && sp.merged > 1) {
+    facts.push(['woken by', `${sp.merged} spans merged at this zoom: zoom in to see each one's waker`]);
+  } else if (sp.waker_tid) {
     facts.push([
       'woken by',
       h(

@@ -119,7 +119,10 @@ function pump(): void {
         (e) => {
           if (isAbort(e)) return;
           // An older server has no such endpoint: stop asking.
-          if (e instanceof HttpError && e.status === 404) unavailable = 'this server has no thread states';
+          if (e instanceof HttpError && e.status === 404) {
+            unavailable = 'this server has no thread states';
+            queued.clear();
+          }
           else byTid.set(tid, { key, spans: [], note: errorText(e) });
         },
       )
@@ -130,6 +133,13 @@ function pump(): void {
       });
   }
 }
+
+/** Loading while any visible thread's states are asked for (tests wait for it to settle). */
+export const statesStatus = {
+  get status(): string {
+    return queued.size || inflight.size ? 'loading' : 'ok';
+  },
+};
 
 export function spansOf(tid: number): StateSpan[] | undefined {
   return byTid.get(tid)?.spans;
