@@ -78,6 +78,10 @@ for n in $VIEWER; do
 	row "viewer ready (first /api/summary), $m events" "$ready s (all endpoints $full s)" "$tr" ""
 	row "viewer peak RSS, $m events" "$rss MiB ($bpe B/event)" "$tm" ""
 	row "viewer slowest full-range endpoint median (bounded arrays), $m events" "$worst" "<= 500 ms" ""
+	for ep in thread_states critical_path; do
+		med=$(node -e 'const j = require(process.argv[1]); const r = j.rows.find((x) => x.endpoint === process.argv[2]); console.log(r ? r.median.toFixed(1) + " ms" : "-")' "$WORK/v.json" "$ep")
+		row "viewer /api/$ep median (busiest thread, its life), $m events" "$med" "<= 100 ms" ""
+	done
 done
 
 {

@@ -13,7 +13,8 @@ const struct cmd cmds[] = {
 	{ "recover", cmd_recover, "probex recover SPOOL [-o OUTPUT] [--force] [--run-rows N] [-v]",
 	  "finish a trace whose recorder was killed" },
 	{ "report", cmd_report, "probex report FILE [--json] [--pid P] [--start T] [--end T] "
-	  "[-e TYPE] [--inverted] [--top N] [--critical-path [--tid T]]",
+	  "[-e TYPE] [--inverted] [--top N]\n"
+	  "         [--critical-path [--tid T]]",
 	  "terminal summary (processes, syscalls, stacks, ...)" },
 	{ "resymbolize", cmd_resymbolize, "probex resymbolize FILE [-o OUTPUT] [--force] [-v] [--no-cache]",
 	  "redo stack labels from the raw addresses in the file" },

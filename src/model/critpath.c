@@ -15,6 +15,7 @@ struct cpwalk {
 	const struct sched *s;
 	struct cpsegs *out;
 	uint64_t budget;
+	struct tspans sp[CP_MAX_DEPTH + 1];	/* each depth's spans, reused */
 };
 
 static int push(struct cpsegs *c, const struct cpseg *g)
@@ -64,12 +65,14 @@ static bool follows(const struct cpwalk *w, uint32_t tid, const struct tspan *t,
 static int path(struct cpwalk *w, uint32_t tid, uint64_t a, uint64_t b, const struct cpseg *fill,
 		int depth)
 {
-	struct tspans sp = { 0 };
+	struct tspans *sp = &w->sp[depth];
 	uint64_t cur = a;
-	int err = states__spans(w->m, w->s, tid, a, b, &sp);
+	int err;
 
-	for (size_t i = 0; !err && i < sp.n; i++) {
-		const struct tspan *t = &sp.v[i];
+	sp->n = 0;
+	err = states__spans(w->m, w->s, tid, a, b, sp);
+	for (size_t i = 0; !err && i < sp->n; i++) {
+		const struct tspan *t = &sp->v[i];
 		struct cpseg g = { t->start, t->end, tid, t->state, t->block_ts, t->off };
 
 		w->budget -= w->budget ? 1 : 0;
@@ -92,16 +95,18 @@ static int path(struct cpwalk *w, uint32_t tid, uint64_t a, uint64_t b, const st
 		f.end = b;
 		err = push(w->out, &f);
 	}
-	tspans__free(&sp);
 	return err;
 }
 
 int critpath__build(const struct model *m, const struct sched *s, uint32_t tid, uint64_t start,
 		    uint64_t end, struct cpsegs *out)
 {
-	struct cpwalk w = { m, s, out, CP_BUDGET };
+	struct cpwalk w = { m, s, out, CP_BUDGET, { { 0 } } };
+	int err = path(&w, tid, start, end, NULL, 0);
 
-	return path(&w, tid, start, end, NULL, 0);
+	for (int d = 0; d <= CP_MAX_DEPTH; d++)
+		tspans__free(&w.sp[d]);
+	return err;
 }
 
 static int cmp_u32(const void *a, const void *b)

@@ -247,23 +247,31 @@ static int read_rows(duckdb_connection con, const struct trace_file *tf, struct 
 	return err;
 }
 
-/* probex.root_pid, when the file has it. */
-static void read_root(duckdb_connection con, const struct trace_file *tf, struct sched *s)
+/* The metadata value of key, or NULL (free with duckdb_free). */
+static char *meta(duckdb_connection con, const struct trace_file *tf, const char *key)
 {
 	duckdb_result res;
-	char *sql;
+	char *sql, *v = NULL;
 
 	if (asprintf(&sql, "SELECT decode(value)::VARCHAR FROM parquet_kv_metadata(%s) "
-			   "WHERE decode(key) = '%s'", tf->literal, META_ROOT_PID) < 0)
-		return;
-	if (duckdb_query(con, sql, &res) != DuckDBError && duckdb_row_count(&res)) {
-		char *v = duckdb_value_varchar(&res, 0, 0);
-
-		s->root_pid = v ? (uint32_t)strtoul(v, NULL, 10) : 0;
-		duckdb_free(v);
-	}
+			   "WHERE decode(key) = '%s'", tf->literal, key) < 0)
+		return NULL;
+	if (duckdb_query(con, sql, &res) != DuckDBError && duckdb_row_count(&res))
+		v = duckdb_value_varchar(&res, 0, 0);
 	duckdb_destroy_result(&res);
 	free(sql);
+	return v;
+}
+
+static void read_root(duckdb_connection con, const struct trace_file *tf, struct sched *s)
+{
+	char *v = meta(con, tf, META_ROOT_PID);
+
+	s->root_pid = v ? (uint32_t)strtoul(v, NULL, 10) : 0;
+	duckdb_free(v);
+	v = meta(con, tf, META_STACK_MODE);
+	s->no_stacks = v && !strcmp(v, stack_mode_names[TRACE_STACKS_NONE]);
+	duckdb_free(v);
 }
 
 int sched__load(duckdb_connection con, const struct trace_file *tf, struct sched *s)

@@ -41,6 +41,7 @@ struct sched {
 	bool has_runnable;	/* the file has the runnable_ns column */
 	bool has_waker;		/* the file has waker_pid */
 	uint32_t root_pid;	/* probex.root_pid: the traced command; 0 unknown */
+	bool no_stacks;		/* recorded with --stacks=none */
 	uint32_t nwstacks;
 	char **wstack_json;	/* waker stacks as JSON arrays; [0] unused */
 	uint32_t *wstack_len;

@@ -82,7 +82,7 @@ static enum thread_state after_out(int32_t st)
 static int emit(struct tspans *out, const struct walk *w, uint64_t a, uint64_t b, uint64_t lo,
 		uint64_t hi)
 {
-	struct tspan t = { .state = w->state, .block_ts = w->block_ts, .off = w->off };
+	struct tspan t = { .state = (uint8_t)w->state, .block_ts = w->block_ts, .off = w->off };
 	uint64_t wake = b;
 	int err = 0;
 
@@ -129,13 +129,21 @@ static void step(const struct sched *s, int64_t ti, const struct sched_ev *e, st
 int states__spans(const struct model *m, const struct sched *s, uint32_t tid, uint64_t start,
 		  uint64_t end, struct tspans *out)
 {
-	int64_t ti = sched__tid_index(s, tid);
-	uint64_t l0, l1, i, e1;
-	struct walk w = { .state = TS_UNKNOWN };
-	int err = 0;
+	uint64_t l0, l1;
 
 	if (!states__life(m, s, tid, &l0, &l1))
 		return 0;
+	return states__spans_life(s, tid, l0, l1, start, end, out);
+}
+
+int states__spans_life(const struct sched *s, uint32_t tid, uint64_t l0, uint64_t l1,
+		       uint64_t start, uint64_t end, struct tspans *out)
+{
+	int64_t ti = sched__tid_index(s, tid);
+	uint64_t i, e1;
+	struct walk w = { .state = TS_UNKNOWN };
+	int err = 0;
+
 	start = start > l0 ? start : l0;
 	end = end < l1 ? end : l1;
 	if (start >= end)
@@ -174,25 +182,29 @@ int states__spans(const struct model *m, const struct sched *s, uint32_t tid, ui
 	return err;
 }
 
-static int flush(struct tspans *dst, struct tspan *acc)
+/* Narrow spans being merged: the first of them, widened, and the time in each state. */
+struct merging {
+	struct tspan t;
+	uint64_t ns[TS__COUNT];
+};
+
+static int flush(struct tspans *dst, struct merging *acc)
 {
 	int best = 0, err;
 
-	if (!acc->merged)
+	if (!acc->t.merged)
 		return 0;
-	if (acc->merged == 1) {
-		acc->merged = 0;
-		memset(acc->ns, 0, sizeof(acc->ns));
-		err = push(dst, acc);
+	if (acc->t.merged == 1) {
+		acc->t.merged = 0;
 	} else {
 		for (int k = 1; k < TS__COUNT; k++)
 			if (acc->ns[k] > acc->ns[best])
 				best = k;
-		acc->state = (enum thread_state)best;
-		acc->off = NULL;
-		acc->block_ts = 0;
-		err = push(dst, acc);
+		acc->t.state = (uint8_t)best;
+		acc->t.off = NULL;
+		acc->t.block_ts = 0;
 	}
+	err = push(dst, &acc->t);
 	memset(acc, 0, sizeof(*acc));
 	return err;
 }
@@ -201,7 +213,7 @@ int states__bound(struct tspans *sp, uint64_t start, uint64_t end, uint64_t max)
 {
 	uint64_t minw = max ? (end - start) / max : 0;
 	struct tspans out = { 0 };
-	struct tspan acc = { 0 };
+	struct merging acc = { 0 };
 	int err = 0;
 
 	if (!minw || sp->n <= max)
@@ -215,14 +227,12 @@ int states__bound(struct tspans *sp, uint64_t start, uint64_t end, uint64_t max)
 				err = push(&out, t);
 			continue;
 		}
-		if (!acc.merged) {
-			acc = *t;
-			memset(acc.ns, 0, sizeof(acc.ns));
-		}
-		acc.end = t->end;
+		if (!acc.t.merged)
+			acc.t = *t;
+		acc.t.end = t->end;
 		acc.ns[t->state] += wd;
-		acc.merged++;
-		if (acc.end - acc.start >= minw)
+		acc.t.merged++;
+		if (acc.t.end - acc.t.start >= minw)
 			err = flush(&out, &acc);
 	}
 	if (!err)

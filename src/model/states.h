@@ -17,11 +17,10 @@ extern const char *const thread_state_names[TS__COUNT];
 
 struct tspan {
 	uint64_t start, end;
-	enum thread_state state;
-	uint32_t merged;		/* spans merged into this one (0: a span of its own) */
 	uint64_t block_ts;		/* sleeping/disk/runnable after a block: its switch out */
 	const struct sched_off *off;	/* that interval's off_cpu row, or NULL */
-	uint64_t ns[TS__COUNT];		/* merged: time in each state */
+	uint32_t merged;		/* spans merged into this one (0: a span of its own) */
+	uint8_t state;			/* enum thread_state */
 };
 
 struct tspans {
@@ -37,6 +36,9 @@ bool states__life(const struct model *m, const struct sched *s, uint32_t tid, ui
  * to out.  0 or -ENOMEM. */
 int states__spans(const struct model *m, const struct sched *s, uint32_t tid, uint64_t start,
 		  uint64_t end, struct tspans *out);
+/* The same for a life [l0, l1] the caller knows (from rows the model does not hold). */
+int states__spans_life(const struct sched *s, uint32_t tid, uint64_t l0, uint64_t l1,
+		       uint64_t start, uint64_t end, struct tspans *out);
 /* Spans narrower than (end - start) / max merge into one of their dominant state. */
 int states__bound(struct tspans *sp, uint64_t start, uint64_t end, uint64_t max);
 void tspans__free(struct tspans *sp);

@@ -70,6 +70,57 @@ static const char *thread_label(const struct model *m, uint32_t tid, char *buf, 
 	return buf;
 }
 
+/* The path by program (thread name) and state: what the thread waited on, whichever
+ * processes ran it (a build's many compilers are one line). */
+static void by_name(const struct model *m, const struct cpsegs *c, uint64_t span, FILE *out)
+{
+	static const struct rcol cols[] = {
+		{ "share%", RC_PCT, NULL }, { "time", RC_NS, NULL }, { "program", RC_TEXT, NULL },
+		{ "state", RC_TEXT, NULL }, { "threads", RC_INT, NULL },
+	};
+	struct { const char *name; int state; uint64_t ns; uint64_t n; uint32_t last; } g[64];
+	size_t n = 0;
+	struct rtable t;
+
+	for (size_t i = 0; i < c->n; i++) {
+		const char *name = NULL;
+		uint32_t tgid;
+		size_t k;
+
+		if (!model__name_info(m, c->v[i].tid, &name, &tgid))
+			name = "?";
+		for (k = 0; k < n && (strcmp(g[k].name, name) || g[k].state != (int)c->v[i].state); k++)
+			;
+		if (k == n) {
+			if (n == sizeof(g) / sizeof(g[0]))
+				continue;
+			g[n++] = (typeof(g[0])){ name, (int)c->v[i].state, 0, 0, 0 };
+		}
+		g[k].ns += c->v[i].end - c->v[i].start;
+		if (g[k].last != c->v[i].tid)	/* counts runs of a thread: near enough */
+			g[k].n++;
+		g[k].last = c->v[i].tid;
+	}
+	for (size_t i = 1; i < n; i++)
+		for (size_t k = i; k > 0 && g[k].ns > g[k - 1].ns; k--) {
+			typeof(g[0]) x = g[k];
+
+			g[k] = g[k - 1];
+			g[k - 1] = x;
+		}
+	rtable__init(&t, "by_program", "By program and state", cols, 5);
+	for (size_t i = 0; i < n && i < 10; i++) {
+		rtable__row(&t);
+		rtable__pct(&t, span ? (double)g[i].ns / (double)span : 0);
+		rtable__int(&t, (int64_t)g[i].ns);
+		rtable__str(&t, g[i].name);
+		rtable__str(&t, thread_state_names[g[i].state]);
+		rtable__int(&t, (int64_t)g[i].n);
+	}
+	rtable__print(&t, out, REPORT_WIDTH);
+	rtable__free(&t);
+}
+
 static int text(const struct model *m, const struct cpsegs *c, uint32_t tid, uint64_t start,
 		uint64_t end, const struct report_opts *o, FILE *out)
 {
@@ -117,6 +168,8 @@ static int text(const struct model *m, const struct cpsegs *c, uint32_t tid, uin
 	rtable__print(&t, out, REPORT_WIDTH);
 	rtable__free(&t);
 	free(g);
+	fputc('\n', out);
+	by_name(m, c, end - start, out);
 	return 0;
 }
 

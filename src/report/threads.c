@@ -22,19 +22,27 @@ static int totals_table(struct report *r, const struct sched *s, uint64_t start,
 	duckdb_result res;
 	struct rtable t;
 	int err = report__query(r, "threads",
-				"SELECT pid::UBIGINT, any_value(tgid)::BIGINT, arg_max(process_name, ts_ns) "
-				"FROM events GROUP BY pid ORDER BY count(*) DESC, pid", &res);
+				"WITH l AS (SELECT pid, min(ts_ns) AS a, max(ts_ns) AS b FROM trace GROUP BY pid) "
+				"SELECT e.pid::UBIGINT, any_value(tgid)::BIGINT, arg_max(process_name, ts_ns), "
+				"any_value(l.a)::UBIGINT, any_value(l.b)::UBIGINT FROM events e JOIN l USING (pid) "
+				"GROUP BY e.pid ORDER BY count(*) DESC, e.pid", &res);
 
 	if (err)
 		return err;
 	rtable__init(&t, "thread_states", "Thread states (time in the window)", cols, 8);
 	for (idx_t i = 0; !err && i < duckdb_row_count(&res); i++) {
 		uint32_t tid = (uint32_t)duckdb_value_uint64(&res, 0, i);
-		uint64_t ns[TS__COUNT] = { 0 };
+		uint64_t ns[TS__COUNT] = { 0 }, l0, l1;
+		uint64_t r0 = duckdb_value_uint64(&res, 3, i), r1 = duckdb_value_uint64(&res, 4, i);
 		char *name = duckdb_value_varchar(&res, 2, i);
 
+		/* Its life: its own rows and its switches. */
+		if (!states__life(NULL, s, tid, &l0, &l1))
+			l0 = r0, l1 = r1;
+		l0 = r0 < l0 ? r0 : l0;
+		l1 = r1 > l1 ? r1 : l1;
 		sp.n = 0;
-		if (!(err = states__spans(NULL, s, tid, start, end, &sp)) && sp.n) {
+		if (!(err = states__spans_life(s, tid, l0, l1, start, end, &sp)) && sp.n) {
 			for (size_t k = 0; k < sp.n; k++)
 				ns[sp.v[k].state] += sp.v[k].end - sp.v[k].start;
 			rtable__row(&t);

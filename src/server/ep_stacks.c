@@ -81,7 +81,8 @@ int ep_event_flamegraph(struct request *rq)
 	stacks__json(&rq->out, in.stacks, in.n);
 	/* Additive: what a weight counts (cpu_sample rows are samples, stack_weight each). */
 	json__key(&rq->out, "weight_unit");
-	json__str(&rq->out, in.blocked ? "ns" : code >= 0 && code == m->code_of[EV_CPU_SAMPLE] ? "samples" : "events");
+	json__str(&rq->out, !strcmp(type, "off_cpu") && m->has_latency_ns ? "ns" :
+			    !strcmp(type, "cpu_sample") ? "samples" : "events");
 	json__obj_end(&rq->out);
 cleanup:
 	free(svg);

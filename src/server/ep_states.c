@@ -46,6 +46,9 @@ void api__sched_note(struct request *rq, const struct sched *s, const char *extr
 		n += (size_t)snprintf(note + n, sizeof(note) - n, "%srunnable time after a wakeup is "
 				      "unknown (the trace has no runnable_ns column): blocked spans "
 				      "include it", n ? "; " : "");
+	if (s->no_stacks && n < sizeof(note))
+		n += (size_t)snprintf(note + n, sizeof(note) - n, "%srecorded with --stacks=none: "
+				      "no stacks", n ? "; " : "");
 	if (extra && n < sizeof(note))
 		snprintf(note + n, sizeof(note) - n, "%s%s", n ? "; " : "", extra);
 	json__key(&rq->out, "note");
@@ -176,7 +179,11 @@ int ep_thread_states(struct request *rq)
 		rq->error_param = "tid";
 		return api__fail(rq, 400, "tid %llu is not in the trace", (unsigned long long)tid);
 	}
-	if (states__spans(m, s, (uint32_t)tid, start, end, &sp) || states__bound(&sp, start, end, max) ||
+	/* Narrow is relative to the part of the window the thread lived in. */
+	l0 = start > l0 ? start : l0;
+	l1 = end < l1 ? end : l1;
+	if (states__spans(m, s, (uint32_t)tid, start, end, &sp) ||
+	    (l0 < l1 && states__bound(&sp, l0, l1, max)) ||
 	    !(sys = malloc(sp.n * sizeof(*sys) + 1))) {
 		status = api__fail(rq, 500, "out of memory");
 		goto cleanup;

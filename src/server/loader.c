@@ -165,6 +165,11 @@ static void *loader_main(void *arg)
 		state__set_ready(st, READY_STACKS);
 		log__info("ready in %.1f s (%u distinct stacks)", rss__now() - t0,
 			  st->m.nstacks > 2 ? st->m.nstacks - 2 : 0);
+		/* The scheduling rows too, before a thread-state request has to wait for them. */
+		pthread_mutex_lock(&st->sched_lock);
+		if (!st->sched_read)
+			st->sched_read = sched__load(ld->con, &st->tf, &st->sched) ?: 1;
+		pthread_mutex_unlock(&st->sched_lock);
 	} else if (!st->stopping) {
 		/* The failing step has logged what is wrong; stop serving. */
 		if (err == -ENOMEM)

@@ -313,6 +313,11 @@ static int fill_row(struct colbuf *c, struct bitset *seen, const struct synth_ro
 		colbuf__set(c, TC_PREV_TGID, r->prev_tgid);
 		colbuf__set(c, TC_NEXT_TGID, r->next_tgid);
 	}
+	if (f & SR_OFFCPU) {
+		colbuf__set(c, TC_PREV_STATE, (uint64_t)r->prev_state);
+		colbuf__set(c, TC_WAKER_PID, r->waker_pid);
+		colbuf__set(c, TC_WAKER_TGID, r->waker_tgid);
+	}
 	if (f & SR_FORK) {
 		colbuf__set(c, TC_PARENT_PID, r->parent_pid);
 		colbuf__set(c, TC_CHILD_PID, r->child_pid);
@@ -372,7 +377,7 @@ static int writer__open(struct writer *wr, const char *path, uint64_t n, uint64_
 	colbuf__set_dict(&wr->c, TC_FILENAME, &wr->name_dict, NULL);	/* unused: no exec rows */
 	colbuf__set_dict(&wr->c, TC_STACK_TRACE, &wr->label_dict, &wr->lists);
 	colbuf__set_dict(&wr->c, TC_STACK_MODULES, &synth_module_dict, &wr->mod_lists);
-	colbuf__set_dict(&wr->c, TC_WAKER_STACK, &wr->label_dict, &wr->lists);	/* unused: no off_cpu rows */
+	colbuf__set_dict(&wr->c, TC_WAKER_STACK, &wr->label_dict, &wr->lists);	/* unused: no waker stacks */
 	return pq_writer__open(&wr->w, path, trace_schema__pq_columns(), TC__COUNT, &opts);
 }
 

@@ -22,6 +22,7 @@ enum synth_col {
 	SR_RET = 1u << 10,
 	SR_URING = 1u << 11,	/* submit_ts_ns, io_uring_opcode, io_uring_res */
 	SR_LATENCY = 1u << 12,	/* latency_ns (exit and completion rows) */
+	SR_OFFCPU = 1u << 13,	/* prev_state, waker_pid, waker_tgid (off_cpu rows) */
 };
 
 enum synth_stack_kind { SK_NONE, SK_USER, SK_KERNEL, SK_BOTH };
@@ -52,7 +53,7 @@ struct synth_row {
 	uint8_t event_type, cpu, stack_kind, io_uring_opcode;
 	int32_t name, stack, stack_id, kernel_stack_id, exit_code, io_uring_res;
 	uint32_t prev_pid, next_pid, parent_pid, child_pid;
-	uint32_t prev_tgid, next_tgid, child_tgid;
+	uint32_t prev_tgid, next_tgid, child_tgid, waker_pid, waker_tgid;
 	bool is_thread;
 	int64_t prev_state, fd, ret;
 	uint64_t address, error_code, count, submit_ts, latency;

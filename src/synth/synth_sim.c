@@ -17,7 +17,7 @@ enum op {
 };
 
 /* Rows one op produces (an io_uring_enter submits 1–4 requests, 2.5 on average). */
-static const double op_rows[OP__COUNT] = { 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 4.5, 2 };
+static const double op_rows[OP__COUNT] = { 1, 2.4, 1, 2, 2, 2, 2, 2, 2, 2, 4.5, 2 };
 
 enum profile { PR_MAIN, PR_WORKER, PR_DB, PR_CACHE, PR_INTERP, PR_COMPILER, PR_SHELL, PR__COUNT };
 
@@ -310,6 +310,33 @@ static int do_uring(struct sim *s, struct sim_thread *ts, uint64_t t, uint64_t *
 	return 0;
 }
 
+/* The switch sw blocked the thread: its off_cpu row (5-50 us, woken by another thread or,
+ * one time in five, by a timer) and its switch back in from the idle task. */
+static int block(struct sim *s, struct sim_thread *ts, const struct synth_row *sw, uint64_t t,
+		 uint64_t *lat)
+{
+	const struct sthread *w = &s->th[rng__below(&s->rng, s->nth)];
+	struct synth_row r = *sw;
+	int err;
+
+	*lat = 5000 + rng__below(&s->rng, 45000);
+	r.event_type = EV_OFF_CPU;
+	r.cols = (r.cols & ~SR_SWITCH) | SR_OFFCPU | SR_LATENCY;
+	r.prev_pid = r.next_pid = r.prev_tgid = r.next_tgid = 0;
+	r.latency = *lat;
+	if (rng__below(&s->rng, 5) && w->tid != ts->t->tid) {
+		r.waker_pid = w->tid;
+		r.waker_tgid = w->tgid;
+	}
+	if ((err = put(s, &r, false)))
+		return err;
+	row_init(s, &r, ts, EV_SCHED_SWITCH, t + *lat);
+	r.cols |= SR_SWITCH;
+	r.next_pid = ts->t->tid;
+	r.next_tgid = ts->t->tgid;
+	return put(s, &r, false);
+}
+
 static int do_op(struct sim *s, struct sim_thread *ts, int op, uint64_t t, uint64_t *lat)
 {
 	static const uint64_t rsizes[] = { 4096, 8192, 16384, 65536, 131072, 1048576 };
@@ -342,7 +369,9 @@ static int do_op(struct sim *s, struct sim_thread *ts, int op, uint64_t t, uint6
 		r.next_pid = next ? next->tid : 0;	/* 0: the idle task */
 		r.next_tgid = next ? next->tgid : 0;
 		r.prev_state = u < 3 ? 0 : (u < 9 ? 1 : 2);
-		return put(s, &r, false);
+		if ((err = put(s, &r, false)) || !r.prev_state)
+			return err;
+		return block(s, ts, &r, t, lat);
 	case OP_FAULT:
 		row_init(s, &r, ts, EV_PAGE_FAULT, t);
 		if ((err = row_stack(s, &r, ts, SYN_CTX_FAULT, 6)))

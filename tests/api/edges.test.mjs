@@ -63,7 +63,7 @@ test('empty trace: every endpoint answers, empty', async () => {
     cumulative_usage: [], time_range_ns: [0, 10],
   });
   assert.deepEqual(await getJson(empty, `/api/event_flamegraph?${qs({ ...w, event_type: 'cpu_sample', max_stacks: 10 })}`),
-    { event_type: 'cpu_sample', total_samples: 0, total_in_range: 0, svg: null, stacks: [] });
+    { event_type: 'cpu_sample', total_samples: 0, total_in_range: 0, svg: null, stacks: [], weight_unit: 'samples' });
   assert.deepEqual(await getJson(empty, `/api/event_list?${qs({ ...w, pid: 1, limit: 5, offset: 0 })}`), { events: [], total_in_range: 0 });
 });
 
@@ -110,7 +110,7 @@ test('windows outside the trace are empty', async () => {
     { events_by_pid: {}, total_events_by_pid: {}, cpu_sample_counts_by_pid: {}, cpu_sample_bucket_count: 1 });
   assert.deepEqual(refEvents(await getJson(one, `/api/event_list?${qs({ ...w, pid: 1, limit: 1, offset: 0 })}`)), { events: [], total_in_range: 0 });
   assert.deepEqual(await getJson(one, `/api/event_flamegraph?${qs({ ...w, event_type: 'cpu_sample', max_stacks: 5 })}`),
-    { event_type: 'cpu_sample', total_samples: 0, total_in_range: 0, svg: null, stacks: [] });
+    { event_type: 'cpu_sample', total_samples: 0, total_in_range: 0, svg: null, stacks: [], weight_unit: 'samples' });
   assert.deepEqual(await getJson(one, `/api/io_statistics?${qs({ start_ns: 0, end_ns: 4 })}`),
     { by_operation: [], total_ops: 0, total_bytes: 0, time_range_ns: [0, 4] });
 });

@@ -220,10 +220,10 @@ test('event_flamegraph: stacks of one type and pid, folded root first', async ()
   assert.equal(one.stacks[0].weight, 1);
   // A type the trace lacks, and rows without stacks: empty, not an error.
   assert.deepEqual(await getJson(v, `/api/event_flamegraph?${qs({ ...ALL, event_type: 'page_fault', max_stacks: 10 })}`),
-    { event_type: 'page_fault', total_samples: 0, total_in_range: 0, svg: null, stacks: [] });
+    { event_type: 'page_fault', total_samples: 0, total_in_range: 0, svg: null, stacks: [], weight_unit: 'events' });
   // (total_in_range counts rows that have a stack: this exit row has none.)
   assert.deepEqual(await getJson(v, `/api/event_flamegraph?${qs({ ...ALL, pid: 20, event_type: 'process_exit', max_stacks: 10 })}`),
-    { event_type: 'process_exit', total_samples: 0, total_in_range: 0, svg: null, stacks: [] });
+    { event_type: 'process_exit', total_samples: 0, total_in_range: 0, svg: null, stacks: [], weight_unit: 'events' });
 });
 
 test('event_list: ordered by time, limit/offset, type filter', async () => {

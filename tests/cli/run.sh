@@ -50,6 +50,7 @@ fi
 . "$here/sql.sh"
 . "$here/export.sh"
 . "$here/report.sh"
+. "$here/states.sh"
 . "$here/errors.sh"
 . "$here/docs.sh"
 
