@@ -21,6 +21,10 @@ export interface CritSegment {
   start_ns: number;
   end_ns: number;
   stack: string[] | null;
+  /** A blocked segment that ends the chain names the waker the path could not follow. */
+  waker_tid?: number | null;
+  waker_pid?: number | null;
+  waker_name?: string | null;
 }
 
 export interface CriticalPathResponse {
@@ -243,6 +247,9 @@ export function segmentTip(s: CritSegment, traceStart: number): string {
     `<span style="color:${threadColor(s.tid)}">■</span> <b>${escapeHtml(segName(s))}</b> ${escapeHtml(s.state)} ${formatMs(s.end_ns - s.start_ns)}`,
     `T+${formatOffsetPrecise(s.start_ns - traceStart)}`,
   ];
+  if (s.state !== 'running' && s.state !== 'runnable') {
+    lines.push(s.waker_tid ? `woken by ${escapeHtml(s.waker_name ?? 'a task')} (TID ${s.waker_tid}${s.waker_pid && s.waker_pid !== s.waker_tid ? ` · PID ${s.waker_pid}` : ''}), outside the trace` : 'no waker: a timer or an interrupt ends the chain');
+  }
   const leaf = s.stack?.filter((f) => !/^\[.*\]$/.test(f)).slice(-3).reverse();
   if (leaf && leaf.length) lines.push(...leaf.map((f) => `  ${escapeHtml(f)}`));
   lines.push('<span style="opacity:.7">click: show this thread\'s lane</span>');

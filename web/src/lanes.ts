@@ -16,7 +16,7 @@ import { onPreview } from './overview';
 import { formatDurationShort, formatOffsetPrecise, formatInt, escapeHtml } from './format';
 import { markerColor } from './colors';
 import type { ProcessLifetime } from './api';
-import { wantStates, onStates, drawStates, spanAt, stateTip, isBlocked, STATE_CLICK_H } from './threadstates';
+import { wantStates, onStates, drawStates, spanAt, stateTip, isBlocked, statesNotes, STATE_CLICK_H } from './threadstates';
 import { selectedSpan, selectSpan, onSpanSelect, drawArrow, spanDetailEl } from './statedetail';
 import { path as critPath, onCritPath, drawTrack, segmentAt, segmentTip } from './critpath';
 
@@ -254,9 +254,13 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
     for (const k in d.events_by_pid) {
       if ((d.total_events_by_pid[k] ?? 0) > d.events_by_pid[k]!.length) sampled++;
     }
-    note.textContent = sampled
-      ? `Markers sampled: ${formatInt(budget)} per process in range, all types (${formatInt(sampled)} process${sampled > 1 ? 'es' : ''}); zoom in to see every event.`
-      : '';
+    const states = statesNotes();
+    note.textContent = [
+      sampled
+        ? `Markers sampled: ${formatInt(budget)} per process in range, all types (${formatInt(sampled)} process${sampled > 1 ? 'es' : ''}); zoom in to see every event.`
+        : '',
+      states.length ? `Thread states: ${states.join('; ')}.` : '',
+    ].filter((x) => x).join(' ');
   }
 
   let shownError: string | null = null;

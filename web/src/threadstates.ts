@@ -32,19 +32,20 @@ export interface StateSpan {
 export interface ThreadStatesResponse {
   tid: number;
   spans: StateSpan[];
-  note?: string;
+  note?: string | null;
 }
 
-/** Height of the state strip at the top of a lane, and the click zone that selects a span. */
+/** Height of the state strip at the top of a lane, and the click zone that selects a span
+ *  (the lane's middle still selects the thread). */
 export const STATE_H = 8;
-export const STATE_CLICK_H = 11;
+export const STATE_CLICK_H = STATE_H + 1;
 const CONCURRENT = 3;
 const DEBOUNCE_MS = 120;
 
 interface Entry {
   key: string;
   spans: StateSpan[];
-  note?: string;
+  note?: string | null;
 }
 
 const byTid = new Map<number, Entry>();
@@ -132,6 +133,14 @@ function pump(): void {
         pump();
       });
   }
+}
+
+/** What the server said about the states shown (an old trace, no switches), once each. */
+export function statesNotes(): string[] {
+  const out = new Set<string>();
+  if (unavailable) out.add(unavailable);
+  for (const e of byTid.values()) if (e.key === wantKey && e.note) out.add(e.note);
+  return [...out];
 }
 
 /** Loading while any visible thread's states are asked for (tests wait for it to settle). */
