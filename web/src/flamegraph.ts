@@ -7,16 +7,8 @@ import { state, set, subscribe, traceRange } from './state';
 import { res, MAX_FLAME_STACKS } from './data';
 import { formatDurationShort, formatInt, escapeHtml } from './format';
 import { stacksFromResponse, buildTree, maxDepth, pathOf, findPath, type FNode, type Side, type Stack } from './flamedata';
+import { ROW, MIN_W, frameColor, fitText, type Placed } from './flamecanvas';
 import { callTreeView, weightUnit, weightText, WALL_FLAME, type WeightUnit } from './calltree';
-
-const ROW = 17;
-const MIN_W = 0.4;
-
-interface Placed {
-  n: FNode;
-  x: number;
-  w: number;
-}
 
 export interface View {
   el: HTMLElement;
@@ -325,30 +317,4 @@ export function flamegraphView(): View {
       hideTip();
     },
   };
-}
-
-/** Deterministic warm colours by name (like flamegraph.pl's "hot"); kernel frames lean
- *  orange-yellow, markers gray. */
-function frameColor(n: FNode): string {
-  if (n.name === 'all') return '#d1d5db';
-  if (n.name.startsWith('[') && n.name.endsWith(']')) return '#cbd5e1';
-  let hsh = 0;
-  for (let i = 0; i < n.name.length; i++) hsh = (hsh * 31 + n.name.charCodeAt(i)) | 0;
-  const v1 = ((hsh >>> 0) % 1000) / 1000;
-  const v2 = (((hsh >>> 10) >>> 0) % 1000) / 1000;
-  if (n.side === 'kernel') {
-    return `rgb(${Math.round(220 + 30 * v1)},${Math.round(150 + 70 * v2)},${Math.round(40 + 40 * v1)})`;
-  }
-  return `rgb(${Math.round(215 + 40 * v1)},${Math.round(70 + 110 * v2)},${Math.round(40 + 30 * v2)})`;
-}
-
-const ellipsis = '…';
-function fitText(ctx: CanvasRenderingContext2D, s: string, w: number): string {
-  if (ctx.measureText(s).width <= w) return s;
-  const cw = ctx.measureText('m').width * 0.62;
-  let n = Math.floor(w / cw);
-  if (n < 3) return '';
-  let t = s.slice(0, n) + ellipsis;
-  while (n > 2 && ctx.measureText(t).width > w) t = s.slice(0, --n) + ellipsis;
-  return n > 2 ? t : '';
 }
