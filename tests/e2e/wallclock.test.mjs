@@ -146,6 +146,12 @@ test('critical path: a track under the thread and the path\'s threads and stacks
   const tree = await page.locator('[data-testid=critpath-tree] td.fn').allInnerTexts();
   assert.ok(tree.some((f) => f.includes(`TID ${tids.holder}`)), `the call tree is rooted at the path's threads: ${tree.slice(0, 8)}`);
   assert.match(await page.locator('[data-testid=critpath-tree] th').first().innerText(), /ms/);
+  // The path's flame graph: its threads on the top row under the root, hover in ms.
+  const fl = await page.locator('[data-testid=critpath-flame]').boundingBox();
+  assert.ok(fl && fl.height > 17 * 3, 'the flame graph has rows');
+  await page.mouse.move(fl.x + 5, fl.y + 17 + 8);
+  const ftip = await page.locator('.tip').innerText();
+  assert.match(ftip, /TID \d+[\s\S]*ms · [\d.]+% of the path/, ftip);
   // Hovering the holder's segment of the track names it.
   const segs = await page.evaluate(() => window.__probex.critPath().data.segments);
   const hs = segs.filter((s) => s.tid === tids.holder).sort((a, b) => b.end_ns - b.start_ns - (a.end_ns - a.start_ns))[0];

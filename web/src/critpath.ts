@@ -1,9 +1,10 @@
 // Critical path of the selected thread (the panel's "Critical path" tab): fetched from
 // /api/critical_path for the thread's life within the view, drawn by the lanes as a track
 // under the thread (segments in their thread's colour, a state band beneath), and opened as
-// a time table by thread and a call tree of the path's stacks (each rooted at its thread).
+// a time table by thread, a flame graph and a call tree of the path's stacks (each rooted
+// at its thread, blocked time ending in its state).
 
-import { h, replace, spinner, errorBox } from './dom';
+import { h, replace, spinner, errorBox, showTip, hideTip } from './dom';
 import { getJson, isAbort, errorText } from './api';
 import { state, subscribe, processByPid, traceRange, type Range } from './state';
 import { formatOffsetPrecise, escapeHtml } from './format';
@@ -11,7 +12,8 @@ import { PATH_COLORS, stateColor } from './colors';
 import { callTreeView, msText } from './calltree';
 import { formatMs } from './threadstates';
 import type { View } from './flamegraph';
-import type { Stack } from './flamedata';
+import { buildTree, maxDepth, type Stack, type FNode } from './flamedata';
+import { layoutFlame, paintFlame, flameAt, type Placed } from './flamecanvas';
 
 export interface CritSegment {
   tid: number;
@@ -124,11 +126,51 @@ export function critPathView(): View {
   const head = h('div', { class: 'card-head' }, h('b', null, 'Critical path'), h('span', { class: 'dim' }, 'what this thread waited on, back through its wakers'), info);
   const body = h('div');
   const tree = callTreeView('critpath-tree');
-  const el = h('div', { class: 'card', 'data-testid': 'critpath-card' }, head, body, tree.el);
+  const fcanvas = h('canvas', { 'data-testid': 'critpath-flame' });
+  const fbox = h('div', { class: 'flame', style: 'margin-top:8px;display:none' }, fcanvas);
+  const el = h('div', { class: 'card', 'data-testid': 'critpath-card' }, head, body, fbox, tree.el);
   let visible = false;
+  // The path's flame graph, root (its threads) at the top; a click zooms, the root resets.
+  let froot: FNode | null = null;
+  let ffocus: FNode | null = null;
+  let fplaced: Placed[][] = [];
+  let fdepth = 0;
+  let fwidth = 0;
+  let fdata: CriticalPathResponse | null = null;
+
+  function drawFlame(): void {
+    const d = path?.status === 'ok' ? path.data : null;
+    if (d !== fdata) {
+      fdata = d;
+      froot = d ? buildTree(pathStacks(d), 'both') : null;
+      ffocus = froot;
+      fdepth = froot ? maxDepth(froot) : 0;
+    }
+    fbox.style.display = froot && froot.value ? '' : 'none';
+    if (!froot || !froot.value || !ffocus) return;
+    fwidth = fbox.clientWidth || 800;
+    fplaced = layoutFlame(ffocus, fwidth);
+    paintFlame(fcanvas, fplaced, fdepth, fwidth, true, null);
+  }
+  fcanvas.addEventListener('mousemove', (ev) => {
+    const p = flameAt(fcanvas, fplaced, fdepth, true, ev);
+    if (!p || !froot) return hideTip();
+    showTip(ev.clientX, ev.clientY, `<b>${escapeHtml(p.n.name)}</b>\n${msText(p.n.value)} · ${((p.n.value / froot.value) * 100).toFixed(1)}% of the path${p.n.self ? `\nself: ${msText(p.n.self)}` : ''}`);
+  });
+  fcanvas.addEventListener('mouseleave', hideTip);
+  fcanvas.addEventListener('click', (ev) => {
+    const p = flameAt(fcanvas, fplaced, fdepth, true, ev);
+    if (!p) return;
+    ffocus = p.n === ffocus ? froot : p.n;
+    drawFlame();
+  });
+  new ResizeObserver(() => {
+    if (visible && froot && fbox.clientWidth !== fwidth) drawFlame();
+  }).observe(fbox);
 
   function draw(): void {
     if (!visible) return;
+    drawFlame();
     const t = traceRange();
     const p = path;
     if (!p) return replace(body, h('div', { class: 'muted', style: 'padding:12px' }, 'Select a thread'));

@@ -2,12 +2,12 @@
 // search box with highlight and matched share, tooltips, flame or icicle orientation,
 // user/kernel stack side. Zoom and search survive refetches (the reference reset them).
 
-import { h, replace, fitCanvas, showTip, hideTip, spinner, errorBox } from './dom';
+import { h, replace, showTip, hideTip, spinner, errorBox } from './dom';
 import { state, set, subscribe, traceRange } from './state';
 import { res, MAX_FLAME_STACKS } from './data';
 import { formatDurationShort, formatInt, escapeHtml } from './format';
 import { stacksFromResponse, buildTree, maxDepth, pathOf, findPath, type FNode, type Side, type Stack } from './flamedata';
-import { ROW, MIN_W, frameColor, fitText, type Placed } from './flamecanvas';
+import { layoutFlame, paintFlame, flameAt, type Placed } from './flamecanvas';
 import { callTreeView, weightUnit, weightText, WALL_FLAME, type WeightUnit } from './calltree';
 
 export interface View {
@@ -130,55 +130,11 @@ export function flamegraphView(): View {
     depthMax = root ? maxDepth(root) : 0;
   }
 
-  function layout(): void {
-    placed = [];
-    if (!root || !focus) return;
-    const scale = width / focus.value;
-    // Ancestors of the focus span the full width.
-    for (let a: FNode | null = focus; a; a = a.parent) push(a.depth, { n: a, x: 0, w: width });
-    const walk = (n: FNode, x: number) => {
-      let cx = x;
-      for (const c of n.children) {
-        const w = c.value * scale;
-        if (w >= MIN_W) {
-          push(c.depth, { n: c, x: cx, w });
-          walk(c, cx);
-        }
-        cx += w;
-      }
-    };
-    walk(focus, 0);
-  }
-  function push(d: number, p: Placed): void {
-    (placed[d] ??= []).push(p);
-  }
-
-  function yOf(depth: number): number {
-    return state.flameInverted ? depth * ROW : (depthMax - depth) * ROW;
-  }
-
   function draw(): void {
     width = body.clientWidth || 800;
-    const height = (depthMax + 1) * ROW + 1;
-    const ctx = fitCanvas(canvas, width, height);
-    layout();
-    ctx.font = '11px system-ui, sans-serif';
-    ctx.textBaseline = 'middle';
+    placed = root && focus ? layoutFlame(focus, width) : [];
+    paintFlame(canvas, placed, depthMax, width, state.flameInverted, matchRe);
     let matchedValue = 0;
-    for (const row of placed) {
-      if (!row) continue;
-      for (const p of row) {
-        const y = yOf(p.n.depth);
-        const hit = !!matchRe && matchRe.test(p.n.name);
-        ctx.fillStyle = hit ? '#e040fb' : frameColor(p.n);
-        ctx.fillRect(p.x, y, Math.max(0.5, p.w - 0.5), ROW - 1);
-        if (p.w > 28) {
-          ctx.fillStyle = hit ? '#fff' : '#1f2937';
-          const label = fitText(ctx, p.n.name, p.w - 6);
-          if (label) ctx.fillText(label, p.x + 3, y + ROW / 2);
-        }
-      }
-    }
     // Matched share counts frames under the focus that were not drawn (too narrow) too.
     if (matchRe && focus) {
       const stack: FNode[] = [focus];
@@ -202,14 +158,7 @@ export function flamegraphView(): View {
   }
 
   function hitTest(ev: MouseEvent): Placed | null {
-    const b = canvas.getBoundingClientRect();
-    const x = ev.clientX - b.left;
-    const y = ev.clientY - b.top;
-    const depth = state.flameInverted ? Math.floor(y / ROW) : depthMax - Math.floor(y / ROW);
-    const row = placed[depth];
-    if (!row) return null;
-    for (const p of row) if (x >= p.x && x < p.x + p.w) return p;
-    return null;
+    return flameAt(canvas, placed, depthMax, state.flameInverted, ev);
   }
 
   canvas.addEventListener('mousemove', (ev) => {
