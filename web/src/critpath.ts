@@ -5,7 +5,7 @@
 // at its thread, blocked time ending in its state).
 
 import { h, replace, spinner, errorBox, showTip, hideTip } from './dom';
-import { getJson, isAbort, errorText } from './api';
+import { getJson, isAbort, errorText, type CritSegment, type CriticalPathResponse } from './api';
 import { state, subscribe, processByPid, traceRange, type Range } from './state';
 import { formatOffsetPrecise, escapeHtml } from './format';
 import { PATH_COLORS, stateColor } from './colors';
@@ -14,28 +14,6 @@ import { formatMs } from './threadstates';
 import type { View } from './flamegraph';
 import { buildTree, maxDepth, type Stack, type FNode } from './flamedata';
 import { layoutFlame, paintFlame, flameAt, type Placed } from './flamecanvas';
-
-export interface CritSegment {
-  tid: number;
-  pid: number;
-  thread_name: string | null;
-  state: string;
-  start_ns: number;
-  end_ns: number;
-  stack: string[] | null;
-  /** A blocked segment that ends the chain names the waker the path could not follow. */
-  waker_tid?: number | null;
-  waker_pid?: number | null;
-  waker_name?: string | null;
-}
-
-export interface CriticalPathResponse {
-  tid: number;
-  start_ns: number;
-  end_ns: number;
-  segments: CritSegment[];
-  note?: string;
-}
 
 interface Path {
   tid: number;

@@ -84,11 +84,13 @@ export function flamegraphView(): View {
     if (d && d.total_ns !== undefined) {
       n = `${weightText(d.total_ns, unit)} wall-clock (${weightText(d.on_cpu_ns ?? 0, unit)} on CPU)`;
     } else if (d) {
+      const total = d.total_samples ?? 0;
+      const inRange = d.total_in_range ?? 0;
       // The server samples max_stacks rows when the range has more.
       n =
-        d.total_in_range > MAX_FLAME_STACKS
-          ? `${weightText(d.total_samples, unit)} from ${formatInt(MAX_FLAME_STACKS)} of ${formatInt(d.total_in_range)} events (sampled)`
-          : weightText(d.total_samples, unit);
+        inRange > MAX_FLAME_STACKS
+          ? `${weightText(total, unit)} from ${formatInt(MAX_FLAME_STACKS)} of ${formatInt(inRange)} events (sampled)`
+          : weightText(total, unit);
       if (unit.kind === 'ns') n = `${n} off-CPU`;
     }
     const scope = `Scope: PID ${state.pid}`;
@@ -106,7 +108,7 @@ export function flamegraphView(): View {
     if (stacksFor !== r.data) {
       stacksFor = r.data;
       stacks = stacksFromResponse(r.data);
-      unit = weightUnit(r.data.event_type, r.data.weight_unit, state.summary?.cpu_sample_frequency_hz ?? 0);
+      unit = weightUnit(r.data.event_type ?? state.flameType, r.data.weight_unit, state.summary?.cpu_sample_frequency_hz ?? 0);
       tree.update(stacks, unit);
       rebuild();
       drawHead();

@@ -5,7 +5,8 @@
 import { h, replace } from './dom';
 import { traceRange } from './state';
 import { formatOffsetPrecise } from './format';
-import { formatMs, syscallText, wakerText, type StateSpan } from './threadstates';
+import { formatMs, syscallText, wakerText } from './threadstates';
+import type { StateSpan } from './api';
 import { stateColor } from './colors';
 
 export interface SpanSel {

@@ -3,37 +3,11 @@
 // pixel, drawn as a strip along the top of the lane, and found again under the mouse.
 // A blocked span can be selected: its details and the arrow to its waker follow it.
 
-import { getJson, HttpError, isAbort, errorText } from './api';
+import { getJson, HttpError, isAbort, errorText, type StateSpan, type ThreadStatesResponse } from './api';
 import { STATE_COLORS, stateColor } from './colors';
 import { formatDuration, formatOffsetPrecise, escapeHtml } from './format';
 import type { Range } from './state';
 import { res } from './data';
-
-export type ThreadState = 'running' | 'runnable' | 'sleeping' | 'disk' | 'unknown';
-
-export interface StateSpan {
-  start_ns: number;
-  end_ns: number;
-  state: ThreadState | string;
-  /** The syscall in progress: its name and the enter row's decoded payload (fd, filename, ...). */
-  syscall: { name: string; fd?: number | null; filename?: string | null; [k: string]: unknown } | string | null;
-  waker_tid: number | null;
-  stack: string[] | null;
-  /** Optional details the server may add: the waker's process and stack, the fd or file. */
-  waker_pid?: number | null;
-  waker_name?: string | null;
-  waker_comm?: string | null;
-  waker_stack?: string[] | null;
-  /** Spans of this many merged into one (narrower than the window / max_spans). */
-  merged?: number;
-  [more: string]: unknown;
-}
-
-export interface ThreadStatesResponse {
-  tid: number;
-  spans: StateSpan[];
-  note?: string | null;
-}
 
 /** Height of the state strip at the top of a lane, and the click zone that selects a span
  *  (the lane's middle still selects the thread). */
@@ -242,14 +216,13 @@ export function stateTip(sp: StateSpan, traceStart: number, nameOf: (tid: number
 export function syscallText(sp: StateSpan): string {
   const c = sp.syscall;
   if (!c) return '';
-  if (typeof c === 'string') return c;
   if (c.filename) return `${c.name} ${c.filename}`;
   if (c.fd !== null && c.fd !== undefined) return `${c.name} fd ${c.fd}`;
   return c.name;
 }
 
 export function wakerText(sp: StateSpan, nameOf: (tid: number) => string | null): string {
-  const name = sp.waker_name ?? sp.waker_comm ?? (sp.waker_tid ? nameOf(sp.waker_tid) : null);
+  const name = sp.waker_name ?? (sp.waker_tid ? nameOf(sp.waker_tid) : null);
   const pid = sp.waker_pid && sp.waker_pid !== sp.waker_tid ? ` · PID ${sp.waker_pid}` : '';
   return `${name ?? 'thread'} (TID ${sp.waker_tid}${pid})`;
 }
