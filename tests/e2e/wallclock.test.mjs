@@ -98,6 +98,19 @@ test('thread lanes draw state spans; hover names state, duration, syscall and wa
     return seen.size;
   }, tids.main);
   assert.ok(colors >= 2, `the state strip has several colours (${colors})`);
+  // Zooming asks for the states of the new window, as finely as before.
+  await page.mouse.move(5, 5);
+  await page.keyboard.press('+');
+  await page.waitForFunction(() => {
+    const r = window.__probex.state.range;
+    return window.__probex.requests.some((u) => u.startsWith('/api/thread_states') && u.includes(`start_ns=${r.start}&end_ns=${r.end}`));
+  });
+  await waitIdle(page);
+  const zoomed = await page.evaluate((t) => window.__probex.threadStates(t), tids.main);
+  const r = await page.evaluate(() => window.__probex.state.range);
+  assert.ok(zoomed.length && zoomed[0].start_ns >= r.start && zoomed[zoomed.length - 1].end_ns <= r.end, 'spans clipped to the zoomed window');
+  await page.keyboard.press('0');
+  await waitIdle(page);
 });
 
 test('clicking a blocked span shows its stack and its waker\'s, and an arrow to the waker\'s lane', { skip }, async () => {
