@@ -16,6 +16,7 @@ struct cpwalk {
 	struct cpsegs *out;
 	uint64_t budget;
 	struct tspans sp[CP_MAX_DEPTH + 1];	/* each depth's spans, reused */
+	uint64_t *hint;				/* per thread index of s: see states__spans_hint */
 };
 
 static int push(struct cpsegs *c, const struct cpseg *g)
@@ -70,7 +71,9 @@ static int path(struct cpwalk *w, uint32_t tid, uint64_t a, uint64_t b, const st
 	int err;
 
 	sp->n = 0;
-	err = states__spans(w->m, w->s, tid, a, b, sp);
+	int64_t ti = sched__tid_index(w->s, tid);
+
+	err = states__spans_hint(w->m, w->s, tid, a, b, sp, ti >= 0 ? &w->hint[ti] : NULL);
 	for (size_t i = 0; !err && i < sp->n; i++) {
 		const struct tspan *t = &sp->v[i];
 		struct cpseg g = { t->start, t->end, tid, t->state, t->block_ts, t->off };
@@ -101,11 +104,16 @@ static int path(struct cpwalk *w, uint32_t tid, uint64_t a, uint64_t b, const st
 int critpath__build(const struct model *m, const struct sched *s, uint32_t tid, uint64_t start,
 		    uint64_t end, struct cpsegs *out)
 {
-	struct cpwalk w = { m, s, out, CP_BUDGET, { { 0 } } };
-	int err = path(&w, tid, start, end, NULL, 0);
+	struct cpwalk w = { m, s, out, CP_BUDGET, { { 0 } }, NULL };
+	int err;
 
+	if (!(w.hint = malloc((s->ntids + 1) * sizeof(*w.hint))))
+		return -ENOMEM;
+	memset(w.hint, 0xff, (s->ntids + 1) * sizeof(*w.hint));
+	err = path(&w, tid, start, end, NULL, 0);
 	for (int d = 0; d <= CP_MAX_DEPTH; d++)
 		tspans__free(&w.sp[d]);
+	free(w.hint);
 	return err;
 }
 

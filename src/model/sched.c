@@ -58,6 +58,8 @@ static int push_ev(struct loadbuf *lb, uint64_t ts, uint32_t tid, int32_t state,
 {
 	struct sched *s = lb->s;
 
+	if (!tid)	/* the idle task */
+		return 0;
 	if (grow((void **)&s->ev, &lb->cap_ev, s->nev, sizeof(*s->ev)))
 		return -ENOMEM;
 	s->ev[s->nev++] = (struct sched_ev){ ts, tid, state, row };

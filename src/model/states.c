@@ -129,15 +129,57 @@ static void step(const struct sched *s, int64_t ti, const struct sched_ev *e, st
 int states__spans(const struct model *m, const struct sched *s, uint32_t tid, uint64_t start,
 		  uint64_t end, struct tspans *out)
 {
+	return states__spans_hint(m, s, tid, start, end, out, NULL);
+}
+
+int states__spans_hint(const struct model *m, const struct sched *s, uint32_t tid, uint64_t start,
+		       uint64_t end, struct tspans *out, uint64_t *hint)
+{
 	uint64_t l0, l1;
 
 	if (!states__life(m, s, tid, &l0, &l1))
 		return 0;
-	return states__spans_life(s, tid, l0, l1, start, end, out);
+	return states__spans_life(s, tid, l0, l1, start, end, out, hint);
+}
+
+/* The first switch in ev[lo, hi) after t.  From *hint (a previous answer for this thread,
+ * or past hi: none) when the walk goes forward in time: a gallop from there touches a few
+ * entries where a binary search over the thread's switches misses the cache at each step. */
+static uint64_t first_after(const struct sched *s, uint64_t lo, uint64_t hi, uint64_t t,
+			    uint64_t *hint)
+{
+	uint64_t a = lo, b = hi;
+
+	if (hint && *hint >= lo && *hint <= hi) {
+		uint64_t h = *hint, step = 1;
+
+		if (h > lo && s->ev[h - 1].ts > t) {
+			b = h;
+		} else {
+			a = h;
+			b = h;
+			while (b < hi && s->ev[b].ts <= t) {
+				a = b + 1;
+				b = a + step < hi ? a + step : hi;
+				step *= 2;
+			}
+		}
+	}
+	while (a < b) {
+		uint64_t mid = a + (b - a) / 2;
+
+		if (s->ev[mid].ts <= t)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	if (hint)
+		*hint = a;
+	return a;
 }
 
 int states__spans_life(const struct sched *s, uint32_t tid, uint64_t l0, uint64_t l1,
-		       uint64_t start, uint64_t end, struct tspans *out)
+		       uint64_t start, uint64_t end, struct tspans *out, uint64_t *hint)
 {
 	int64_t ti = sched__tid_index(s, tid);
 	uint64_t i, e1;
@@ -157,16 +199,8 @@ int states__spans_life(const struct sched *s, uint32_t tid, uint64_t l0, uint64_
 		w.state = TS_RUNNING;	/* was on a CPU when the trace first saw it */
 	/* Start at the last switch before the window. */
 	{
-		uint64_t lo = i, hi = e1;
+		uint64_t lo = first_after(s, i, e1, start, hint);
 
-		while (lo < hi) {
-			uint64_t mid = lo + (hi - lo) / 2;
-
-			if (s->ev[mid].ts <= start)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 		if (lo > i) {
 			w.state = s->ev[lo - 1].state == SCHED_IN ? TS_RUNNING : TS_UNKNOWN;
 			step(s, ti, &s->ev[lo - 1], &w);

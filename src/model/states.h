@@ -36,9 +36,14 @@ bool states__life(const struct model *m, const struct sched *s, uint32_t tid, ui
  * to out.  0 or -ENOMEM. */
 int states__spans(const struct model *m, const struct sched *s, uint32_t tid, uint64_t start,
 		  uint64_t end, struct tspans *out);
-/* The same for a life [l0, l1] the caller knows (from rows the model does not hold). */
+/* The same, for walks that go forward in time over a thread many times: *hint (start
+ * at UINT64_MAX) keeps where the last one started. */
+int states__spans_hint(const struct model *m, const struct sched *s, uint32_t tid, uint64_t start,
+		       uint64_t end, struct tspans *out, uint64_t *hint);
+/* The same for a life [l0, l1] the caller knows (from rows the model does not hold);
+ * hint as above, or NULL. */
 int states__spans_life(const struct sched *s, uint32_t tid, uint64_t l0, uint64_t l1,
-		       uint64_t start, uint64_t end, struct tspans *out);
+		       uint64_t start, uint64_t end, struct tspans *out, uint64_t *hint);
 /* Spans narrower than (end - start) / max merge into one of their dominant state. */
 int states__bound(struct tspans *sp, uint64_t start, uint64_t end, uint64_t max);
 void tspans__free(struct tspans *sp);

@@ -42,7 +42,7 @@ static int totals_table(struct report *r, const struct sched *s, uint64_t start,
 		l0 = r0 < l0 ? r0 : l0;
 		l1 = r1 > l1 ? r1 : l1;
 		sp.n = 0;
-		if (!(err = states__spans_life(s, tid, l0, l1, start, end, &sp)) && sp.n) {
+		if (!(err = states__spans_life(s, tid, l0, l1, start, end, &sp, NULL)) && sp.n) {
 			for (size_t k = 0; k < sp.n; k++)
 				ns[sp.v[k].state] += sp.v[k].end - sp.v[k].start;
 			rtable__row(&t);

@@ -167,7 +167,7 @@ static void *loader_main(void *arg)
 			  st->m.nstacks > 2 ? st->m.nstacks - 2 : 0);
 		/* The scheduling rows too, before a thread-state request has to wait for them. */
 		pthread_mutex_lock(&st->sched_lock);
-		if (!st->sched_read)
+		if (!st->sched_read && !st->stopping)
 			st->sched_read = sched__load(ld->con, &st->tf, &st->sched) ?: 1;
 		pthread_mutex_unlock(&st->sched_lock);
 	} else if (!st->stopping) {
