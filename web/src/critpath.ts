@@ -6,7 +6,7 @@
 
 import { h, replace, spinner, errorBox, showTip, hideTip } from './dom';
 import { getJson, isAbort, errorText, type CritSegment, type CriticalPathResponse } from './api';
-import { state, subscribe, processByPid, traceRange, type Range } from './state';
+import { state, set, subscribe, processByPid, traceRange, type Range } from './state';
 import { formatOffsetPrecise, escapeHtml } from './format';
 import { PATH_COLORS, stateColor } from './colors';
 import { callTreeView, msText } from './calltree';
@@ -274,4 +274,38 @@ export function segmentTip(s: CritSegment, traceStart: number): string {
   if (leaf && leaf.length) lines.push(...leaf.map((f) => `  ${escapeHtml(f)}`));
   lines.push('<span style="opacity:.7">click: show this thread\'s lane</span>');
   return lines.join('\n');
+}
+
+/** The track's row (under its thread, row id `rowId`): hover names a segment, a click
+ *  brings that segment's thread into view, ✕ closes the path. */
+export function trackRow(tid: number, rowId: number, depth: number, view: () => Range | null, reveal: (tid: number) => void) {
+  const canvas = h('canvas');
+  const lane = h('div', { class: 'lane cp-lane', 'data-pid': String(rowId), 'data-testid': 'critpath-track' }, canvas);
+  const close = h('button', { class: 'tog', title: 'Close the critical path', 'aria-label': 'Close the critical path', onclick: () => set({ tab: 'flame' }) }, '✕');
+  const lbl = h(
+    'div',
+    { class: 'lbl', style: `padding-left:${depth * 16 + 20}px` },
+    h('div', { class: 'nameblk' }, h('div', { class: 'l1' }, h('span', { class: 'name cp-name' }, '⤷ critical path')), h('div', { class: 'l2' }, `TID ${tid}`)),
+    close,
+  );
+  const dur = h('div', { class: 'dur' });
+  const el = h('div', { class: 'row cp-row', 'data-pid': String(rowId) }, lbl, lane, dur);
+  const segAt = (ev: MouseEvent) => {
+    const v = view();
+    if (!v) return null;
+    const b = lane.getBoundingClientRect();
+    const ns = v.start + ((ev.clientX - b.left) / b.width) * (v.end - v.start);
+    return segmentAt(ns, ((v.end - v.start) / b.width) * 2);
+  };
+  lane.addEventListener('mousemove', (ev) => {
+    const s = segAt(ev);
+    if (s) showTip(ev.clientX, ev.clientY, segmentTip(s, traceRange()!.start));
+    else hideTip();
+  });
+  lane.addEventListener('mouseleave', hideTip);
+  lane.addEventListener('click', (ev) => {
+    const s = segAt(ev);
+    if (s && s.tid !== path?.tid) reveal(s.tid);
+  });
+  return { el, lane, canvas, dur };
 }

@@ -17,8 +17,8 @@ import { formatDurationShort, formatOffsetPrecise, formatInt, escapeHtml } from 
 import { markerColor } from './colors';
 import type { ProcessLifetime } from './api';
 import { wantStates, onStates, drawStates, spanAt, stateTip, isBlocked, statesNotes, STATE_CLICK_H } from './threadstates';
-import { selectedSpan, selectSpan, onSpanSelect, drawArrow, spanDetailEl } from './statedetail';
-import { path as critPath, onCritPath, drawTrack, segmentAt, segmentTip } from './critpath';
+import { selectedSpan, selectSpan, onSpanSelect, placeWakeArrow, spanDetailEl } from './statedetail';
+import { path as critPath, onCritPath, drawTrack, trackRow } from './critpath';
 
 const ROW_H = 30;
 const SCROLL_AT = 15;
@@ -414,35 +414,7 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
   function trackEl(r: Row): RowEl {
     const old = els.get(r.p.pid);
     if (old) return old;
-    const canvas = h('canvas');
-    const lane = h('div', { class: 'lane cp-lane', 'data-pid': String(r.p.pid), 'data-testid': 'critpath-track' }, canvas);
-    const close = h('button', { class: 'tog', title: 'Close the critical path', 'aria-label': 'Close the critical path', onclick: () => set({ tab: 'flame' }) }, '✕');
-    const lbl = h(
-      'div',
-      { class: 'lbl', style: `padding-left:${r.depth * 16 + 20}px` },
-      h('div', { class: 'nameblk' }, h('div', { class: 'l1' }, h('span', { class: 'name cp-name' }, '⤷ critical path')), h('div', { class: 'l2' }, `TID ${-1 - r.p.pid}`)),
-      close,
-    );
-    const dur = h('div', { class: 'dur' });
-    const el = h('div', { class: 'row cp-row', 'data-pid': String(r.p.pid) }, lbl, lane, dur);
-    const segAt = (ev: MouseEvent) => {
-      const v = view();
-      if (!v) return null;
-      const b = lane.getBoundingClientRect();
-      const ns = v.start + ((ev.clientX - b.left) / b.width) * (v.end - v.start);
-      return segmentAt(ns, ((v.end - v.start) / b.width) * 2);
-    };
-    lane.addEventListener('mousemove', (ev) => {
-      const s = segAt(ev);
-      if (s) showTip(ev.clientX, ev.clientY, segmentTip(s, traceRange()!.start));
-      else hideTip();
-    });
-    lane.addEventListener('mouseleave', hideTip);
-    lane.addEventListener('click', (ev) => {
-      const s = segAt(ev);
-      if (s && s.tid !== critPath?.tid) reveal(s.tid);
-    });
-    const re = { el, lane, canvas, dur, selBox: h('div'), sig: 'track' };
+    const re = { ...trackRow(-1 - r.p.pid, r.p.pid, r.depth, view, reveal), selBox: h('div'), sig: 'track' };
     els.set(r.p.pid, re);
     return re;
   }
@@ -497,25 +469,8 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
 
   function drawWakeArrow(): void {
     const sel = selectedSpan;
-    const v = view();
     const from = sel?.span.waker_tid ? els.get(sel.span.waker_tid)?.lane : undefined;
-    const to = sel ? els.get(sel.tid)?.lane : undefined;
-    const ns = sel?.span.end_ns ?? 0;
-    if (!v || !from?.isConnected || !to?.isConnected || from === to || ns < v.start || ns > v.end) {
-      while (arrows.firstChild) arrows.removeChild(arrows.firstChild);
-      return;
-    }
-    const or = outer.getBoundingClientRect();
-    const fr = from.getBoundingClientRect();
-    const tr = to.getBoundingClientRect();
-    const sr = scroller.getBoundingClientRect();
-    if (scrollMode && (fr.bottom < sr.top || fr.top > sr.bottom || tr.bottom < sr.top || tr.top > sr.bottom)) {
-      while (arrows.firstChild) arrows.removeChild(arrows.firstChild);
-      return;
-    }
-    const x = fr.left - or.left + ((ns - v.start) / (v.end - v.start)) * fr.width;
-    const yTo = tr.top > fr.top ? tr.top - or.top + 1 : tr.bottom - or.top - 1;
-    drawArrow(arrows, x, fr.top - or.top + fr.height / 2, yTo);
+    placeWakeArrow(arrows, outer, scrollMode ? scroller : null, from, sel ? els.get(sel.tid)?.lane : undefined, view());
   }
 
   // ---- wiring -----------------------------------------------------------------------------

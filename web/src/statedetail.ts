@@ -3,7 +3,7 @@
 // arrow the lanes draw from the waker's lane to the blocked thread's at the wakeup.
 
 import { h, replace } from './dom';
-import { traceRange } from './state';
+import { traceRange, type Range } from './state';
 import { formatOffsetPrecise } from './format';
 import { formatMs, syscallText, wakerText } from './threadstates';
 import type { StateSpan } from './api';
@@ -117,8 +117,27 @@ function stackBox(title: string, frames: string[] | null, testid: string): HTMLE
 
 const SVG = 'http://www.w3.org/2000/svg';
 
+/** The arrow from the waker's lane (`from`) to the woken thread's (`to`) at the wakeup, in
+ *  `outer`'s coordinates; none when a lane is not drawn, is out of the scrolled list
+ *  (`scroller`, when the list scrolls) or the wakeup is outside the view. */
+export function placeWakeArrow(svg: SVGSVGElement, outer: HTMLElement, scroller: HTMLElement | null, from: HTMLElement | undefined, to: HTMLElement | undefined, v: Range | null): void {
+  const ns = selectedSpan?.span.end_ns ?? 0;
+  const clear = () => {
+    while (svg.firstChild) svg.removeChild(svg.firstChild);
+  };
+  if (!v || !from?.isConnected || !to?.isConnected || from === to || ns < v.start || ns > v.end) return clear();
+  const or = outer.getBoundingClientRect();
+  const fr = from.getBoundingClientRect();
+  const tr = to.getBoundingClientRect();
+  const sr = scroller?.getBoundingClientRect();
+  if (sr && (fr.bottom < sr.top || fr.top > sr.bottom || tr.bottom < sr.top || tr.top > sr.bottom)) return clear();
+  const x = fr.left - or.left + ((ns - v.start) / (v.end - v.start)) * fr.width;
+  const yTo = tr.top > fr.top ? tr.top - or.top + 1 : tr.bottom - or.top - 1;
+  drawArrow(svg, x, fr.top - or.top + fr.height / 2, yTo);
+}
+
 /** An arrow from (x, yFrom) on the waker's lane to (x, yTo) on the woken thread's. */
-export function drawArrow(svg: SVGSVGElement, x: number, yFrom: number, yTo: number): void {
+function drawArrow(svg: SVGSVGElement, x: number, yFrom: number, yTo: number): void {
   while (svg.firstChild) svg.removeChild(svg.firstChild);
   const dir = yTo > yFrom ? 1 : -1;
   const tip = yTo - dir * 2;
