@@ -4,7 +4,9 @@
 // threads stay cheap. Beyond the reference: a time axis with ticks aligned to the lanes and
 // a crosshair on lane hover too; a filter, and hiding rows outside the view; with a
 // scrolling list the analysis panel sits below it instead of inside the scroll area;
-// marker hover detail and a note when markers are sampled.
+// marker hover detail and a note when markers are sampled; the wall-clock views too:
+// each thread's state strip, a click on a blocked span (its details, an arrow from its
+// waker's lane), and the critical-path track as a row under its thread.
 
 import { h, replace, showTip, hideTip, errorBox, blurInputs, fitCanvas } from './dom';
 import { state, set, subscribe, traceRange, setRange, processByPid, type Range } from './state';
