@@ -27,9 +27,10 @@ $(E2E_BIG): | $(BUILD)/probex
 	@mkdir -p $(@D)
 	$(BUILD)/probex synth -o $@.tmp.parquet --events 10000000 --seed 11 && mv $@.tmp.parquet $@
 
-test-e2e: $(BUILD)/probex $(BUILD)/probex-test $(BUILD)/fixtures/burst $(WEB_STAMP) e2e-check-browser $(E2E_FIXTURE)
+# wallclock.test.mjs records tests/fixtures/waitchain.c itself (as root; skipped otherwise).
+test-e2e: $(BUILD)/probex $(BUILD)/probex-test $(BUILD)/fixtures/burst $(BUILD)/fixtures/waitchain $(WEB_STAMP) e2e-check-browser $(E2E_FIXTURE)
 	@mkdir -p $(E2E_ARTIFACTS)
-	$(E2E_ENV) E2E_FIXTURE=$(E2E_FIXTURE) node --test --test-concurrency=1 tests/e2e/viewer.test.mjs tests/e2e/interactions.test.mjs tests/e2e/syscalls.test.mjs tests/e2e/exact.test.mjs
+	$(E2E_ENV) E2E_FIXTURE=$(E2E_FIXTURE) RELAY=$(BUILD)/fixtures/waitchain node --test --test-concurrency=1 tests/e2e/viewer.test.mjs tests/e2e/interactions.test.mjs tests/e2e/syscalls.test.mjs tests/e2e/exact.test.mjs tests/e2e/wallclock.test.mjs
 
 e2e-big: $(BUILD)/probex $(WEB_STAMP) e2e-check-browser $(E2E_BIG)
 	@mkdir -p $(E2E_ARTIFACTS)

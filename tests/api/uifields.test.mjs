@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { getJson, qs, startViewer, stopViewer, tmpdir } from './lib.mjs';
+import { getJson, qs, startViewer, stopViewer, tmpdir, writeTrace } from './lib.mjs';
 import { traceA, write } from './traces.mjs';
 
 const WEB = path.resolve('web/src');
@@ -204,14 +204,48 @@ const REQUESTS = {
   event_list: [{ ...W, pid: 10, limit: 100, offset: 0 }, { ...W, pid: 11, limit: 100, offset: 0, event_types: 'syscall_write_enter' }],
 };
 
-let v;
 // Exact counts above the rows of read (so the exact fields are sent) and a drop.
 const META = {
   'probex.sample_freq_hz': '1000', 'probex.stack_trace_format': 'symbolized_v1', 'probex.drops': '{"ringbuf_syscall": 3}',
   'probex.exact': JSON.stringify([{ tgid: 10, event_type: 'syscall_read_exit', nr: 0, count: 5, errors: 2, total_ns: 500, hist: [0, 1, 4] }]),
 };
-before(async () => { v = await startViewer(write(tmpdir(), 'ui', traceA, { meta: META })); });
-after(async () => { assert.equal(await stopViewer(v), 0); });
+// The wall-clock endpoints answer on a relay with scheduling rows: main (10) blocks in a
+// read of fd 3 until worker (11) wakes it; the worker blocks (D) in an openat of a file
+// until holder (12) wakes it.
+const RELAY_W = { start_ns: 0, end_ns: 1000 };
+Object.assign(REQUESTS, {
+  thread_states: [{ ...RELAY_W, tid: 10, max_spans: 1000 }, { ...RELAY_W, tid: 11, max_spans: 1000 }, { ...RELAY_W, tid: 10, max_spans: 1 }],
+  critical_path: [{ ...RELAY_W, tid: 10 }],
+  wall_flamegraph: [{ ...RELAY_W, tid: 10 }],
+});
+const ON_RELAY = new Set(['thread_states', 'critical_path', 'wall_flamegraph']);
+const STK = ['[user]', 'main', 'do_read', '[kernel]', '__schedule'];
+const relay = [
+  ['sched_switch', 100, 10, { prev_pid: 1, next_pid: 10, prev_state: 1, next_tgid: 10 }],
+  ['cpu_sample', 150, 10, { stack_trace: ['[user]', 'main', 'work'] }],
+  ['syscall_read_enter', 200, 10, { fd: 3, count: 1 }],
+  ['sched_switch', 210, 10, { prev_pid: 10, next_pid: 11, prev_state: 1 }],
+  ['off_cpu', 210, 10, { latency_ns: 240, prev_state: 1, waker_pid: 11, waker_tgid: 10, stack_trace: STK, waker_stack_trace: STK }],
+  ['syscall_openat_enter', 290, 11, { filename: '/tmp/relay.dat' }],
+  ['sched_switch', 300, 11, { prev_pid: 11, next_pid: 12, prev_state: 2 }],
+  ['off_cpu', 300, 11, { latency_ns: 100, prev_state: 2, waker_pid: 12, waker_tgid: 10, stack_trace: STK }],
+  ['sched_switch', 400, 12, { prev_pid: 12, next_pid: 11, prev_state: 256 }],
+  ['syscall_openat_exit', 401, 11, { ret: 5 }],
+  ['sched_switch', 450, 11, { prev_pid: 11, next_pid: 10, prev_state: 1 }],
+  ['syscall_read_exit', 600, 10, { ret: 1 }],
+].map(([event_type, ts_ns, pid, more]) => ({ event_type, ts_ns, pid, tgid: 10, process_name: 'relay', ...more }));
+
+let v, vr;
+before(async () => {
+  const dir = tmpdir();
+  const columns = { latency_ns: 'UBIGINT', waker_pid: 'UINTEGER', waker_tgid: 'UINTEGER', waker_stack_trace: 'VARCHAR[]', next_tgid: 'UINTEGER', filename: 'VARCHAR' };
+  const meta = { 'probex.sample_freq_hz': '1000', 'probex.stack_trace_format': 'symbolized_v1', 'probex.root_pid': '10' };
+  [v, vr] = await Promise.all([startViewer(write(dir, 'ui', traceA, { meta: META })), startViewer(writeTrace(`${dir}/relay.parquet`, relay, { columns, meta }))]);
+});
+after(async () => {
+  assert.equal(await stopViewer(v), 0);
+  assert.equal(await stopViewer(vr), 0);
+});
 
 test('api.ts declares no open-ended response types (tsc then rejects reads of unknown fields)', () => {
   assert.ok(TYPES.size >= 15, `parsed ${TYPES.size} interfaces from web/src/api.ts`);
@@ -229,7 +263,7 @@ test('every field the UI reads from a response is sent, with its declared type, 
     for (const t of reachable(type))
       for (const m of TYPES.get(t).members) if (!m.client) declared.add(`${t}.${m.name}`);
     for (const params of REQUESTS[endpoint]) {
-      const body = await getJson(v, `/api/${endpoint}?${qs(params)}`);
+      const body = await getJson(ON_RELAY.has(endpoint) ? vr : v, `/api/${endpoint}?${qs(params)}`);
       check(body, { k: 'ref', name: type, args: [] }, `${endpoint}?${qs(params)}`, seen, errors);
     }
   }

@@ -107,13 +107,14 @@ export function haveChromium() {
   return fs.existsSync(CHROMIUM);
 }
 
-/** The viewer on E2E_FIXTURE (or the E2E_SERVER command line), a browser and a watched page.
+/** The viewer on E2E_FIXTURE (or the E2E_SERVER command line; `file` wins over both: a
+ *  trace the test recorded itself), a browser and a watched page.
  *  Returns { viewer, browser, page, errors, close }. */
-export async function openSession({ fixture, timeoutMs } = {}) {
+export async function openSession({ fixture, file: own, timeoutMs } = {}) {
   if (!haveChromium()) throw new Error(`chromium not found at ${CHROMIUM}: run ./scripts/deps.sh (installs Debian's chromium)`);
   const probex = path.resolve(root, process.env.PROBEX || 'build/probex');
-  const file = path.resolve(root, process.env.E2E_FIXTURE || fixture);
-  const cmd = process.env.E2E_SERVER ? process.env.E2E_SERVER.split(' ') : [probex, '--view', file, '-p', '0'];
+  const file = path.resolve(root, own || process.env.E2E_FIXTURE || fixture);
+  const cmd = process.env.E2E_SERVER && !own ? process.env.E2E_SERVER.split(' ') : [probex, '--view', file, '-p', '0'];
   const viewer = await startViewer(cmd[0], cmd.slice(1), { timeoutMs });
   const browser = await launchBrowser();
   const page = await browser.ctx.newPage();

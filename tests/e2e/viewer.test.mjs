@@ -142,7 +142,7 @@ test('selecting a PID by name opens its panel', async () => {
   assert.ok(optText.includes(pick.name), `picker shows the name: ${optText}`);
   await page.locator(`[data-testid=pid-list] .opt[data-pid="${pick.pid}"]`).click();
   await page.waitForSelector('[data-testid=panel] .tabs button.on');
-  assert.equal(await page.locator('[data-testid=panel] .tabs button').count(), 3);
+  assert.equal(await page.locator('[data-testid=panel] .tabs button').count(), 4, 'Flamegraph, IO / Memory, Events, Critical path');
   assert.equal(await page.inputValue('[data-testid=pid-input]'), `${pick.name} (${pick.pid})`);
   assert.equal(await page.locator(`.row.sel[data-pid="${pick.pid}"]`).count(), 1);
 });

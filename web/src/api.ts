@@ -143,15 +143,69 @@ export interface MemoryStats {
   time_range_ns?: [number, number];
 }
 
+/** event_flamegraph's answer, or wall_flamegraph's (which sends no event_type, total_samples,
+ *  total_in_range or svg, and sends total_ns, on_cpu_ns and off_cpu_ns instead). */
 export interface FlamegraphResponse {
-  event_type: string;
-  total_samples: number;
+  event_type?: string;
+  total_samples?: number;
   /** Rows of event_type in the window before sampling to max_stacks. */
-  total_in_range: number;
+  total_in_range?: number;
   /** Kept for the reference's clients; the UI draws from `stacks`. */
-  svg: string | null;
+  svg?: string | null;
   /** Folded stacks, root first; weights sum to total_samples. */
   stacks: Array<{ frames: string[]; weight: number }>;
+  /** "ns" when weights are blocked time (off_cpu), "events" otherwise; absent on older servers. */
+  weight_unit?: string;
+  /** wall_flamegraph only: on-CPU plus off-CPU ns, and each part. */
+  total_ns?: number;
+  on_cpu_ns?: number;
+  off_cpu_ns?: number;
+}
+
+/** The syscall a blocked span was in: its name and the enter row's decoded fields. */
+export interface SpanSyscall {
+  name: string;
+  fd?: number;
+  filename?: string;
+}
+
+export interface StateSpan {
+  start_ns: number;
+  end_ns: number;
+  /** running, runnable, sleeping, disk or unknown. */
+  state: string;
+  syscall: SpanSyscall | null;
+  waker_tid: number | null;
+  waker_pid: number | null;
+  waker_name: string | null;
+  stack: string[] | null;
+  waker_stack: string[] | null;
+  /** Spans of this many merged into one (narrower than the window / max_spans). */
+  merged?: number;
+}
+
+export interface ThreadStatesResponse {
+  spans: StateSpan[];
+  note: string | null;
+}
+
+export interface CritSegment {
+  tid: number;
+  pid: number;
+  thread_name: string | null;
+  state: string;
+  start_ns: number;
+  end_ns: number;
+  stack: string[] | null;
+  /** A blocked segment that ends the chain names the waker the path could not follow. */
+  waker_tid: number | null;
+  waker_pid: number | null;
+  waker_name: string | null;
+}
+
+export interface CriticalPathResponse {
+  segments: CritSegment[];
+  note: string | null;
 }
 
 export interface EventListResponse {

@@ -42,3 +42,21 @@ export const CPU_LINE = 'rgba(107,114,128,0.35)';
 export const OVERVIEW_FILL = 'rgba(107,114,128,0.4)';
 export const FORK_COLOR = '#16a34a';
 export const EXIT_BAD_COLOR = '#dc2626';
+
+/** Thread states, in Perfetto's colours: running green, runnable light blue, sleeping
+ *  light gray, uninterruptible (disk) orange; unknown is drawn hatched over this gray. */
+export const STATE_COLORS: Record<string, string> = {
+  running: '#2e9e4f',
+  runnable: '#7cc8ec',
+  sleeping: '#d9dee5',
+  disk: '#f0772f',
+  unknown: '#eceff3',
+};
+
+export function stateColor(state: string): string {
+  return STATE_COLORS[state] ?? STATE_COLORS.unknown!;
+}
+
+/** Critical-path threads, by order of first appearance on the path: apart from each
+ *  other and from the state colours drawn beneath them. */
+export const PATH_COLORS = ['#6d5bd0', '#d9485f', '#1c7ed6', '#c2255c', '#0c8599', '#e8590c', '#5c940d', '#862e9c', '#364fc7', '#a61e4d'];

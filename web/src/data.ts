@@ -18,6 +18,7 @@ import {
   type HistogramResponse,
 } from './api';
 import { state, subscribe, lastRangeDebounced, type Range, type Key } from './state';
+import { WALL_FLAME } from './calltree';
 
 export const PAGE_SIZE = 50;
 export const MAX_MARKERS_PER_PID = 500;
@@ -220,7 +221,9 @@ function refreshViews(r: Range): void {
     res.mem.idle();
   }
 
-  if (panelVisible() && state.tab === 'flame' && state.flameType) {
+  if (panelVisible() && state.tab === 'flame' && state.flameType === WALL_FLAME) {
+    res.flame.want('wall_flamegraph', { ...span, tid: pid }, r);
+  } else if (panelVisible() && state.tab === 'flame' && state.flameType) {
     res.flame.want(
       'event_flamegraph',
       { ...span, event_type: state.flameType, max_stacks: MAX_FLAME_STACKS, pid },

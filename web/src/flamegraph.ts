@@ -2,20 +2,13 @@
 // search box with highlight and matched share, tooltips, flame or icicle orientation,
 // user/kernel stack side. Zoom and search survive refetches (the reference reset them).
 
-import { h, replace, fitCanvas, showTip, hideTip, spinner, errorBox } from './dom';
+import { h, replace, showTip, hideTip, spinner, errorBox } from './dom';
 import { state, set, subscribe, traceRange } from './state';
 import { res, MAX_FLAME_STACKS } from './data';
 import { formatDurationShort, formatInt, escapeHtml } from './format';
 import { stacksFromResponse, buildTree, maxDepth, pathOf, findPath, type FNode, type Side, type Stack } from './flamedata';
-
-const ROW = 17;
-const MIN_W = 0.4;
-
-interface Placed {
-  n: FNode;
-  x: number;
-  w: number;
-}
+import { layoutFlame, paintFlame, flameAt, type Placed } from './flamecanvas';
+import { callTreeView, weightUnit, weightText, WALL_FLAME, type WeightUnit } from './calltree';
 
 export interface View {
   el: HTMLElement;
@@ -52,7 +45,8 @@ export function flamegraphView(): View {
   const canvas = h('canvas', { 'data-testid': 'flame-canvas' });
   const body = h('div', { class: 'flame' });
   const hover = h('div', { class: 'flame-info' });
-  const el = h('div', { class: 'card', 'data-testid': 'flame-card' }, head, body, hover);
+  const tree = callTreeView();
+  const el = h('div', { class: 'card', 'data-testid': 'flame-card' }, head, body, hover, tree.el);
 
   let visible = false;
   let stacks: Stack[] | null = null;
@@ -65,6 +59,7 @@ export function flamegraphView(): View {
   let depthMax = 0;
   let width = 0;
   let matchRe: RegExp | null = null;
+  let unit: WeightUnit = { kind: 'events', nsPerUnit: 0 };
 
   function options(): string[] {
     const types = new Set<string>();
@@ -75,23 +70,28 @@ export function flamegraphView(): View {
       for (const t of state.summary?.event_types ?? []) types.add(t);
     }
     if (state.flameType) types.add(state.flameType);
-    return [...types].sort();
+    return [...types].sort().concat(state.pid !== null && !types.has(WALL_FLAME) ? [WALL_FLAME] : []);
   }
 
   function drawHead(): void {
     const opts = options();
-    replace(typeSel, opts.map((t) => h('option', { value: t, selected: t === state.flameType }, t)));
+    replace(typeSel, opts.map((t) => h('option', { value: t, selected: t === state.flameType }, t === WALL_FLAME ? 'wall-clock (on + off CPU, by time)' : t)));
     typeSel.value = state.flameType;
     const t = traceRange();
     const r = res.flame.range ?? state.range;
     const d = res.flame.data;
     let n = '';
-    if (d) {
+    if (d && d.total_ns !== undefined) {
+      n = `${weightText(d.total_ns, unit)} wall-clock (${weightText(d.on_cpu_ns ?? 0, unit)} on CPU)`;
+    } else if (d) {
+      const total = d.total_samples ?? 0;
+      const inRange = d.total_in_range ?? 0;
       // The server samples max_stacks rows when the range has more.
       n =
-        d.total_in_range > MAX_FLAME_STACKS
-          ? `${formatInt(d.total_samples)} samples from ${formatInt(MAX_FLAME_STACKS)} of ${formatInt(d.total_in_range)} events (sampled)`
-          : `${formatInt(d.total_samples)} samples`;
+        inRange > MAX_FLAME_STACKS
+          ? `${weightText(total, unit)} from ${formatInt(MAX_FLAME_STACKS)} of ${formatInt(inRange)} events (sampled)`
+          : weightText(total, unit);
+      if (unit.kind === 'ns') n = `${n} off-CPU`;
     }
     const scope = `Scope: PID ${state.pid}`;
     const span = t && r ? `T+${formatDurationShort(r.start - t.start)}..T+${formatDurationShort(r.end - t.start)} (width ${formatDurationShort(r.end - r.start)})` : '';
@@ -108,7 +108,10 @@ export function flamegraphView(): View {
     if (stacksFor !== r.data) {
       stacksFor = r.data;
       stacks = stacksFromResponse(r.data);
+      unit = weightUnit(r.data.event_type ?? state.flameType, r.data.weight_unit, state.summary?.cpu_sample_frequency_hz ?? 0);
+      tree.update(stacks, unit);
       rebuild();
+      drawHead();
     }
     if (!root || root.value === 0) {
       replace(body, h('div', { class: 'muted', style: 'padding:12px' }, 'No stack samples in current scope'));
@@ -129,55 +132,11 @@ export function flamegraphView(): View {
     depthMax = root ? maxDepth(root) : 0;
   }
 
-  function layout(): void {
-    placed = [];
-    if (!root || !focus) return;
-    const scale = width / focus.value;
-    // Ancestors of the focus span the full width.
-    for (let a: FNode | null = focus; a; a = a.parent) push(a.depth, { n: a, x: 0, w: width });
-    const walk = (n: FNode, x: number) => {
-      let cx = x;
-      for (const c of n.children) {
-        const w = c.value * scale;
-        if (w >= MIN_W) {
-          push(c.depth, { n: c, x: cx, w });
-          walk(c, cx);
-        }
-        cx += w;
-      }
-    };
-    walk(focus, 0);
-  }
-  function push(d: number, p: Placed): void {
-    (placed[d] ??= []).push(p);
-  }
-
-  function yOf(depth: number): number {
-    return state.flameInverted ? depth * ROW : (depthMax - depth) * ROW;
-  }
-
   function draw(): void {
     width = body.clientWidth || 800;
-    const height = (depthMax + 1) * ROW + 1;
-    const ctx = fitCanvas(canvas, width, height);
-    layout();
-    ctx.font = '11px system-ui, sans-serif';
-    ctx.textBaseline = 'middle';
+    placed = root && focus ? layoutFlame(focus, width) : [];
+    paintFlame(canvas, placed, depthMax, width, state.flameInverted, matchRe);
     let matchedValue = 0;
-    for (const row of placed) {
-      if (!row) continue;
-      for (const p of row) {
-        const y = yOf(p.n.depth);
-        const hit = !!matchRe && matchRe.test(p.n.name);
-        ctx.fillStyle = hit ? '#e040fb' : frameColor(p.n);
-        ctx.fillRect(p.x, y, Math.max(0.5, p.w - 0.5), ROW - 1);
-        if (p.w > 28) {
-          ctx.fillStyle = hit ? '#fff' : '#1f2937';
-          const label = fitText(ctx, p.n.name, p.w - 6);
-          if (label) ctx.fillText(label, p.x + 3, y + ROW / 2);
-        }
-      }
-    }
     // Matched share counts frames under the focus that were not drawn (too narrow) too.
     if (matchRe && focus) {
       const stack: FNode[] = [focus];
@@ -187,7 +146,7 @@ export function flamegraphView(): View {
         else for (const c of n.children) stack.push(c);
       }
       const pct = focus.value ? (matchedValue / focus.value) * 100 : 0;
-      matched.textContent = `Matched: ${pct.toFixed(1)}% (${formatInt(matchedValue)})`;
+      matched.textContent = `Matched: ${pct.toFixed(1)}% (${weightText(matchedValue, unit)})`;
     } else {
       matched.textContent = '';
     }
@@ -201,14 +160,7 @@ export function flamegraphView(): View {
   }
 
   function hitTest(ev: MouseEvent): Placed | null {
-    const b = canvas.getBoundingClientRect();
-    const x = ev.clientX - b.left;
-    const y = ev.clientY - b.top;
-    const depth = state.flameInverted ? Math.floor(y / ROW) : depthMax - Math.floor(y / ROW);
-    const row = placed[depth];
-    if (!row) return null;
-    for (const p of row) if (x >= p.x && x < p.x + p.w) return p;
-    return null;
+    return flameAt(canvas, placed, depthMax, state.flameInverted, ev);
   }
 
   canvas.addEventListener('mousemove', (ev) => {
@@ -221,9 +173,9 @@ export function flamegraphView(): View {
     const n = p.n;
     const pct = (n.value / root.value) * 100;
     const fpct = focus && focus !== root ? ` · ${((n.value / focus.value) * 100).toFixed(2)}% of zoom` : '';
-    const text = `${n.name} (${formatInt(n.value)} samples, ${pct.toFixed(2)}%${fpct}${n.self ? `, self ${formatInt(n.self)}` : ''})`;
+    const text = `${n.name} (${weightText(n.value, unit)}, ${pct.toFixed(2)}%${fpct}${n.self ? `, self ${weightText(n.self, unit)}` : ''})`;
     hover.textContent = text;
-    showTip(ev.clientX, ev.clientY, `<b>${escapeHtml(n.name)}</b>\n${formatInt(n.value)} samples · ${pct.toFixed(2)}% of all${fpct}${n.self ? `\nself: ${formatInt(n.self)}` : ''}`);
+    showTip(ev.clientX, ev.clientY, `<b>${escapeHtml(n.name)}</b>\n${weightText(n.value, unit)} · ${pct.toFixed(2)}% of all${fpct}${n.self ? `\nself: ${weightText(n.self, unit)}` : ''}`);
   });
   canvas.addEventListener('mouseleave', () => {
     hideTip();
@@ -316,30 +268,4 @@ export function flamegraphView(): View {
       hideTip();
     },
   };
-}
-
-/** Deterministic warm colours by name (like flamegraph.pl's "hot"); kernel frames lean
- *  orange-yellow, markers gray. */
-function frameColor(n: FNode): string {
-  if (n.name === 'all') return '#d1d5db';
-  if (n.name.startsWith('[') && n.name.endsWith(']')) return '#cbd5e1';
-  let hsh = 0;
-  for (let i = 0; i < n.name.length; i++) hsh = (hsh * 31 + n.name.charCodeAt(i)) | 0;
-  const v1 = ((hsh >>> 0) % 1000) / 1000;
-  const v2 = (((hsh >>> 10) >>> 0) % 1000) / 1000;
-  if (n.side === 'kernel') {
-    return `rgb(${Math.round(220 + 30 * v1)},${Math.round(150 + 70 * v2)},${Math.round(40 + 40 * v1)})`;
-  }
-  return `rgb(${Math.round(215 + 40 * v1)},${Math.round(70 + 110 * v2)},${Math.round(40 + 30 * v2)})`;
-}
-
-const ellipsis = '…';
-function fitText(ctx: CanvasRenderingContext2D, s: string, w: number): string {
-  if (ctx.measureText(s).width <= w) return s;
-  const cw = ctx.measureText('m').width * 0.62;
-  let n = Math.floor(w / cw);
-  if (n < 3) return '';
-  let t = s.slice(0, n) + ellipsis;
-  while (n > 2 && ctx.measureText(t).width > w) t = s.slice(0, --n) + ellipsis;
-  return n > 2 ? t : '';
 }

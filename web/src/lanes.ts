@@ -4,18 +4,23 @@
 // threads stay cheap. Beyond the reference: a time axis with ticks aligned to the lanes and
 // a crosshair on lane hover too; a filter, and hiding rows outside the view; with a
 // scrolling list the analysis panel sits below it instead of inside the scroll area;
-// marker hover detail and a note when markers are sampled.
+// marker hover detail and a note when markers are sampled; the wall-clock views too:
+// each thread's state strip, a click on a blocked span (its details, an arrow from its
+// waker's lane), and the critical-path track as a row under its thread.
 
-import { h, replace, showTip, hideTip, errorBox, blurInputs } from './dom';
-import { state, set, subscribe, traceRange, setRange, type Range } from './state';
+import { h, replace, showTip, hideTip, errorBox, blurInputs, fitCanvas } from './dom';
+import { state, set, subscribe, traceRange, setRange, processByPid, type Range } from './state';
 import { res, MAX_MARKERS_PER_PID } from './data';
-import { visibleRows, togglePid, selectPid, type Row } from './tree';
+import { visibleRows, togglePid, selectPid, treeModel, type Row } from './tree';
 import { drawLane, cpuBins, markersNear, type LaneData } from './lanedraw';
 import { renderAxis } from './axis';
 import { onPreview } from './overview';
 import { formatDurationShort, formatOffsetPrecise, formatInt, escapeHtml } from './format';
 import { markerColor } from './colors';
 import type { ProcessLifetime } from './api';
+import { wantStates, onStates, drawStates, spanAt, stateTip, isBlocked, statesNotes, STATE_CLICK_H } from './threadstates';
+import { selectedSpan, selectSpan, onSpanSelect, placeWakeArrow, spanDetailEl } from './statedetail';
+import { path as critPath, onCritPath, drawTrack, trackRow } from './critpath';
 
 const ROW_H = 30;
 const SCROLL_AT = 15;
@@ -52,9 +57,12 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
   const rows = h('div', { class: 'rows', 'data-testid': 'rows' });
   const scroller = h('div', { class: 'rows-wrap' }, rows);
   const crosshair = h('div', { class: 'crosshair', style: 'display:none' });
-  const outer = h('div', { style: 'position:relative' }, scroller, crosshair);
+  const arrows = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  arrows.setAttribute('class', 'wake-arrows');
+  const outer = h('div', { style: 'position:relative' }, scroller, crosshair, arrows);
   const status = h('div');
-  const section = h('section', { 'data-testid': 'lanes' }, tools, status, axisRow, outer);
+  const detail = spanDetailEl();
+  const section = h('section', { 'data-testid': 'lanes' }, tools, status, axisRow, outer, detail);
   parent.appendChild(section);
 
   let list: Row[] = [];
@@ -82,6 +90,7 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
   }
 
   function rowEl(r: Row): RowEl {
+    if (r.p.pid < 0) return trackEl(r);
     const sig = `${r.depth}|${r.guides.join('')}|${r.isLast}|${r.hasChildren}|${state.collapsed.has(r.p.pid)}|${r.hit}|${r.descendants}`;
     let re = els.get(r.p.pid);
     if (re && re.sig === sig) return re;
@@ -133,7 +142,7 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
   }
 
   function rebuild(): void {
-    list = visibleRows();
+    list = withTrack(visibleRows());
     byPid = new Map(list.map((r) => [r.p.pid, r]));
     const keep = new Set(list.map((r) => r.p.pid));
     for (const pid of [...els.keys()]) if (!keep.has(pid)) els.delete(pid);
@@ -160,7 +169,8 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
       const r = list[i]!;
       const re = rowEl(r);
       re.el.classList.toggle('sel', state.pid === r.p.pid);
-      (re.el.querySelector('.dot') as HTMLElement).style.display = state.pid === r.p.pid ? '' : 'none';
+      const dot = re.el.querySelector<HTMLElement>('.dot');
+      if (dot) dot.style.display = state.pid === r.p.pid ? '' : 'none';
       if (scrollMode) {
         re.el.style.position = 'absolute';
         re.el.style.left = '0';
@@ -171,7 +181,9 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
         re.el.style.top = '';
       }
       shown.push(re.el);
-      if (!scrollMode && state.pid === r.p.pid) {
+      // The panel goes under the selected thread, or under its critical-path track.
+      const owner = state.pid !== null && (r.p.pid === state.pid || r.p.pid === trackPid(state.pid));
+      if (!scrollMode && owner && list[i + 1]?.p.pid !== trackPid(state.pid!)) {
         panel.classList.remove('below');
         shown.push(panel);
         panelPlaced = true;
@@ -188,7 +200,7 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
       if (panel.parentElement !== rows) rows.appendChild(panel);
     } else if (state.pid !== null) {
       panel.classList.add('below');
-      if (panel.previousElementSibling !== outer) outer.after(panel);
+      if (panel.previousElementSibling !== detail) detail.after(panel);
     } else {
       panel.remove();
     }
@@ -214,14 +226,23 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
     if (!v || !t) return;
     measure();
     renderAxis(axis, v.start - t.start, v.end - t.start, laneW);
+    const stateTids: number[] = [];
     for (const re of rows.querySelectorAll<HTMLElement>('.row')) {
       const pid = Number(re.dataset.pid);
       const r = els.get(pid);
       const row = byPid.get(pid);
       if (!r || !row) continue;
+      if (pid < 0) {
+        fitCanvasTrack(r, v);
+        continue;
+      }
       drawLane(r.canvas, laneW, LANE_H, row.p, v, laneData(pid), state.enabled);
+      drawStates(r.canvas, laneW, pid, v, selectedSpan?.tid === pid ? selectedSpan.span : null);
       r.dur.textContent = durText(row.p, v);
+      if (row.p.end_ns >= v.start && row.p.start_ns <= v.end) stateTids.push(pid);
     }
+    if (state.range && laneW) wantStates(stateTids, state.range, laneW);
+    drawWakeArrow();
     drawNote();
     drawCrosshair();
     perfMark(v);
@@ -235,9 +256,13 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
     for (const k in d.events_by_pid) {
       if ((d.total_events_by_pid[k] ?? 0) > d.events_by_pid[k]!.length) sampled++;
     }
-    note.textContent = sampled
-      ? `Markers sampled: ${formatInt(budget)} per process in range, all types (${formatInt(sampled)} process${sampled > 1 ? 'es' : ''}); zoom in to see every event.`
-      : '';
+    const states = statesNotes();
+    note.textContent = [
+      sampled
+        ? `Markers sampled: ${formatInt(budget)} per process in range, all types (${formatInt(sampled)} process${sampled > 1 ? 'es' : ''}); zoom in to see every event.`
+        : '',
+      states.length ? `Thread states: ${states.join('; ')}.` : '',
+    ].filter((x) => x).join(' ');
   }
 
   let shownError: string | null = null;
@@ -334,6 +359,7 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
     lane.addEventListener('click', (ev) => {
       // The second click of a double-click belongs to the double-click.
       if (suppressClick || ev.detail > 1) return;
+      if (clickSpan(p, lane, ev)) return;
       firstClick = { p, at: ev.timeStamp };
       togglePid(p.pid);
     });
@@ -357,6 +383,8 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
     const ns = v.start + (x / w) * (v.end - v.start);
     const was = p.first_process_name ? ` (started as ${escapeHtml(p.first_process_name)})` : '';
     const lines = [`<b>${escapeHtml(p.process_name || 'unknown')}</b>${was} PID ${p.pid} · T+${formatOffsetPrecise(ns - t.start)}`];
+    const sp = spanAt(p.pid, ns, ((v.end - v.start) / w) * 1);
+    if (sp) lines.push(stateTip(sp, t.start, nameOf));
     const near = markersNear(d, v, w, x, 3, state.enabled);
     for (const m of near.slice(0, 6)) {
       lines.push(
@@ -372,6 +400,81 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
     return lines.join('\n');
   }
 
+  // ---- thread states, wakeup arrow, critical-path track -----------------------------------
+  const nameOf = (tid: number): string | null => processByPid(tid)?.process_name ?? null;
+
+  /** The list with the critical-path track row under its thread (a row of pid -1-tid). */
+  function withTrack(rows: Row[]): Row[] {
+    const cp = critPath;
+    const i = cp && state.tab === 'critpath' ? rows.findIndex((r) => r.p.pid === cp.tid) : -1;
+    if (!cp || i < 0) return rows;
+    const p: ProcessLifetime = { pid: trackPid(cp.tid), process_name: 'critical path', parent_pid: null, start_ns: cp.range.start, end_ns: cp.range.end, exit: null, was_forked: false };
+    const track: Row = { p, depth: rows[i]!.depth, guides: [], isLast: true, hasChildren: false, descendants: 0, hit: false };
+    return [...rows.slice(0, i + 1), track, ...rows.slice(i + 1)];
+  }
+
+  function trackEl(r: Row): RowEl {
+    const old = els.get(r.p.pid);
+    if (old) return old;
+    const re = { ...trackRow(-1 - r.p.pid, r.p.pid, r.depth, view, reveal), selBox: h('div'), sig: 'track' };
+    els.set(r.p.pid, re);
+    return re;
+  }
+
+  function fitCanvasTrack(re: RowEl, v: Range): void {
+    fitCanvas(re.canvas, laneW, LANE_H);
+    drawTrack(re.canvas, laneW, LANE_H, v);
+    const cp = critPath;
+    re.dur.textContent = !cp ? '' : cp.status === 'loading' ? 'loading…' : cp.status === 'error' ? 'error' : `${((cp.range.end - cp.range.start) / 1e6).toFixed(1)} ms`;
+  }
+
+  /** A click on a blocked span of the state strip selects it (and shows its waker). */
+  function clickSpan(p: ProcessLifetime, lane: HTMLElement, ev: MouseEvent): boolean {
+    const v = view();
+    if (!v) return false;
+    const b = lane.getBoundingClientRect();
+    if (ev.clientY - b.top > STATE_CLICK_H) return false;
+    const ns = v.start + ((ev.clientX - b.left) / b.width) * (v.end - v.start);
+    const sp = spanAt(p.pid, ns, ((v.end - v.start) / b.width) * 2);
+    if (!sp || !isBlocked(sp)) return false;
+    selectSpan({ tid: p.pid, span: sp }, nameOf, reveal);
+    if (sp.waker_tid) reveal(sp.waker_tid);
+    return true;
+  }
+
+  /** Bring tid's lane into view: expand its ancestors, drop a filter that hides it, scroll. */
+  function reveal(tid: number): void {
+    const m = treeModel();
+    const collapsed = new Set(state.collapsed);
+    for (let id = m.parent.get(tid); id !== undefined; id = m.parent.get(id)) collapsed.delete(id);
+    const patch: Parameters<typeof set>[0] = { collapsed };
+    if (state.treeFilter && !list.some((r) => r.p.pid === tid)) patch.treeFilter = '';
+    set(patch);
+    requestAnimationFrame(() => {
+      const i = list.findIndex((r) => r.p.pid === tid);
+      if (i < 0) return;
+      if (scrollMode) {
+        const top = i * ROW_H;
+        if (top < scroller.scrollTop || top + ROW_H > scroller.scrollTop + scroller.clientHeight) {
+          scroller.scrollTop = Math.max(0, top - scroller.clientHeight / 2);
+          layout();
+        }
+      }
+      const re = els.get(tid);
+      if (!re) return;
+      re.el.scrollIntoView({ block: 'nearest' });
+      re.el.classList.add('flash');
+      setTimeout(() => re.el.classList.remove('flash'), 1200);
+      drawWakeArrow();
+    });
+  }
+
+  function drawWakeArrow(): void {
+    const sel = selectedSpan;
+    const from = sel?.span.waker_tid ? els.get(sel.span.waker_tid)?.lane : undefined;
+    placeWakeArrow(arrows, outer, scrollMode ? scroller : null, from, sel ? els.get(sel.tid)?.lane : undefined, view());
+  }
+
   // ---- wiring -----------------------------------------------------------------------------
   filter.addEventListener('input', () => set({ treeFilter: filter.value }));
   filter.addEventListener('keydown', (e) => e.stopPropagation());
@@ -383,8 +486,12 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
     requestAnimationFrame(() => {
       scrollQueued = false;
       if (scrollMode) layout();
+      else drawWakeArrow();
     });
   });
+  onStates(() => drawAll());
+  onSpanSelect(() => drawAll());
+  onCritPath(() => rebuild());
   onPreview((r) => {
     preview = r;
     drawAll();
@@ -450,4 +557,9 @@ function perfMark(v: Range): void {
     perf.settled = { start: v.start, end: v.end, at };
     document.dispatchEvent(new CustomEvent('probex:settled', { detail: perf.settled }));
   }
+}
+
+/** The critical-path track's row id: below every pid, one per thread. */
+function trackPid(tid: number): number {
+  return -1 - tid;
 }

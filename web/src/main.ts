@@ -15,6 +15,8 @@ import { createPanel, createAggregateCard } from './panel';
 import { startKeyboard } from './keyboard';
 import { formatDuration } from './format';
 import { liveCharts } from './charts';
+import { spansOf, statesStatus } from './threadstates';
+import { path as critPath } from './critpath';
 
 async function boot(): Promise<void> {
   const app = document.getElementById('app')!;
@@ -106,8 +108,10 @@ function build(main: HTMLElement, summary: Summary, lifetimes: LifetimesResponse
   state,
   requests: requestLog,
   perf,
-  res,
+  res: { ...res, states: statesStatus },
   liveCharts: () => liveCharts.size,
+  threadStates: spansOf,
+  critPath: () => critPath,
   query: currentQuery,
   flushUrl,
 };

@@ -6,11 +6,13 @@ import { state, set, subscribe, processByPid, type Tab } from './state';
 import { flamegraphView, type View } from './flamegraph';
 import { ioMemoryView } from './iomem';
 import { eventsView } from './events';
+import { critPathView } from './critpath';
 
 const TABS: Array<[Tab, string]> = [
   ['flame', 'Flamegraph'],
   ['io', 'IO / Memory'],
   ['events', 'Events'],
+  ['critpath', 'Critical path'],
 ];
 
 export function createPanel(): HTMLElement {
@@ -20,7 +22,7 @@ export function createPanel(): HTMLElement {
   );
   const body = h('div');
   const panel = h('div', { class: 'panel', 'data-testid': 'panel' }, title, h('div', { class: 'tabs', role: 'tablist' }, buttons), body);
-  const views: Record<Tab, View> = { flame: flamegraphView(), io: ioMemoryView('io-tab'), events: eventsView() };
+  const views: Record<Tab, View> = { flame: flamegraphView(), io: ioMemoryView('io-tab'), events: eventsView(), critpath: critPathView() };
   let shown: Tab | null = null;
 
   const draw = () => {

@@ -3,7 +3,7 @@
 
 import type { Summary, ProcessLifetime } from './api';
 
-export type Tab = 'flame' | 'io' | 'events';
+export type Tab = 'flame' | 'io' | 'events' | 'critpath';
 
 export interface Range {
   start: number;

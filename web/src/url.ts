@@ -1,11 +1,11 @@
 // URL state: range, PID, tab, flamegraph type, enabled chips and the open
 // latency card live in the query string, so a reload restores the view and a link shares it.
-//   ?s=<offset ns>&e=<offset ns>&pid=<pid>&tab=flame|io|events&fg=<type>&types=a,b|none&lat=1
+//   ?s=<offset ns>&e=<offset ns>&pid=<pid>&tab=flame|io|events|critpath&fg=<type>&types=a,b|none&lat=1
 // Offsets are relative to the trace start: small, exact integers.
 
 import { state, set, subscribe, traceRange, clampRange, defaultEnabled, type Tab, type Key } from './state';
 
-const TABS: Tab[] = ['flame', 'io', 'events'];
+const TABS: Tab[] = ['flame', 'io', 'events', 'critpath'];
 
 /** Apply the URL to the state; call once the summary is known. */
 export function readUrlState(): void {
