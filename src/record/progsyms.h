@@ -1,0 +1,14 @@
+/* Kernel symbols of our own BPF programs, read from the kernel once they are loaded. */
+#ifndef PROBEX_RECORD_PROGSYMS_H
+#define PROBEX_RECORD_PROGSYMS_H
+
+#include <stddef.h>
+
+struct ksym_add;
+
+/* The programs fds[0..nprogs) (< 0: not loaded), whose functions are names[]: their
+ * symbols in *out (labels malloc'd, the array too; none on error), *n of them. */
+void progsyms__read(const int *fds, const char *const *names, int nprogs, struct ksym_add **out,
+		    size_t *n);
+
+#endif
