@@ -260,7 +260,8 @@ static bool is_tracing_frame(const char *name)
 {
 	static const char *const prefixes[] = { "bpf_", "__bpf_", "__traceiter_", "perf_trace_",
 						"trace_event_raw_event_", "__perf_event_overflow",
-						"perf_swevent_", "__perf_", "perf_event_" };
+						"perf_swevent_", "__perf_", "perf_event_",
+						STACK_PROBEX_BPF_PREFIX };
 
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))

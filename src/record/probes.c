@@ -20,6 +20,7 @@
 #include "record/kresolve.h"
 #include "record/loader.h"
 #include "record/probes.h"
+#include "record/progsyms.h"
 #include "record/stats.h"
 
 #define SIDEBAND_PAGES 64
@@ -459,37 +460,9 @@ void probes__close_async(struct probes *p)
 	pthread_detach(t);
 }
 
-/* Our programs as kallsyms names them (tag, then the full function name from BTF, not
- * the 15-character program name), for kernel stacks sampled inside them: the kernel's
- * symbol lookup runs once they are unloaded, and kallsyms (where it is read instead) is
- * read while they load. */
 void probes__prog_syms(const struct probes *p, struct ksym_add **out, size_t *n)
 {
-	struct ksym_add *a = calloc(PROG__COUNT, sizeof(*a));
-	size_t cnt = 0;
-
-	*out = a;
-	*n = 0;
-	for (int i = 0; a && i < PROG__COUNT; i++) {
-		struct bpf_prog_info info = { 0 };
-		__u32 len = sizeof(info), flen = 0;
-		__u64 addr = 0;
-		char *label;
-		int fd = p->obj.progs[i];
-
-		info.nr_jited_ksyms = 1;
-		info.jited_ksyms = (__u64)(unsigned long)&addr;
-		info.nr_jited_func_lens = 1;
-		info.jited_func_lens = (__u64)(unsigned long)&flen;
-		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) || !addr || !flen)
-			continue;
-		if (asprintf(&label, "bpf_prog_%02x%02x%02x%02x%02x%02x%02x%02x_%s", info.tag[0],
-			     info.tag[1], info.tag[2], info.tag[3], info.tag[4], info.tag[5],
-			     info.tag[6], info.tag[7], bpfobj__prog_names[i]) < 0)
-			break;
-		a[cnt++] = (struct ksym_add){ .addr = addr, .len = flen, .label = label, .module = "bpf" };
-	}
-	*n = cnt;
+	progsyms__read(p->obj.progs, bpfobj__prog_names, PROG__COUNT, out, n);
 }
 
 struct ksyms *probes__ksyms(const struct probes *p)

@@ -18,8 +18,8 @@ struct ksyms *ksyms__load(const char *path);
 int ksyms__open(int *syms_fd, int *mods_fd);
 struct ksyms *ksyms__load_fd(int syms_fd, int mods_fd);
 void ksyms__free(struct ksyms *k);
-/* A symbol kallsyms did not have when it was read: [addr, addr + len), label in module
- * (a BPF program loaded since, which kallsyms lists as "bpf_prog_TAG_NAME [bpf]"). */
+/* A symbol kallsyms did not have when it was read, or to name otherwise: [addr, addr + len),
+ * label in module (our BPF programs: it wins over a symbol at the same address). */
 struct ksym_add {
 	unsigned long long addr, len;
 	const char *label, *module;

@@ -99,6 +99,9 @@ extern const struct trace_column trace_schema[TC__COUNT];
 #define STACK_MARK_USER		"[user]"
 #define STACK_MARK_KERNEL	"[kernel]"
 #define STACK_MARK_TRUNCATED	"[truncated]"
+/* A kernel frame inside probex's own BPF programs: "probex:FUNC [bpf]", FUNC the program's
+ * or one of its subprograms' C function. */
+#define STACK_PROBEX_BPF_PREFIX	"probex:"
 
 /* Whether the label s (len bytes) is the mark (one of STACK_MARK_*). */
 static inline bool stack_mark__is(const char *s, size_t len, const char *mark)

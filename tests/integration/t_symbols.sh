@@ -57,7 +57,7 @@ PROBEX_TEST_KEEP_SPOOL=1 "$PROBEX_TEST" -v --no-viewer --stacks=all -o "$TMP/ks.
 	sh -c 'dd if=/dev/zero of=/dev/null bs=1 count=5000 2>/dev/null; ls -R /usr/share/doc >/dev/null' 2>"$TMP/ks.err" ||
 	fail "probex failed"
 "$PROBEX" recover "$TMP/ks.parquet.probex-spool" -o "$TMP/kr.parquet" 2>"$TMP/recover.err" || fail "recover failed"
-kframes() { echo "SELECT ts_ns, pid, event_type, list_filter(stack_trace[list_position(stack_trace, '[kernel]'):], x -> NOT regexp_matches(x, '^(0x|bpf_|__bpf_|__traceiter_|perf_trace_|trace_event_raw_event_|__perf_|perf_swevent_|perf_event_)')) AS k FROM read_parquet('$1') WHERE list_contains(stack_trace, '[kernel]')"; }
+kframes() { echo "SELECT ts_ns, pid, event_type, list_filter(stack_trace[list_position(stack_trace, '[kernel]'):], x -> NOT regexp_matches(x, '^(0x|probex:|bpf_|__bpf_|__traceiter_|perf_trace_|trace_event_raw_event_|__perf_|perf_swevent_|perf_event_)')) AS k FROM read_parquet('$1') WHERE list_contains(stack_trace, '[kernel]')"; }
 assert_ge "kernel stacks" 1000 "$(q "$TMP/ks.parquet" "SELECT count(*) FROM ($(kframes "$TMP/ks.parquet"))")"
 differ=$(q "$TMP/ks.parquet" "SELECT count(*) FROM ($(kframes "$TMP/ks.parquet") EXCEPT ALL $(kframes "$TMP/kr.parquet"))")
 if [ "$differ" != 0 ]; then	# what differs, and what the recorder and recover said
@@ -67,6 +67,11 @@ fi
 assert_eq "kernel stacks named otherwise than from kallsyms" 0 "$differ"
 assert_eq "kernel frames left as addresses" 0 \
 	"$(q "$TMP/ks.parquet" "SELECT count(*) FROM (SELECT unnest(stack_trace[list_position(stack_trace, '[kernel]'):]) AS f FROM events) WHERE f LIKE '0x%'")"
+# CPU samples that interrupt probex's own programs (each syscall runs two) name them and
+# their subprograms as probex's, whichever way kernel frames are named.
+ours() { q "$1" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND len(list_filter(range(1, len(stack_trace) + 1), i -> stack_trace[i] LIKE 'probex:% [bpf]' AND stack_modules[i] = 'bpf')) > 0"; }
+echo "CPU samples inside probex's programs: $(ours "$TMP/ks.parquet")"
+assert_ge "CPU samples named inside probex's programs" 1 "$(ours "$TMP/ks.parquet")"
 # Where the kernel's lookup cannot run, /proc/kallsyms (read while root) names them.
 PROBEX_TEST_KALLSYMS=1 "$PROBEX_TEST" -q --no-viewer --stacks=all -o "$TMP/kk.parquet" -- \
 	sh -c 'dd if=/dev/zero of=/dev/null bs=1 count=2000 2>/dev/null' || fail "probex failed"
@@ -74,3 +79,5 @@ assert_ge "kernel frames named from kallsyms" 1000 \
 	"$(q "$TMP/kk.parquet" "SELECT count(*) FROM (SELECT unnest(stack_trace[list_position(stack_trace, '[kernel]'):]) AS f FROM events WHERE list_contains(stack_trace, '[kernel]')) WHERE f NOT LIKE '0x%' AND f NOT LIKE '[%'")"
 assert_eq "kernel frames left as addresses (kallsyms)" 0 \
 	"$(q "$TMP/kk.parquet" "SELECT count(*) FROM (SELECT unnest(stack_trace[list_position(stack_trace, '[kernel]'):]) AS f FROM events) WHERE f LIKE '0x%'")"
+echo "CPU samples inside probex's programs (kallsyms): $(ours "$TMP/kk.parquet")"
+assert_ge "CPU samples named inside probex's programs (kallsyms)" 1 "$(ours "$TMP/kk.parquet")"

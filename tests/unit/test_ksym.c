@@ -227,6 +227,10 @@ static void test_added(void **state)
 	assert_null(ksyms__label(k, 0xffffffffc0000180ULL, NULL));
 	assert_string_equal(ksyms__label(k, 0xffffffffc0001004ULL, NULL), "nvme_irq [nvme]");
 	assert_string_equal(ksyms__label(k, 0xffffffff81000115ULL, NULL), "do_thing");
+	/* One kallsyms already lists, named otherwise: the added name wins. */
+	assert_int_equal(ksyms__add(k, (const struct ksym_add[]){ { 0xffffffffc0100000ULL, 0x40,
+			 "probex:handler", "bpf" } }, 1), 0);
+	assert_string_equal(ksyms__label(k, 0xffffffffc0100010ULL, NULL), "probex:handler [bpf]");
 	ksyms__free(k);
 }
 

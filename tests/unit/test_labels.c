@@ -20,12 +20,15 @@ static const char table[] =
 	"ffffffff81000100 T exc_page_fault\n"
 	"ffffffff81000200 T asm_exc_page_fault\n"
 	"ffffffff81000300 T bpf_trace_run3\n"
+	"ffffffff81000400 T htab_map_update_elem\n"
 	"ffffffff81001000 T _etext\n";
 
 #define EXC_PAGE_FAULT		0xffffffff81000110ull
 #define ASM_EXC_PAGE_FAULT	0xffffffff81000210ull
 #define BPF_TRACE_RUN3		0xffffffff81000310ull
+#define HTAB_UPDATE		0xffffffff81000410ull
 #define PROG			0xffffffffc0002000ull	/* a BPF program, named or not */
+#define SUBPROG			0xffffffffc0004000ull	/* a subprogram it calls */
 
 struct fx {
 	struct ksyms *ks;
@@ -97,6 +100,44 @@ static void test_named_program_trimmed(void **state)
 	assert_string_equal(kernel_labels(f, frames, 4), "|[kernel]|asm_exc_page_fault|exc_page_fault");
 }
 
+/* Our own program, named as ours, is tracing machinery too. */
+static void test_probex_program_trimmed(void **state)
+{
+	struct fx *f = *state;
+	const struct ksym_add prog = { PROG - 0x100, 0x1000, "probex:sys_exit", "bpf" };
+	const uint64_t frames[] = { PROG, BPF_TRACE_RUN3, EXC_PAGE_FAULT, ASM_EXC_PAGE_FAULT };
+
+	assert_int_equal(ksyms__add(f->ks, &prog, 1), 0);
+	assert_string_equal(kernel_labels(f, frames, 4), "|[kernel]|asm_exc_page_fault|exc_page_fault");
+}
+
+/* A CPU sample that interrupts our program in a subprogram, in a kernel function it
+ * calls: the traced code's cost, kept whole, our functions named. */
+static void test_sample_in_probex_subprogram_kept(void **state)
+{
+	struct fx *f = *state;
+	const struct ksym_add progs[] = {
+		{ PROG - 0x100, 0x1000, "probex:sys_exit", "bpf" },
+		{ SUBPROG - 0x40, 0x200, "probex:stat_add", "bpf" },
+	};
+	const uint64_t frames[] = { HTAB_UPDATE, SUBPROG, PROG, BPF_TRACE_RUN3, EXC_PAGE_FAULT,
+				    ASM_EXC_PAGE_FAULT };
+	struct stack_entry e = { .n = 6, .frames = frames };
+	struct strbuf mods = { 0 }, out = { 0 };
+
+	assert_int_equal(ksyms__add(f->ks, progs, 2), 0);
+	assert_string_equal(kernel_labels(f, frames, 6),
+			    "|[kernel]|asm_exc_page_fault|exc_page_fault|bpf_trace_run3|"
+			    "probex:sys_exit [bpf]|probex:stat_add [bpf]|htab_map_update_elem");
+	assert_int_equal(labeler__kernel(f->l, &e, &out, &mods), 0);
+	for (size_t i = 0; i < mods.len; i++)
+		if (mods.s[i] == LABEL_SEP)
+			mods.s[i] = '|';
+	assert_true(mods.len > 0 && strstr(mods.s, "|bpf|bpf|[kernel.kallsyms]"));
+	strbuf__free(&out);
+	strbuf__free(&mods);
+}
+
 /* An unnamed leaf that no tracing frame follows is the traced code's: kept. */
 static void test_unnamed_leaf_kept(void **state)
 {
@@ -112,6 +153,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unnamed_program_trimmed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_named_program_trimmed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unnamed_leaf_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probex_program_trimmed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sample_in_probex_subprogram_kept, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
