@@ -34,6 +34,7 @@
 #include "record/session.h"
 #include "record/session_info.h"
 #include "record/tree.h"
+#include "record/uprobes.h"
 #include "spool/spool.h"
 
 #define STOP_GRACE_NS (2ull * 1000000000ull)
@@ -173,6 +174,7 @@ static int session__arm(struct session *s, const sigset_t *mask)
 		.sys_flags = o->sys_flags,
 		.offcpu_min_ns = o->offcpu_min_ns,
 		.trace_all = o->all_cpus,
+		.uprobes = o->uprobes,
 		.on_record = session__on_record,
 		.on_sideband = session__on_sideband,
 		.ctx = s,
@@ -364,6 +366,7 @@ static int run_attached(struct session *s)
  * detach.  Returns the first error of the recording. */
 static int session__drain(struct session *s, int run_err, struct record_result *res)
 {
+	struct strbuf drops = { 0 };
 	int err;
 
 	atomic_store(&s->stop_consumer, true);
@@ -376,7 +379,9 @@ static int session__drain(struct session *s, int run_err, struct record_result *
 	res->sideband_lost = probes__sideband_lost(s->probes);
 	log__debug("side-band: %llu records of untraced processes left out",
 		   (unsigned long long)sbfilter__dropped(s->sbf));
-	session_info__end(&s->info, res->status, res->counters, res->sideband_lost);
+	uprobes__drops(s->opts->uprobes, &drops);
+	session_info__end(&s->info, res->status, res->counters, res->sideband_lost, drops.s);
+	strbuf__free(&drops);
 	if (!run_err)
 		run_err = spool_writer__append(s->spool, SPOOL_END, s->info.text.s, (uint32_t)s->info.text.len);
 	err = spool_writer__close(s->spool);

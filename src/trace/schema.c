@@ -148,6 +148,7 @@ const struct trace_column trace_schema[TC__COUNT] = {
 	[TC_WAKER_STACK] = { "waker_stack_trace", PQ_STRING_LIST, .doc = "off_cpu: the waker's stack when it was sampled, labels root first" },
 	[TC_STACK_TRACE_ID] = { "stack_trace_id", PQ_U32, .dict = true, .viewer = true, .doc = "stack_trace by number: rows with the same number have the same list" },
 	[TC_STACK_TRACE_FIRST] = { "stack_trace_first", PQ_BOOL, .viewer = true, .doc = "true on the first row (file order) of each stack_trace_id, else NULL" },
+	[TC_PROBE_ARGS] = { "probe_args", PQ_STRING, .doc = "--probe rows (probe_*_enter, usdt_*, tp_*): arguments, the text of a JSON object" },
 };
 
 static const char *const stack_kinds[] = { "user", "kernel", "both" };

@@ -77,6 +77,7 @@ enum trace_col {
 	TC_STACK_MODULES,
 	TC_OFFSET, TC_FUTEX_OP, TC_SYSCALL_NR, TC_WAKER_PID, TC_WAKER_TGID, TC_WAKER_STACK,
 	TC_STACK_TRACE_ID, TC_STACK_TRACE_FIRST,
+	TC_PROBE_ARGS,
 	TC__COUNT,
 };
 
@@ -137,6 +138,7 @@ extern const struct pq_dict stack_kind_dict;
 #define META_STACK_INTERVAL_NS	"probex.stack_interval_ns"
 #define META_DROPS		"probex.drops"			/* JSON object: counter → n */
 #define META_MISSING_PROBES	"probex.missing_probes"		/* JSON array */
+#define META_PROBES		"probex.probes"			/* --probe: JSON array, one object per probe id */
 
 /* probex.stack_mode values and --stacks names, indexed by enum trace_stack_mode. */
 enum trace_stack_mode { TRACE_STACKS_SAMPLED, TRACE_STACKS_ALL, TRACE_STACKS_NONE };
