@@ -161,7 +161,8 @@ static int sections(struct report *r, const struct trace_file *tf)
 	} list[] = {
 		{ "processes", report__processes }, { "syscalls", report__syscalls },
 		{ "io_uring", report__io_uring },   { "page faults", report__faults },
-		{ "scheduling", report__sched },    { "stacks", report__stacks },
+		{ "scheduling", report__sched },    { "probes", report__probes },
+		{ "stacks", report__stacks },
 	};
 	int err = header(r, tf);
 

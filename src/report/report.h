@@ -44,7 +44,10 @@ int report__io_uring(struct report *r);
 int report__faults(struct report *r);
 int report__sched(struct report *r);
 int report__stacks(struct report *r);
+int report__probes(struct report *r);
 
+/* Rows of a small result as table t (columns BIGINT or VARCHAR, in t's order), emitted. */
+int report__simple_table(struct report *r, struct rtable *t, const char *what, const char *sql);
 /* Print or add a finished table, then free it. */
 void report__emit(struct report *r, struct rtable *t);
 
