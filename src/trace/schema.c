@@ -81,6 +81,12 @@ int event_type__id(const char *name)
 	return -1;
 }
 
+bool event_type__valid(const char *name)
+{
+	return event_type__id(name) >= 0 || (!strncmp(name, "probe_", 6) && name[6]) ||
+	       (!strncmp(name, "usdt_", 5) && name[5]) || (!strncmp(name, "tp_", 3) && name[3]);
+}
+
 int event_type__from_name(const char *name)
 {
 	int id = event_type__id(name);

@@ -61,6 +61,9 @@ const char *event_type__name(int id);
 /* The id of any event type a trace can hold (fixed or syscall_NAME_enter/exit), or -1
  * for a name this version does not know.  Every option taking an event type uses it. */
 int event_type__id(const char *name);
+/* Whether a trace can hold rows of this type: one event_type__id knows, or a --probe's
+ * (probe_FUNC_enter/exit, usdt_PROVIDER_NAME, tp_CATEGORY_NAME: named per recording). */
+bool event_type__valid(const char *name);
 /* The enum value of a fixed type, else -1 (the viewer treats the others by their string). */
 int event_type__from_name(const char *name);
 
