@@ -191,7 +191,7 @@ static bool from_path(const char *name, char *out, size_t size)
 		const char *e = strchrnul(p, ':');
 
 		snprintf(buf, sizeof(buf), "%.*s/%s", (int)(e - p), p, name);
-		if (is_file(buf) && !access(buf, X_OK)) {
+		if (is_file(buf) && !access(buf, X_OK) && is_elf(buf)) {
 			snprintf(out, size, "%s", buf);
 			return true;
 		}
@@ -200,8 +200,9 @@ static bool from_path(const char *name, char *out, size_t size)
 	return false;
 }
 
-/* A path, or a library or program name, into d->path (symlinks resolved: uprobes are
- * placed on the file itself). */
+/* A path, or a name, into d->path (symlinks resolved: uprobes are placed on the file
+ * itself): a library the pids map, NAME.so* in the loader's directories, an ELF program
+ * on PATH (not a wrapper script), then libNAME.so*. */
 static int resolve_binary(struct uprobe_def *d, const char *bin, const int *pids, int npids)
 {
 	char found[PATH_MAX] = "", real[PATH_MAX];
@@ -211,10 +212,9 @@ static int resolve_binary(struct uprobe_def *d, const char *bin, const int *pids
 		ok = is_file(bin) && snprintf(found, sizeof(found), "%s", bin) > 0;
 	else
 		ok = from_maps(bin, pids, npids, found, sizeof(found)) ||
-		     from_dirs(bin, found, sizeof(found)) ||
+		     from_dirs(bin, found, sizeof(found)) || from_path(bin, found, sizeof(found)) ||
 		     (strncmp(bin, "lib", 3) && snprintf(real, sizeof(real), "lib%s", bin) > 0 &&
-		      from_dirs(real, found, sizeof(found))) ||
-		     from_path(bin, found, sizeof(found));
+		      from_dirs(real, found, sizeof(found)));
 	if (!ok)
 		return BAD(d, "%s: no such binary (not a file, nor a library or program found)",
 			   d->spec, bin);

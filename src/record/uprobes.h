@@ -5,6 +5,7 @@
 #ifndef PROBEX_RECORD_UPROBES_H
 #define PROBEX_RECORD_UPROBES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +42,9 @@ struct uprobe_set {
 	struct userprobes *skel;
 	struct bpf_link **links;
 	int nlinks;
+	bool multi;				/* u: as uprobe_multi links */
+	int multi_fds[2 * PROBEX_PROBES_MAX];	/* uprobe_multi links (uprobes_multi.c) */
+	int nmulti;
 };
 
 /* Parse and resolve every spec (binaries through pids' mappings, the loader's paths and
@@ -62,6 +66,13 @@ int uprobes__list(const char *what);
 int uprobes__parse_tp(struct uprobe_def *d, const char *rest);
 /* Print every tracepoint (tp:CATEGORY:NAME) to stdout. */
 int uprobes__list_tp(void);
+
+/* Whether u: probes go into uprobe_multi links (uprobes_multi.c): Linux 6.6 and later. */
+bool uprobes_multi__supported(void);
+/* Attach every u: probe, one link per binary for entries (enter_fd's program) and one for
+ * returns; link fds go to fds[*nfds++].  On error *bad is the probe whose binary failed. */
+int uprobes_multi__attach(struct uprobe_set *s, int enter_fd, int exit_fd, int *fds, int *nfds,
+			  int *bad);
 
 /* ELF helpers (uprobes_elf.c). */
 /* File offset of function func in path: 0, -ENOENT (absent; *stripped set when the

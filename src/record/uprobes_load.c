@@ -12,6 +12,8 @@
 #include "record/uprobes.h"
 #include "userprobes.skel.h"
 
+#define ATTACH_UPROBE_MULTI 48	/* enum bpf_attach_type BPF_TRACE_UPROBE_MULTI (Linux 6.6) */
+
 static int reuse(struct bpf_map *m, int fd)
 {
 	return fd < 0 ? -EBADF : bpf_map__reuse_fd(m, fd);
@@ -23,6 +25,14 @@ static uint32_t ring_size(int fd)
 	uint32_t len = sizeof(info);
 
 	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.max_entries;
+}
+
+static bool has_kind(const struct uprobe_set *s, enum uprobe_kind kind)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->d[i].kind == kind)
+			return true;
+	return false;
 }
 
 static int open_object(struct uprobe_set *s, const int map_fds[], const struct probes_opts *o)
@@ -42,6 +52,15 @@ static int open_object(struct uprobe_set *s, const int map_fds[], const struct p
 	k->rodata->self_tgid = (uint32_t)getpid();
 	/* As the main object: wake the consumer at 1/16 of the buffer, at most 1 MiB. */
 	k->rodata->wakeup_bytes = rb / 16 < (1u << 20) ? rb / 16 : (1u << 20);
+	/* Only the programs the probes need: each one costs its verification (tens of ms). */
+	bpf_program__set_autoload(k->progs.probe_enter, has_kind(s, UPK_U));
+	bpf_program__set_autoload(k->progs.probe_exit, has_kind(s, UPK_U));
+	bpf_program__set_autoload(k->progs.probe_usdt, has_kind(s, UPK_USDT));
+	bpf_program__set_autoload(k->progs.probe_tp, has_kind(s, UPK_TP));
+	if (s->multi) {
+		bpf_program__set_expected_attach_type(k->progs.probe_enter, ATTACH_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(k->progs.probe_exit, ATTACH_UPROBE_MULTI);
+	}
 	err = reuse(k->maps.rb, map_fds[MAP_rb]);
 	err = err ?: reuse(k->maps.traced, map_fds[MAP_traced]);
 	err = err ?: reuse(k->maps.tstates, map_fds[MAP_tstates]);
@@ -90,6 +109,8 @@ static int attach_one(struct uprobe_set *s, int id)
 
 	switch (d->kind) {
 	case UPK_U: {
+		if (s->multi)
+			return 0;	/* attached per binary */
 		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = (uint64_t)id);
 
 		err = add_link(s, bpf_program__attach_uprobe_opts(k->progs.probe_enter, -1, d->path,
@@ -115,17 +136,26 @@ static int attach_one(struct uprobe_set *s, int id)
 
 int uprobes__attach(struct uprobe_set *s, const int map_fds[], const struct probes_opts *o)
 {
-	int err;
+	int err, bad;
 
 	s->links = calloc(2 * s->n + 1, sizeof(*s->links));
 	if (!s->links)
 		return -ENOMEM;
+	s->multi = uprobes_multi__supported();
 	err = open_object(s, map_fds, o);
 	if (err) {
 		log__error("--probe: cannot load the probes' BPF programs: %s", strerror(-err));
 		return err;
 	}
 	err = fill_specs(s);
+	if (!err && s->multi) {
+		bad = 0;
+		err = uprobes_multi__attach(s, bpf_program__fd(s->skel->progs.probe_enter),
+					    bpf_program__fd(s->skel->progs.probe_exit), s->multi_fds,
+					    &s->nmulti, &bad);
+		if (err)
+			log__error("--probe '%s': cannot attach: %s", s->d[bad].spec, strerror(-err));
+	}
 	for (int i = 0; i < s->n && !err; i++) {
 		err = attach_one(s, i);
 		if (err)
@@ -162,6 +192,9 @@ void uprobes__close(struct uprobe_set *s)
 		return;
 	for (int i = 0; i < s->nlinks; i++)
 		bpf_link__destroy(s->links[i]);
+	for (int i = 0; i < s->nmulti; i++)
+		close(s->multi_fds[i]);
+	s->nmulti = 0;
 	free(s->links);
 	s->links = NULL;
 	s->nlinks = 0;
