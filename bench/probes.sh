@@ -31,13 +31,15 @@ med() { printf '%s\n' "$@" | median; }
 b=$(med "${base[@]}")
 cost() { awk -v t="$1" -v b="$b" 'BEGIN { printf "%.2f", (t - b) / 1000 }'; }
 
-# Start-up: the command is /bin/true, so the wall time is probex's own set-up and finish.
+# The command is /bin/true: the wall time is probex's own set-up and finish; its -v log
+# says when the probes were attached (the start-up alone).
 startup() {
 	local t0 t1
 	t0=$(now)
-	"$PROBEX" -q -o "$WORK/s.parquet" --no-viewer --force "$@" -- /bin/true >/dev/null
+	"$PROBEX" -v -o "$WORK/s.parquet" --no-viewer --force "$@" -- /bin/true 2>"$WORK/v.log" >/dev/null
 	t1=$(now)
 	echo "$t1 - $t0" | bc
+	sed -n 's/.*probes attached in \([0-9.]*\) s.*/\1/p' "$WORK/v.log" >>"$WORK/attach.$#"
 }
 ten=(--probe "u:$W:pc_work(a:s64,b:s64)")
 for i in 0 1 2 3 4 5 6 7 8; do ten+=(--probe "u:$W:pc_f$i(a:s64)"); done
@@ -47,6 +49,9 @@ for r in $(seq $((RUNS + 2))); do
 	s10+=("$(startup "${ten[@]}")")
 done
 d=$(awk -v a="$(med "${s10[@]}")" -v z="$(med "${s0[@]}")" 'BEGIN { printf "%.0f", (a - z) * 1000 }')
+a0=$(median <"$WORK/attach.0")
+a10=$(median <"$WORK/attach.${#ten[@]}")
+da=$(awk -v a="$a10" -v z="$a0" 'BEGIN { printf "%.0f", (a - z) * 1000 }')
 
 {
 	echo "| $N calls of pc_work(a, b), $RUNS runs (medians) | ns per call | added per call (us) |"
@@ -58,5 +63,6 @@ d=$(awk -v a="$(med "${s10[@]}")" -v z="$(med "${s0[@]}")" 'BEGIN { printf "%.0f
 		echo "| bpftrace empty uprobe (the floor) | $(med "${empty[@]}") | $(cost "$(med "${empty[@]}")") |"
 	fi
 	echo
+	echo "Start-up (probes attached, from the -v log): $a0 s without probes, $a10 s with 10 u: probes (+$da ms)."
 	echo "Start-up and finish of \`probex -- /bin/true\`: $(med "${s0[@]}") s without probes, $(med "${s10[@]}") s with 10 u: probes (+$d ms)."
 } | tee "$OUT"

@@ -65,6 +65,9 @@ static int open_object(struct uprobe_set *s, const int map_fds[], const struct p
 	err = err ?: reuse(k->maps.traced, map_fds[MAP_traced]);
 	err = err ?: reuse(k->maps.tstates, map_fds[MAP_tstates]);
 	err = err ?: reuse(k->maps.counters, map_fds[MAP_counters]);
+	err = err ?: reuse(k->maps.sideband, map_fds[MAP_sideband]);
+	/* No program here submits io_uring requests: the smallest map. */
+	err = err ?: bpf_map__set_max_entries(k->maps.iou_inflight, 1);
 	return err ?: userprobes__load(k);
 }
 
