@@ -73,7 +73,7 @@ $(BUILD)/gen/syscall_names.h: scripts/gen-syscalls.sh
 $(BUILD)/bpf/%.bpf.o: src/bpf/%.bpf.c $(wildcard src/bpf/*.h) $(BUILD)/gen/vmlinux.h
 	@mkdir -p $(@D)
 	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
-		-I$(BUILD)/gen -Isrc -c $< -o $@.tmp.o
+		-I$(BUILD)/gen -Isrc -idirafter /usr/include/$(shell $(CC) -print-multiarch) -c $< -o $@.tmp.o
 	$(BPFTOOL) gen object $@ $@.tmp.o && rm -f $@.tmp.o
 
 $(BUILD)/gen/%.skel.h: $(BUILD)/bpf/%.bpf.o

@@ -1,7 +1,7 @@
 # make bench: recorder overhead per workload, viewer latency, memory (bench/run.sh and
 # the scripts beside it); doc/benchmarks.md shows the latest tables.
 BENCH_BINS := $(BUILD)/bench/pagefault $(BUILD)/bench/deepstack $(BUILD)/bench/nofp $(BUILD)/bench/pingpong \
-	      $(BUILD)/bench/cpuclock
+	      $(BUILD)/bench/cpuclock $(BUILD)/bench/probecall
 
 $(BUILD)/bench/%: bench/workloads/%.c
 	@mkdir -p $(@D)
@@ -12,7 +12,7 @@ $(BUILD)/bench/nofp: bench/workloads/nofp.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -fomit-frame-pointer $< -o $@
 
-.PHONY: bench bench-recorder bench-peers bench-burst bench-cbuild bench-scale bench-big bench-diff
+.PHONY: bench bench-recorder bench-peers bench-burst bench-cbuild bench-scale bench-big bench-diff bench-probes
 bench-recorder: $(BUILD)/probex $(BENCH_BINS)
 	@BUILD=$(BUILD) bench/run.sh
 
@@ -38,10 +38,15 @@ bench-scale: $(BUILD)/probex $(BUILD)/probex-test
 bench-big: $(BUILD)/probex $(BUILD)/probex-test
 	@BUILD=$(BUILD) SCALE_VIEWER="20000000 100000000" bench/scale.sh
 
+# --probe: cost per probed call against bpftrace and the empty-uprobe floor; start-up
+# with 10 probes (bench/probes.sh).
+bench-probes: $(BUILD)/probex $(BUILD)/bench/probecall
+	@BUILD=$(BUILD) bench/probes.sh
+
 # probex diff of two 20M-event synthetic traces: time and peak RSS (bench/diff.sh).
 bench-diff: $(BUILD)/probex
 	@BUILD=$(BUILD) bench/diff.sh
 
 # The latest tables go into doc/benchmarks.md, between its bench:NAME markers.
-bench: bench-recorder bench-peers bench-burst bench-cbuild bench-viewer bench-scale bench-diff
+bench: bench-recorder bench-peers bench-burst bench-cbuild bench-viewer bench-scale bench-diff bench-probes
 	@scripts/bench-doc.sh $(BUILD)/bench doc/benchmarks.md

@@ -23,6 +23,8 @@ apt_pkgs=(
 	libedit-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
 	# xz: the symbol fixture with Fedora-style mini-debuginfo (.gnu_debugdata)
 	xz-utils
+	# sys/sdt.h: the USDT probes of the --probe fixture
+	systemtap-sdt-dev
 	fio wrk chromium
 	# integration tests compare per-syscall counts with strace -f -c; make bench runs
 	# the same workloads under strace, perf and bpftrace (bench/peers.sh)

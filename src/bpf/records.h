@@ -46,6 +46,8 @@ enum rec_kind {
 	REC_OFF_CPU,		/* one completed blocked interval of a traced thread */
 	REC_WAKER,		/* the stack of a task waking a blocked traced thread (no row) */
 	REC_OFF_KSTACK,		/* the kernel stack a long off-CPU interval blocked with (no row) */
+	REC_PROBE,		/* a --probe firing (struct rec_probe) */
+	REC_PROBE_STR,		/* the same with string arguments (struct rec_probe_str) */
 	REC__COUNT,
 };
 
@@ -75,6 +77,7 @@ enum stack_class {
 	SC_IO_URING_COMPLETE,
 	SC_FORK,
 	SC_WAKER,		/* wakeups a thread makes (its stack joins the wakee's off_cpu row) */
+	SC_PROBE,		/* --probe entries, USDT and tracepoint firings */
 	SC__COUNT,
 };
 
@@ -245,6 +248,59 @@ struct rec_off_kstack {
 	__u64 off_ts;
 };
 
+/* --probe: user-chosen uprobes, USDT probes and tracepoints (userprobes.bpf.c). */
+#define PROBEX_PROBES_MAX	64
+#define PROBEX_PROBE_ARGS	8	/* values kept per firing (u: takes at most 6) */
+#define PROBEX_PROBE_STRS	4	/* string arguments per probe */
+#define PROBEX_PROBE_STR_LEN	256	/* bytes per string, its NUL included */
+
+/* Argument types (rec_probe.args[] holds each as 64 bits, sign-extended for sN). */
+enum probe_arg_type {
+	PA_S8, PA_S16, PA_S32, PA_S64, PA_U8, PA_U16, PA_U32, PA_U64, PA_PTR, PA_STR,
+	PA__COUNT,
+};
+
+/* rec_hdr.sub of a probe record. */
+enum probe_phase {
+	PROBE_ENTER,	/* u: function entry, with its arguments */
+	PROBE_EXIT,	/* u: its return: ret, and enter_ts of the same call */
+	PROBE_FIRE,	/* usdt:, tp: */
+};
+
+/* Where each argument comes from, written by user space per probe id (the map pspecs). */
+struct probe_arg_spec {
+	__u8 type;		/* enum probe_arg_type */
+	__u8 slot;		/* PA_STR: its string slot */
+	__u8 size;		/* tp: field bytes (1, 2, 4, 8) */
+	__u8 loc;		/* tp: 0 value, 1 inline char array, 2 __data_loc string */
+	__u16 off;		/* tp: field offset in the record */
+	__u16 _pad;
+};
+
+struct probe_spec {
+	__u8 nargs;
+	__u8 nstr;
+	__u8 _pad[6];
+	struct probe_arg_spec arg[PROBEX_PROBE_ARGS];
+};
+
+struct rec_probe {
+	struct rec_hdr h;	/* sub: enum probe_phase */
+	__u32 id;		/* the --probe's index, in the order given */
+	__u8 nargs;
+	__u8 str_cut;		/* bit per string slot: longer than PROBEX_PROBE_STR_LEN - 1 */
+	__u8 str_fault;		/* bit per string slot: unreadable, recorded as "" */
+	__u8 _pad;
+	__u64 enter_ts;		/* PROBE_EXIT: the call's entry (0: not seen) */
+	__s64 ret;		/* PROBE_EXIT */
+	__u64 args[PROBEX_PROBE_ARGS];
+};
+
+struct rec_probe_str {
+	struct rec_probe p;
+	char str[PROBEX_PROBE_STRS][PROBEX_PROBE_STR_LEN];
+};
+
 /* The fixed part of a record of this kind (0: unknown kind). */
 static inline __u32 rec_fixed_size(__u8 kind)
 {
@@ -261,12 +317,14 @@ static inline __u32 rec_fixed_size(__u8 kind)
 	case REC_OFF_CPU: return sizeof(struct rec_off_cpu);
 	case REC_WAKER: return sizeof(struct rec_waker);
 	case REC_OFF_KSTACK: return sizeof(struct rec_off_kstack);
+	case REC_PROBE: return sizeof(struct rec_probe);
+	case REC_PROBE_STR: return sizeof(struct rec_probe_str);
 	default: return 0;
 	}
 }
 
 /* Largest fixed part plus two full stacks: the per-CPU scratch record size. */
-#define REC_MAX_FIXED	sizeof(struct rec_syscall_path)
+#define REC_MAX_FIXED	sizeof(struct rec_probe_str)
 #define REC_MAX_SIZE	(REC_MAX_FIXED + 2 * PROBEX_MAX_FRAMES * 8)
 
 /* Per-CPU counters (one PERCPU_ARRAY slot holds them all). */
@@ -293,6 +351,9 @@ enum counter {
 				 * busy under a nested program): counted for all together */
 	CNT_OFFCPU_LATE_STACK,		/* long intervals whose sampled-out stack was taken at their end */
 	CNT_OFFCPU_LATE_NOUSER,		/* ... of which the user stack could not be: not in a syscall */
+	CNT_PROBE_STR_FAULT,		/* a --probe string argument could not be read: "" */
+	CNT_PROBE_STR_CUT,		/* ... was cut to PROBEX_PROBE_STR_LEN - 1 bytes */
+	CNT_PROBE_UNPAIRED,		/* a u: return without its entry (deeper than tracked) */
 	CNT__COUNT,
 };
 

@@ -91,7 +91,7 @@ int cmd_export(int argc, char **argv)
 		return args__usage_error("export", usage, "--format is required");
 	if (parse_format(fmt, &o.fmt))
 		return args__usage_error("export", usage, "unknown format '%s' (folded, speedscope, chrome, pprof)", fmt);
-	if (event_type__id(o.event_type) < 0)
+	if (!event_type__valid(o.event_type))
 		return args__usage_error("export", usage, "unknown event type '%s'", o.event_type);
 	if (o.fmt == EXPORT_PPROF && !path && isatty(STDOUT_FILENO))
 		return args__usage_error("export", usage, "pprof output is binary: give -o FILE or redirect");

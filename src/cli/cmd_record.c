@@ -22,6 +22,7 @@
 #include "finalize/finalize.h"
 #include "record/child.h"
 #include "record/record.h"
+#include "record/uprobes.h"
 #include "server/viewer.h"
 #include "spool/spool.h"
 #include "symbolize/ksym.h"
@@ -257,6 +258,7 @@ int cmd_record(const struct probex_opts *o)
 		.max_spool_bytes = o->max_size,
 		.ring_bytes = o->ring,
 	};
+	static struct uprobe_set probes;
 	struct record_result res;
 	struct priv_target priv;
 	sigset_t stops, caller;
@@ -269,6 +271,10 @@ int cmd_record(const struct probex_opts *o)
 	child__save_caller();
 	if (!o->no_cache)
 		args__symcache(&priv);
+	/* A probe that does not resolve is a usage error: nothing runs, no file. */
+	if (o->nprobes && uprobes__parse(&probes, o->probes, o->nprobes, o->pids, o->npids))
+		return EXIT_USAGE;
+	ro.uprobes = o->nprobes ? &probes : NULL;
 	err = check_as(&ro, &p, o->output, &priv);
 	if (err)
 		return err;

@@ -67,7 +67,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return args__usage_error("report", usage, "expected one FILE");
-	if (event_type__id(o.event_type) < 0)
+	if (!event_type__valid(o.event_type))
 		return args__usage_error("report", usage, "unknown event type '%s'", o.event_type);
 	if (o.has_start && o.has_end && o.end_ns < o.start_ns)
 		return args__usage_error("report", usage, "--end is before --start");

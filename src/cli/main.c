@@ -6,6 +6,7 @@
 #include "cli/args.h"
 #include "cli/cmd.h"
 #include "cli/options.h"
+#include "record/uprobes.h"
 
 static void print_help(void)
 {
@@ -49,5 +50,7 @@ int main(int argc, char **argv)
 		break;
 	}
 	args__verbosity(opts.verbose, opts.quiet);
+	if (opts.list_probes)
+		return uprobes__list(opts.list_probes);
 	return opts.view_file ? cmd_view(&opts) : cmd_record(&opts);
 }

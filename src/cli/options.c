@@ -31,6 +31,8 @@ enum {
 	OPT_PID,
 	OPT_NO_CACHE,
 	OPT_LOSSLESS,
+	OPT_PROBE,
+	OPT_LIST_PROBES,
 };
 
 static const struct option long_opts[] = {
@@ -52,6 +54,8 @@ static const struct option long_opts[] = {
 	{ "syscalls", required_argument, NULL, OPT_SYSCALLS },
 	{ "offcpu-min", required_argument, NULL, OPT_OFFCPU_MIN },
 	{ "pid", required_argument, NULL, OPT_PID },
+	{ "probe", required_argument, NULL, OPT_PROBE },
+	{ "list-probes", required_argument, NULL, OPT_LIST_PROBES },
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
@@ -109,6 +113,10 @@ void opts__print_help(void)
 	       "                           from now on); they are never stopped or signalled\n"
 	       "  -a, --all-cpus           trace every process on the machine, for COMMAND's\n"
 	       "                           duration or until Ctrl-C\n"
+	       "      --probe SPEC         also record SPEC (repeatable): u:BINARY:FUNC[(ARG:TYPE,..)],\n"
+	       "                           usdt:BINARY:PROVIDER:NAME, tp:CATEGORY:NAME, k:FUNC\n"
+	       "      --list-probes WHAT   list the functions and USDT probes of binary WHAT, or\n"
+	       "                           with WHAT = tp the kernel's tracepoints\n"
 	       "      --offcpu-min US      off-CPU intervals shorter than US microseconds are\n"
 	       "                           counted, not recorded one by one (default 10)\n"
 	       "      --duration SECONDS   stop recording after SECONDS, as Ctrl-C would: the\n"
@@ -276,6 +284,14 @@ enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv)
 			if (parse_pids(o, optarg))
 				return OPTS_USAGE;
 			break;
+		case OPT_PROBE:
+			if (o->nprobes == PROBEX_PROBES_MAX)
+				return usage_error("too many --probe options; the last is", optarg);
+			o->probes[o->nprobes++] = optarg;
+			break;
+		case OPT_LIST_PROBES:
+			o->list_probes = optarg;
+			break;
 		case 'a':
 			o->all_cpus = true;
 			break;
@@ -326,6 +342,10 @@ enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv)
 				   "runs itself: not with", o->npids ? "--pid" : "-a");
 	if (o->view_file && (o->npids || o->all_cpus))
 		return usage_error("--view cannot be combined with --pid or -a", NULL);
+	if (o->nprobes && o->view_file)
+		return usage_error("--probe cannot be combined with --view", NULL);
+	if (o->list_probes)
+		return OPTS_RUN;
 	if (!o->view_file && o->cmd_argc == 0 && !o->npids && !o->all_cpus)
 		return usage_error("a COMMAND (or --pid PID, -a, --view FILE) is required", NULL);
 	return OPTS_RUN;

@@ -37,6 +37,9 @@ struct probex_opts {
 	uint64_t ring;			/* --ring (spool bytes kept); 0 = everything */
 	bool quiet;
 	int verbose;
+	const char *probes[PROBEX_PROBES_MAX];	/* --probe SPEC, in order */
+	int nprobes;
+	const char *list_probes;	/* --list-probes BINARY|tp */
 	char **cmd;			/* command after options/--, NULL-terminated */
 	int cmd_argc;
 };

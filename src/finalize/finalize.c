@@ -515,6 +515,8 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 	err = finalizer__setup(&f, &sl, spill);
 	if (!err)
 		err = pass1(&f);
+	if (!err)
+		err = rows__set_probes(f.rows, f.meta.s);
 	if (err)
 		goto cleanup;
 	log__debug("finalize: address spaces %.3f s", now_s() - t0);

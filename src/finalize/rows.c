@@ -7,6 +7,7 @@
 #include "symbolize/addrspace.h"
 #include "parquet/colbuf.h"
 #include "finalize/offjoin.h"
+#include "finalize/probe_rows.h"
 #include "finalize/rgwriter.h"
 #include "finalize/rows.h"
 #include "finalize/runs.h"
@@ -26,6 +27,7 @@ struct rows {
 	struct runs *runs;
 	struct spool_blocks *blocks;	/* records read back by offset while writing */
 	struct offjoin *offjoin;	/* off_cpu rows' blocking-switch and waker stacks */
+	struct probe_rows *probes;	/* --probe rows' event types and arguments */
 	uint64_t nrec;
 	struct intern comms, files;
 	uint64_t bad;
@@ -56,7 +58,9 @@ int rows__new(struct rows **rp, const struct rows_opts *o)
 	r->ustacks = o->ustacks;
 	r->kstacks = o->kstacks;
 	r->offjoin = offjoin__new();
-	err = r->offjoin ? runs__new(&r->runs, o->spill_path, o->run_rows) : -ENOMEM;
+	err = r->offjoin ? probe_rows__new(&r->probes, NULL) : -ENOMEM;
+	if (!err)
+		err = runs__new(&r->runs, o->spill_path, o->run_rows);
 	if (!err)
 		err = spool_blocks__open(&r->blocks, o->spool_path);
 	if (err) {
@@ -74,6 +78,7 @@ void rows__free(struct rows *r)
 	runs__free(r->runs);
 	spool_blocks__close(r->blocks);
 	offjoin__free(r->offjoin);
+	probe_rows__free(r->probes);
 	intern__free(&r->comms);
 	intern__free(&r->files);
 	bitset__free(&r->lists_seen);
@@ -93,6 +98,18 @@ static int add_ref(struct rows *r, uint64_t ts, uint64_t item, bool exit_half, i
 void rows__set_unwinder(struct rows *r, struct unwinder *unw)
 {
 	r->unw = unw;
+}
+
+int rows__set_probes(struct rows *r, const char *meta)
+{
+	struct probe_rows *pr;
+	int err = probe_rows__new(&pr, meta);
+
+	if (err)
+		return err;
+	probe_rows__free(r->probes);
+	r->probes = pr;
+	return 0;
 }
 
 /* A copied user stack, unwound now: its frames' stack id, or -1. */
@@ -355,6 +372,11 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 		if ((err = syscall_cols(r, c, (const void *)h, exit_half, g, &ev, &cpu)))
 			return err;
 		break;
+	case REC_PROBE:
+	case REC_PROBE_STR:
+		if ((err = probe_rows__cols(r->probes, c, h, len, g, &ev)))
+			return err;
+		break;
 	case REC_OFF_CPU: {
 		const struct rec_off_cpu *o = (const void *)h;
 
@@ -481,8 +503,9 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 
 /* What the writer will read for row group c: the tables as they are now. */
 static void snapshot(struct rows *r, struct stacklists *sl, struct pq_dict *comm, struct pq_dict *file,
-		     struct pq_lists *lists, struct pq_lists *mods)
+		     struct pq_lists *lists, struct pq_lists *mods, struct pq_dict *pargs)
 {
+	probe_rows__args_dict(r->probes, pargs);
 	*comm = (struct pq_dict){ r->comms.strs, r->comms.lens, r->comms.n };
 	*file = (struct pq_dict){ r->files.strs, r->files.lens, r->files.n };
 	*lists = *stacklists__lists(sl);
@@ -493,7 +516,7 @@ int rows__write(struct rows *r, struct pq_writer *w, struct stacklists *sl, uint
 {
 	uint64_t nrows = runs__rows(r->runs);
 	uint32_t cap = nrows && nrows < rg_rows ? (uint32_t)nrows : rg_rows;
-	struct pq_dict comm[2], file[2];
+	struct pq_dict comm[2], file[2], pargs[2];
 	struct pq_lists lists[2], mods[2];
 	struct colbuf c[2] = { 0 };
 	struct rg_writer g;
@@ -505,7 +528,8 @@ int rows__write(struct rows *r, struct pq_writer *w, struct stacklists *sl, uint
 		err = colbuf__init(&c[i], trace_schema__pq_columns(), TC__COUNT, cap);
 		if (err)
 			break;
-		colbuf__set_dict(&c[i], TC_EVENT_TYPE, trace_schema__event_dict(), NULL);
+		colbuf__set_dict(&c[i], TC_EVENT_TYPE, probe_rows__event_dict(r->probes), NULL);
+		colbuf__set_dict(&c[i], TC_PROBE_ARGS, &pargs[i], NULL);
 		colbuf__set_dict(&c[i], TC_STACK_KIND, &stack_kind_dict, NULL);
 		colbuf__set_dict(&c[i], TC_PROCESS_NAME, &comm[i], NULL);
 		colbuf__set_dict(&c[i], TC_FILENAME, &file[i], NULL);
@@ -521,7 +545,7 @@ int rows__write(struct rows *r, struct pq_writer *w, struct stacklists *sl, uint
 	while (!err && (got = runs__next(r->runs, &ref)) != 0) {
 		err = got < 0 ? got : emit(r, &c[cur], sl, &ref, &g);
 		if (!err && colbuf__next(&c[cur])) {
-			snapshot(r, sl, &comm[cur], &file[cur], &lists[cur], &mods[cur]);
+			snapshot(r, sl, &comm[cur], &file[cur], &lists[cur], &mods[cur], &pargs[cur]);
 			err = rg_writer__submit(&g, &c[cur]);
 			cur = (cur + 1) % nbuf;
 		}
@@ -530,7 +554,7 @@ int rows__write(struct rows *r, struct pq_writer *w, struct stacklists *sl, uint
 	if (!err)
 		err = rg_writer__wait(&g);
 	if (!err) {
-		snapshot(r, sl, &comm[cur], &file[cur], &lists[cur], &mods[cur]);
+		snapshot(r, sl, &comm[cur], &file[cur], &lists[cur], &mods[cur], &pargs[cur]);
 		err = rg_writer__submit(&g, &c[cur]);
 	}
 	err = rg_writer__stop(&g) ?: err;

@@ -29,7 +29,7 @@ const char *ops__name(const struct ops *o, int op)
 	return op < OP__COUNT ? op_names[op] : o->extra_name[op];
 }
 
-/* The code of type name `syscall_<n>_<suffix>`, or -1. */
+/* The code of type name `<n>_<suffix>` (n: syscall_NAME or probe_NAME), or -1. */
 static int code_named(const struct model *m, const char *n, size_t len, const char *suffix)
 {
 	size_t sl = strlen(suffix);
@@ -37,11 +37,18 @@ static int code_named(const struct model *m, const char *n, size_t len, const ch
 	for (unsigned int c = 0; c < m->ntypes; c++) {
 		const char *t = m->type_names[c];
 
-		if (!strncmp(t, "syscall_", 8) && !strncmp(t + 8, n, len) && !strcmp(t + 8 + len, suffix) &&
-		    strlen(t) == 8 + len + sl)
+		if (!strncmp(t, n, len) && !strcmp(t + len, suffix) && strlen(t) == len + sl)
 			return (int)c;
 	}
 	return -1;
+}
+
+/* Whether type t can pair as an op, and how much of it its name leaves out: syscalls are
+ * named without "syscall_", --probe functions (probe_FUNC_enter/exit) keep "probe_". */
+static bool op_type(const char *t, size_t *skip)
+{
+	*skip = strncmp(t, "syscall_", 8) ? 0 : 8;
+	return *skip || !strncmp(t, "probe_", 6);
 }
 
 /* Every enter type outside the 0.1 format's, with its exit type, becomes an operation
@@ -51,20 +58,20 @@ static int add_extra_ops(struct ops *o, const struct model *m)
 	o->nops = OP__COUNT;
 	for (unsigned int c = 0; c < m->ntypes && o->nops < OP_MAX; c++) {
 		const char *t = m->type_names[c];
-		size_t len = strlen(t);
+		size_t len = strlen(t), skip;
 		int cx;
 
-		/* The fixed syscall types (io_uring_setup, ...) stay out, as in the 0.1 viewer. */
-		if (o->code_op[c] >= 0 || m->type_event[c] >= 0 || len <= 14 || strncmp(t, "syscall_", 8) ||
+		/* The reference's own syscall types (io_uring_setup, ...) stay out, as there. */
+		if (!op_type(t, &skip) || o->code_op[c] >= 0 || m->type_event[c] >= 0 || len <= skip + 6 ||
 		    strcmp(t + len - 6, "_enter"))
 			continue;
-		cx = code_named(m, t + 8, len - 14, "_exit");
+		cx = code_named(m, t, len - 6, "_exit");
 		if (cx < 0 || o->code_op[cx] >= 0)
 			continue;
-		o->extra_name[o->nops] = strndup(t + 8, len - 14);
+		o->extra_name[o->nops] = strndup(t + skip, len - 6 - skip);
 		if (!o->extra_name[o->nops])
 			return -ENOMEM;
-		o->extra_bytes[o->nops] = syscall__ret_is_bytes(o->extra_name[o->nops]);
+		o->extra_bytes[o->nops] = skip && syscall__ret_is_bytes(o->extra_name[o->nops]);
 		o->code_op[c] = o->code_op[cx] = (int8_t)o->nops;
 		o->code_role[c] = ROLE_ENTER;
 		o->code_role[cx] = ROLE_EXIT;

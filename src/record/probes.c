@@ -22,6 +22,7 @@
 #include "record/probes.h"
 #include "record/progsyms.h"
 #include "record/stats.h"
+#include "record/uprobes.h"
 
 #define SIDEBAND_PAGES 64
 
@@ -221,6 +222,8 @@ int probes__open(struct probes **pp, const struct probes_opts *opts)
 		return err;
 	}
 	err = attach_tracepoints(p);
+	if (!err && p->opts.uprobes && p->opts.uprobes->n)
+		err = uprobes__attach(p->opts.uprobes, p->obj.maps, &p->opts);
 	if (err)
 		goto cleanup;
 	log__debug("probes: attached %.3f s", secs() - t0);
@@ -437,6 +440,7 @@ void probes__close(struct probes *p)
 	for (int i = 0; i < PROG__TP_COUNT; i++)
 		if (p->tp_links[i] >= 0)
 			close(p->tp_links[i]);
+	uprobes__close(p->opts.uprobes);
 	bpfobj__close(&p->obj);
 	free(p);
 }

@@ -11,6 +11,7 @@
 
 struct perf_event_header;
 struct probes;
+struct uprobe_set;
 
 typedef int (*probes_record_fn)(void *ctx, const void *data, uint32_t size);
 typedef void (*probes_sideband_fn)(void *ctx, const struct perf_event_header *ev);
@@ -24,6 +25,7 @@ struct probes_opts {
 	const uint8_t *sys_flags;	/* SYSF_* per syscall number (PROBEX_SYSCALL_MAX) */
 	uint64_t offcpu_min_ns;		/* shorter off-CPU intervals are only counted */
 	bool trace_all;			/* -a: every task but probex's own */
+	struct uprobe_set *uprobes;	/* --probe: attached after the main object; NULL: none */
 	probes_record_fn on_record;	/* called from probes__poll for each ring-buffer record */
 	probes_sideband_fn on_sideband;	/* ... and for each side-band perf record */
 	void *ctx;

@@ -10,6 +10,7 @@
 #include "common/priv.h"
 
 struct ksyms;
+struct uprobe_set;
 
 struct record_opts {
 	char *const *cmd;		/* NULL-terminated argv of the command */
@@ -32,6 +33,7 @@ struct record_opts {
 	/* The command's signal mask; NULL: the caller's.  Lets a caller that keeps stop
 	 * requests blocked after recording (to finish the trace) start the command unmasked. */
 	const sigset_t *child_mask;
+	struct uprobe_set *uprobes;	/* --probe: parsed and resolved (record/uprobes.h); NULL: none */
 };
 
 struct record_result {

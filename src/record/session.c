@@ -35,6 +35,7 @@
 #include "record/session.h"
 #include "record/session_info.h"
 #include "record/tree.h"
+#include "record/uprobes.h"
 #include "spool/spool.h"
 #include "trace/schema.h"
 
@@ -178,6 +179,7 @@ static int session__arm(struct session *s, const sigset_t *mask)
 		.sys_flags = o->sys_flags,
 		.offcpu_min_ns = o->offcpu_min_ns,
 		.trace_all = o->all_cpus,
+		.uprobes = o->uprobes,
 		.on_record = session__on_record,
 		.on_sideband = session__on_sideband,
 		.ctx = s,
@@ -398,6 +400,7 @@ static void session__exact(struct session *s, struct record_result *res)
  * detach.  Returns the first error of the recording. */
 static int session__drain(struct session *s, int run_err, struct record_result *res)
 {
+	struct strbuf drops = { 0 };
 	int err;
 
 	atomic_store(&s->stop_consumer, true);
@@ -411,7 +414,9 @@ static int session__drain(struct session *s, int run_err, struct record_result *
 	log__debug("side-band: %llu records of untraced processes left out",
 		   (unsigned long long)sbfilter__dropped(s->sbf));
 	lossless__stats(s->lossless, &res->pauses, &res->paused_ns);
-	session_info__end(&s->info, res->status, res->counters, res->sideband_lost);
+	uprobes__drops(s->opts->uprobes, &drops);
+	session_info__end(&s->info, res->status, res->counters, res->sideband_lost, drops.s);
+	strbuf__free(&drops);
 	session__exact(s, res);
 	if (s->lossless)
 		strbuf__addf(&s->info.text, "%s\t{\"pauses\":%llu,\"paused_ns\":%llu}\n", META_LOSSLESS,

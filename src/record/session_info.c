@@ -9,6 +9,7 @@
 
 #include "common/log.h"
 #include "record/session_info.h"
+#include "record/uprobes.h"
 #include "symbolize/ksym.h"
 #include "trace/schema.h"
 
@@ -44,6 +45,11 @@ static const char *const counter_names[CNT__COUNT] = {
 	[CNT_STATS_SPILL] = "exact_spilled",
 	[CNT_OFFCPU_LATE_STACK] = "off_cpu_stacks_at_end",
 	[CNT_OFFCPU_LATE_NOUSER] = "off_cpu_stacks_at_end_kernel_only",
+	[CNT_RB_DROP0 + REC_PROBE] = "ringbuf_probe",
+	[CNT_RB_DROP0 + REC_PROBE_STR] = "ringbuf_probe_str",
+	[CNT_PROBE_STR_FAULT] = "probe_string_unreadable",
+	[CNT_PROBE_STR_CUT] = "probe_string_truncated",
+	[CNT_PROBE_UNPAIRED] = "probe_return_unpaired",
 };
 
 static void *ksyms_main(void *arg)
@@ -155,10 +161,15 @@ void session_info__start(struct session_info *si, const struct record_opts *o, p
 		p = *e ? e + 1 : e;
 	}
 	strbuf__add(&si->text, "]\n", 2);
+	if (o->uprobes && o->uprobes->n) {
+		kv(si, META_PROBES);
+		uprobes__describe(o->uprobes, &si->text);
+		strbuf__add(&si->text, "\n", 1);
+	}
 }
 
 void session_info__end(struct session_info *si, int exit_status, const uint64_t c[CNT__COUNT],
-		       uint64_t sideband_lost)
+		       uint64_t sideband_lost, const char *extra_drops)
 {
 	strbuf__free(&si->text);
 	strbuf__addf(&si->text, "%s\t%d\n", META_EXIT_STATUS, exit_status);
@@ -170,6 +181,8 @@ void session_info__end(struct session_info *si, int exit_status, const uint64_t 
 			continue;
 		strbuf__addf(&si->text, "\"%s\":%llu,", counter_names[i], (unsigned long long)c[i]);
 	}
+	if (extra_drops)
+		strbuf__add(&si->text, extra_drops, strlen(extra_drops));
 	strbuf__addf(&si->text, "\"sideband_lost\":%llu}\n", (unsigned long long)sideband_lost);
 }
 

@@ -36,7 +36,7 @@ struct ksyms *session_info__ksyms(struct session_info *si);
 void session_info__start(struct session_info *si, const struct record_opts *o, pid_t root,
 			 const char *missing_probes);
 void session_info__end(struct session_info *si, int exit_status, const uint64_t c[CNT__COUNT],
-		       uint64_t sideband_lost);
+		       uint64_t sideband_lost, const char *extra_drops);
 void session_info__free(struct session_info *si);
 
 #endif

@@ -181,6 +181,7 @@ static int sections(struct report *r, const struct trace_file *tf)
 		{ "processes", report__processes }, { "syscalls", report__syscalls },
 		{ "io_uring", report__io_uring },   { "page faults", report__faults },
 		{ "scheduling", report__sched },    { "thread states", report__threads },
+		{ "probes", report__probes },
 		{ "stacks", report__stacks },
 	};
 	int err = header(r, tf);

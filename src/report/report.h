@@ -53,6 +53,7 @@ int report__faults(struct report *r);
 int report__sched(struct report *r);
 int report__stacks(struct report *r);
 int report__threads(struct report *r);
+int report__probes(struct report *r);
 /* The window of `events` in ts_ns. */
 void report__window(const struct report *r, uint64_t *start, uint64_t *end);
 
@@ -84,6 +85,8 @@ struct fstat {
 /* One fstat per frame of p, indexed by frame id; NULL when out of memory. */
 struct fstat *report__function_stats(const struct ex_profile *p);
 
+/* Rows of a small result as table t (columns BIGINT or VARCHAR, in t's order), emitted. */
+int report__simple_table(struct report *r, struct rtable *t, const char *what, const char *sql);
 /* Print or add a finished table, then free it. */
 void report__emit(struct report *r, struct rtable *t);
 

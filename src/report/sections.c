@@ -81,7 +81,7 @@ int report__io_uring(struct report *r)
 }
 
 /* Rows of a small result as a table: every column BIGINT or VARCHAR, in cols' order. */
-static int simple_table(struct report *r, struct rtable *t, const char *what, const char *sql)
+int report__simple_table(struct report *r, struct rtable *t, const char *what, const char *sql)
 {
 	duckdb_result res;
 	idx_t rows;
@@ -125,7 +125,7 @@ int report__faults(struct report *r)
 
 	/* x86 page fault error code: bit 1 a write, bit 2 from user mode. */
 	rtable__init(&t, "page_faults", "Page faults per process", cols, 7);
-	return simple_table(r, &t, "page faults",
+	return report__simple_table(r, &t, "page faults",
 		"SELECT tgid::BIGINT, arg_max(process_name, ts_ns), count(*), "
 		"count_if(error_code & 4 <> 0), count_if(error_code & 4 = 0), "
 		"count_if(error_code & 2 <> 0), count_if(error_code & 2 = 0) FROM events "
@@ -143,7 +143,7 @@ int report__sched(struct report *r)
 
 	/* Off CPU from a switch-out to the thread's next switch-in (both in the window). */
 	rtable__init(&t, "context_switches", "Context switches and off-CPU time per thread", cols, 8);
-	return simple_table(r, &t, "context switches",
+	return report__simple_table(r, &t, "context switches",
 		SWITCH_INTERVALS_SQL("") "SELECT pid::BIGINT, tgid::BIGINT, arg_max(process_name, ts_ns), count_if(is_out), "
 		"count_if(is_out AND prev_state NOT IN " INVOLUNTARY "), "
 		"count_if(is_out AND prev_state IN " INVOLUNTARY "), "

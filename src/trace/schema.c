@@ -81,6 +81,12 @@ int event_type__id(const char *name)
 	return -1;
 }
 
+bool event_type__valid(const char *name)
+{
+	return event_type__id(name) >= 0 || (!strncmp(name, "probe_", 6) && name[6]) ||
+	       (!strncmp(name, "usdt_", 5) && name[5]) || (!strncmp(name, "tp_", 3) && name[3]);
+}
+
 int event_type__from_name(const char *name)
 {
 	int id = event_type__id(name);
@@ -149,6 +155,7 @@ const struct trace_column trace_schema[TC__COUNT] = {
 	[TC_STACK_TRACE_ID] = { "stack_trace_id", PQ_U32, .dict = true, .viewer = true, .doc = "stack_trace by number: rows with the same number have the same list" },
 	[TC_STACK_TRACE_FIRST] = { "stack_trace_first", PQ_BOOL, .viewer = true, .doc = "true on the first row (file order) of each stack_trace_id, else NULL" },
 	[TC_RUNNABLE] = { "runnable_ns", PQ_U64, .doc = "off_cpu: ns from its wakeup to running again, the end of latency_ns spent waiting for a CPU (NULL: no wakeup seen, or a trace without it)" },
+	[TC_PROBE_ARGS] = { "probe_args", PQ_STRING, .doc = "--probe rows (probe_*_enter, usdt_*, tp_*): arguments, the text of a JSON object" },
 };
 
 static const char *const stack_kinds[] = { "user", "kernel", "both" };

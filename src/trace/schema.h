@@ -61,6 +61,9 @@ const char *event_type__name(int id);
 /* The id of any event type a trace can hold (fixed or syscall_NAME_enter/exit), or -1
  * for a name this version does not know.  Every option taking an event type uses it. */
 int event_type__id(const char *name);
+/* Whether a trace can hold rows of this type: one event_type__id knows, or a --probe's
+ * (probe_FUNC_enter/exit, usdt_PROVIDER_NAME, tp_CATEGORY_NAME: named per recording). */
+bool event_type__valid(const char *name);
 /* The enum value of a fixed type, else -1 (the viewer treats the others by their string). */
 int event_type__from_name(const char *name);
 
@@ -77,6 +80,7 @@ enum trace_col {
 	TC_STACK_MODULES,
 	TC_OFFSET, TC_FUTEX_OP, TC_SYSCALL_NR, TC_WAKER_PID, TC_WAKER_TGID, TC_WAKER_STACK,
 	TC_STACK_TRACE_ID, TC_STACK_TRACE_FIRST, TC_RUNNABLE,
+	TC_PROBE_ARGS,
 	TC__COUNT,
 };
 
@@ -142,6 +146,7 @@ extern const struct pq_dict stack_kind_dict;
 #define META_EXACT		"probex.exact"			/* JSON array: exact counts (README) */
 #define META_LOSSLESS		"probex.lossless"		/* JSON: --lossless pauses, paused_ns */
 #define META_MISSING_PROBES	"probex.missing_probes"		/* JSON array */
+#define META_PROBES		"probex.probes"			/* --probe: JSON array, one object per probe id */
 
 /* probex.stack_mode values and --stacks names, indexed by enum trace_stack_mode. */
 enum trace_stack_mode { TRACE_STACKS_SAMPLED, TRACE_STACKS_ALL, TRACE_STACKS_NONE };

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# --probe costs: a function called 1M times, probed u: with two arguments, per call
+# (the workload times its own loop: traced minus untraced, divided by calls) under probex,
+# under bpftrace (uprobe + uretprobe, the same arguments counted into a map) and with an
+# empty bpftrace uprobe (the floor: the trap and return alone); and what attaching 10
+# probes adds to probex's start-up (`probex -- true`, medians of RUNS).
+# Prints a table and writes it to $BUILD/bench/probes.md.  Needs root.
+set -u
+source "$(dirname "$0")/lib.sh"
+bench__setup probes "uprobes need root"
+OUT=$ROOT/$BUILD/bench/probes.md
+W=$BIN/probecall
+N=${CALLS:-1000000}
+
+per_call() { sed -n 's/^ns_per_call=//p'; }
+untraced() { "$W" "$N" | per_call; }
+probex_run() { "$PROBEX" -q -o "$WORK/p.parquet" --no-viewer --force --syscalls=exit_group \
+	--probe "u:$W:pc_work(a:s64,b:s64)" -- "$W" "$N" | per_call; }
+bt_run() { bpftrace -q -e "$1" -c "$W $N" 2>/dev/null | per_call; }
+BT_FULL="uprobe:$W:pc_work { @args[arg0, arg1] = count(); } uretprobe:$W:pc_work { @ret[retval] = count(); }"
+BT_EMPTY="uprobe:$W:pc_work { }"
+
+declare -a base px bt empty
+for r in $(seq "$RUNS"); do
+	base+=("$(untraced)")
+	px+=("$(probex_run)")
+	command -v bpftrace >/dev/null && bt+=("$(bt_run "$BT_FULL")") && empty+=("$(bt_run "$BT_EMPTY")")
+done
+rows=$("$PROBEX" query --no-header "$WORK/p.parquet" "SELECT count(*) FROM events WHERE event_type = 'probe_pc_work_exit'")
+med() { printf '%s\n' "$@" | median; }
+b=$(med "${base[@]}")
+cost() { awk -v t="$1" -v b="$b" 'BEGIN { printf "%.2f", (t - b) / 1000 }'; }
+
+# The command is /bin/true: the wall time is probex's own set-up and finish; its -v log
+# says when the probes were attached (the start-up alone).
+startup() {
+	local t0 t1
+	t0=$(now)
+	"$PROBEX" -v -o "$WORK/s.parquet" --no-viewer --force "$@" -- /bin/true 2>"$WORK/v.log" >/dev/null
+	t1=$(now)
+	echo "$t1 - $t0" | bc
+	sed -n 's/.*probes attached in \([0-9.]*\) s.*/\1/p' "$WORK/v.log" >>"$WORK/attach.$#"
+}
+ten=(--probe "u:$W:pc_work(a:s64,b:s64)")
+for i in 0 1 2 3 4 5 6 7 8; do ten+=(--probe "u:$W:pc_f$i(a:s64)"); done
+declare -a s0 s10
+for r in $(seq $((RUNS + 2))); do
+	s0+=("$(startup)")
+	s10+=("$(startup "${ten[@]}")")
+done
+d=$(awk -v a="$(med "${s10[@]}")" -v z="$(med "${s0[@]}")" 'BEGIN { printf "%.0f", (a - z) * 1000 }')
+a0=$(median <"$WORK/attach.0")
+a10=$(median <"$WORK/attach.${#ten[@]}")
+da=$(awk -v a="$a10" -v z="$a0" 'BEGIN { printf "%.0f", (a - z) * 1000 }')
+
+{
+	echo "| $N calls of pc_work(a, b), $RUNS runs (medians) | ns per call | added per call (us) |"
+	echo "|---|---:|---:|"
+	echo "| untraced | $b | — |"
+	echo "| probex --probe 'u:...:pc_work(a:s64,b:s64)' ($rows exit rows) | $(med "${px[@]}") | $(cost "$(med "${px[@]}")") |"
+	if [ "${#bt[@]}" -gt 0 ]; then
+		echo "| bpftrace uprobe + uretprobe, args and ret counted in maps | $(med "${bt[@]}") | $(cost "$(med "${bt[@]}")") |"
+		echo "| bpftrace empty uprobe (the floor) | $(med "${empty[@]}") | $(cost "$(med "${empty[@]}")") |"
+	fi
+	echo
+	echo "Start-up (probes attached, from the -v log): $a0 s without probes, $a10 s with 10 u: probes (+$da ms)."
+	echo "Start-up and finish of \`probex -- /bin/true\`: $(med "${s0[@]}") s without probes, $(med "${s10[@]}") s with 10 u: probes (+$d ms)."
+} | tee "$OUT"

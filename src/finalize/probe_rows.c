@@ -1,0 +1,263 @@
+/* --probe records as trace rows: event types named by the recording's probes, arguments
+ * as the JSON text of probe_args. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpf/records.h"
+#include "common/strbuf.h"
+#include "finalize/probe_rows.h"
+#include "finalize/rgwriter.h"
+#include "parquet/colbuf.h"
+#include "parquet/strtab.h"
+#include "trace/schema.h"
+
+#define ARG_NAME_MAX 48
+
+struct probe_desc {
+	int ev, ev_exit;		/* event type ids; ev_exit < 0 but for u:/k: */
+	int nargs;
+	uint8_t type[PROBEX_PROBE_ARGS];
+	char name[PROBEX_PROBE_ARGS][ARG_NAME_MAX];
+};
+
+struct probe_rows {
+	int n;
+	struct probe_desc d[PROBEX_PROBES_MAX];
+	const char **names;		/* the format's event types, then the probes' */
+	uint32_t *lens;
+	struct pq_dict dict;
+	struct intern args;		/* probe_args values */
+	struct strbuf sb;
+};
+
+static const char *const type_names[PA__COUNT] = {
+	[PA_S8] = "s8", [PA_S16] = "s16", [PA_S32] = "s32", [PA_S64] = "s64",
+	[PA_U8] = "u8", [PA_U16] = "u16", [PA_U32] = "u32", [PA_U64] = "u64",
+	[PA_PTR] = "ptr", [PA_STR] = "str",
+};
+
+/* The id of event type name (added when new), or -ENOMEM. */
+static int event_id(struct probe_rows *pr, const char *name, size_t len)
+{
+	for (uint32_t i = EV_ALL_COUNT; i < pr->dict.n; i++)
+		if (pr->lens[i] == len && !memcmp(pr->names[i], name, len))
+			return (int)i;
+	pr->names[pr->dict.n] = strndup(name, len);
+	if (!pr->names[pr->dict.n])
+		return -ENOMEM;
+	pr->lens[pr->dict.n] = (uint32_t)len;
+	return (int)pr->dict.n++;
+}
+
+/* The string value of "key":"..." in the object starting at p (names carry no escapes:
+ * the recorder allows none), or NULL. */
+static const char *field(const char *p, const char *end, const char *key, size_t *len)
+{
+	char pat[32];
+	const char *v, *q;
+
+	snprintf(pat, sizeof(pat), "\"%s\":\"", key);
+	v = strstr(p, pat);
+	if (!v || v >= end)
+		return NULL;
+	v += strlen(pat);
+	q = strchr(v, '"');
+	if (!q || q > end)
+		return NULL;
+	*len = (size_t)(q - v);
+	return v;
+}
+
+static void parse_args(struct probe_desc *d, const char *s, size_t len)
+{
+	const char *end = s + len;
+
+	while (s < end && d->nargs < PROBEX_PROBE_ARGS) {
+		const char *comma = memchr(s, ',', end - s), *colon;
+		const char *e = comma ? comma : end;
+		char type[8];
+
+		colon = memchr(s, ':', e - s);
+		if (colon && colon - s < ARG_NAME_MAX && e - colon - 1 < (long)sizeof(type)) {
+			snprintf(d->name[d->nargs], ARG_NAME_MAX, "%.*s", (int)(colon - s), s);
+			snprintf(type, sizeof(type), "%.*s", (int)(e - colon - 1), colon + 1);
+			d->type[d->nargs] = PA_U64;
+			for (int t = 0; t < PA__COUNT; t++)
+				if (!strcmp(type, type_names[t]))
+					d->type[d->nargs] = (uint8_t)t;
+			d->nargs++;
+		}
+		s = e + 1;
+	}
+}
+
+/* One object of the probex.probes array. */
+static int add_probe(struct probe_rows *pr, const char *p, const char *end)
+{
+	struct probe_desc *d = &pr->d[pr->n];
+	const char *ev, *kind, *args;
+	size_t evlen, klen, alen;
+	char name[300];
+
+	ev = field(p, end, "event", &evlen);
+	kind = field(p, end, "kind", &klen);
+	args = field(p, end, "args", &alen);
+	if (!ev || !kind || evlen > 256)
+		return -EINVAL;
+	memset(d, 0, sizeof(*d));
+	d->ev_exit = -1;
+	if ((klen == 1 && (*kind == 'u' || *kind == 'k'))) {
+		snprintf(name, sizeof(name), "%.*s_enter", (int)evlen, ev);
+		d->ev = event_id(pr, name, strlen(name));
+		snprintf(name, sizeof(name), "%.*s_exit", (int)evlen, ev);
+		d->ev_exit = event_id(pr, name, strlen(name));
+	} else {
+		d->ev = event_id(pr, ev, evlen);
+	}
+	if (d->ev < 0 || (klen == 1 && d->ev_exit < 0))
+		return -ENOMEM;
+	if (args)
+		parse_args(d, args, alen);
+	pr->n++;
+	return 0;
+}
+
+/* The probex.probes line of the session text: one object per probe id, in order. */
+static int parse_meta(struct probe_rows *pr, const char *meta)
+{
+	const char *key = META_PROBES "\t", *line = meta, *p, *eol;
+
+	while (line && strncmp(line, key, strlen(key)))
+		line = (line = strchr(line, '\n')) ? line + 1 : NULL;
+	if (!line)
+		return 0;
+	eol = strchrnul(line, '\n');
+	for (p = strchr(line, '{'); p && p < eol && pr->n < PROBEX_PROBES_MAX; p = strchr(p + 1, '{')) {
+		const char *end = strchr(p, '}');
+		int err;
+
+		if (!end || end > eol)
+			break;
+		err = add_probe(pr, p, end);
+		if (err == -ENOMEM)
+			return err;
+		p = end;
+	}
+	return 0;
+}
+
+int probe_rows__new(struct probe_rows **out, const char *meta)
+{
+	const struct pq_dict *base = trace_schema__event_dict();
+	struct probe_rows *pr = calloc(1, sizeof(*pr));
+	int err;
+
+	if (!pr)
+		return -ENOMEM;
+	pr->names = calloc(base->n + 2 * PROBEX_PROBES_MAX, sizeof(*pr->names));
+	pr->lens = calloc(base->n + 2 * PROBEX_PROBES_MAX, sizeof(*pr->lens));
+	if (!pr->names || !pr->lens) {
+		probe_rows__free(pr);
+		return -ENOMEM;
+	}
+	memcpy(pr->names, base->strs, base->n * sizeof(*pr->names));
+	memcpy(pr->lens, base->lens, base->n * sizeof(*pr->lens));
+	pr->dict = (struct pq_dict){ pr->names, pr->lens, base->n };
+	err = meta ? parse_meta(pr, meta) : 0;
+	if (err) {
+		probe_rows__free(pr);
+		return err;
+	}
+	*out = pr;
+	return 0;
+}
+
+void probe_rows__free(struct probe_rows *pr)
+{
+	if (!pr)
+		return;
+	for (uint32_t i = EV_ALL_COUNT; i < pr->dict.n; i++)
+		free((char *)pr->names[i]);
+	free(pr->names);
+	free(pr->lens);
+	intern__free(&pr->args);
+	strbuf__free(&pr->sb);
+	free(pr);
+}
+
+const struct pq_dict *probe_rows__event_dict(const struct probe_rows *pr)
+{
+	return &pr->dict;
+}
+
+void probe_rows__args_dict(const struct probe_rows *pr, struct pq_dict *out)
+{
+	*out = (struct pq_dict){ pr->args.strs, pr->args.lens, pr->args.n };
+}
+
+static void arg_json(struct strbuf *sb, const struct rec_probe *p, uint32_t len, const struct probe_desc *d)
+{
+	const struct rec_probe_str *ps = (const void *)p;
+	int slot = 0;
+
+	strbuf__add(sb, "{", 1);
+	for (int i = 0; i < d->nargs && i < PROBEX_PROBE_ARGS; i++) {
+		strbuf__addf(sb, "%s\"%s\": ", i ? ", " : "", d->name[i]);
+		switch (d->type[i]) {
+		case PA_STR: {
+			char s[PROBEX_PROBE_STR_LEN];
+
+			if (p->h.kind == REC_PROBE_STR && slot < PROBEX_PROBE_STRS && len >= sizeof(*ps)) {
+				memcpy(s, ps->str[slot], sizeof(s));
+				s[sizeof(s) - 1] = 0;
+			} else {
+				s[0] = 0;
+			}
+			slot++;
+			strbuf__add_json_str(sb, s);
+			break;
+		}
+		case PA_S8: case PA_S16: case PA_S32: case PA_S64:
+			strbuf__addf(sb, "%lld", (long long)p->args[i]);
+			break;
+		default:
+			strbuf__addf(sb, "%llu", (unsigned long long)p->args[i]);
+			break;
+		}
+	}
+	strbuf__add(sb, "}", 1);
+}
+
+int probe_rows__cols(struct probe_rows *pr, struct colbuf *c, const void *rec, uint32_t len,
+		     struct rg_writer *g, int *ev)
+{
+	const struct rec_probe *p = rec;
+	const struct probe_desc *d;
+	int64_t id;
+	int err;
+
+	if (len < sizeof(*p) || p->id >= (uint32_t)pr->n)
+		return -EIO;
+	d = &pr->d[p->id];
+	if (p->h.sub == PROBE_EXIT) {
+		*ev = d->ev_exit >= 0 ? d->ev_exit : d->ev;
+		colbuf__set(c, TC_RET, (uint64_t)p->ret);
+		if (p->enter_ts && p->enter_ts <= p->h.ts)
+			colbuf__set(c, TC_LATENCY, p->h.ts - p->enter_ts);
+		return 0;
+	}
+	*ev = d->ev;
+	pr->sb.len = 0;
+	arg_json(&pr->sb, p, len, d);
+	if (pr->sb.err)
+		return pr->sb.err;
+	if (pr->args.n == pr->args.cap && (err = rg_writer__wait(g)))
+		return err;
+	id = strtab__intern(&pr->args, pr->sb.s, (uint32_t)pr->sb.len);
+	if (id < 0)
+		return (int)id;
+	colbuf__set(c, TC_PROBE_ARGS, (uint64_t)id);
+	return 0;
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# --probe: the fixture's known calls, arguments, return values, recursion, sleeps and USDT
+# probes are in the trace exactly (checked against bpftrace on the same fixture when it is
+# installed); a tracepoint only for the traced processes; every bad spec is exit 2 with the
+# spec quoted and no file; --list-probes lists the fixture's functions and probes.
+source "$(dirname "$0")/lib.sh"
+F="$FIXTURES/probes"
+out="$TMP/p.parquet"
+
+"$PROBEX" -o "$out" --no-viewer \
+	--probe "u:$F:fx_add(id:s32,name:str)" --probe "u:$F:fx_fact(n:s32)" \
+	--probe "u:$F:fx_nap(ms:s32)" --probe "usdt:$F:fixture:tick" \
+	--probe "usdt:$F:fixture:gated" --probe tp:sched:sched_process_fork \
+	-- sh -c "$F; true" >"$TMP/stdout" 2>"$TMP/stderr" ||
+	fail "probex exited $?: $(tail -3 "$TMP/stderr")"
+get() { sed -n "s/^$1=//p" "$TMP/stdout"; }
+pid=$(get pid)
+cnt() { q "$out" "SELECT count(*) FROM events WHERE event_type='$1' AND ${2:-true}"; }
+
+assert_eq "fx_add enter rows" 1000 "$(cnt probe_fx_add_enter)"
+assert_eq "fx_add exit rows" 1000 "$(cnt probe_fx_add_exit)"
+assert_eq "fx_add ids 0..999, once each" 1000 \
+	"$(q "$out" "SELECT count(DISTINCT json_extract(probe_args, '\$.id')) FROM events WHERE event_type='probe_fx_add_enter'")"
+assert_eq "fx_add names" "alpha:250 beta:250 delta:250 gamma:250" \
+	"$(q "$out" "SELECT string_agg(n || ':' || c, ' ' ORDER BY n) FROM (SELECT json_extract_string(probe_args, '\$.name') n, count(*) c FROM events WHERE event_type='probe_fx_add_enter' GROUP BY 1)")"
+assert_eq "id 7's name" "delta" \
+	"$(q "$out" "SELECT json_extract_string(probe_args, '\$.name') FROM events WHERE event_type='probe_fx_add_enter' AND json_extract(probe_args, '\$.id')::INT = 7")"
+assert_eq "fx_add returns (2 * id) sum to the fixture's" "$(( $(get sum) - 120 ))" \
+	"$(q "$out" "SELECT sum(ret) FROM events WHERE event_type='probe_fx_add_exit'")"
+assert_eq "every return paired (latency)" 0 "$(cnt probe_fx_add_exit 'latency_ns IS NULL')"
+assert_eq "rows of the fixture only" 0 "$(cnt probe_fx_add_enter "tgid<>$pid")"
+
+# Recursion: fx_fact(5) enters 5,4,3,2,1 and returns 1,2,6,24,120 innermost first, each
+# call's latency covering its callee's.
+assert_eq "fact args, entry order" "5 4 3 2 1" \
+	"$(q "$out" "SELECT string_agg(json_extract(probe_args, '\$.n')::VARCHAR, ' ' ORDER BY ts_ns) FROM events WHERE event_type='probe_fx_fact_enter'")"
+assert_eq "fact returns, exit order" "1 2 6 24 120" \
+	"$(q "$out" "SELECT string_agg(ret::VARCHAR, ' ' ORDER BY ts_ns) FROM events WHERE event_type='probe_fx_fact_exit'")"
+assert_eq "nested latencies grow outward" 1 \
+	"$(q "$out" "SELECT bool_and(l > pl)::INT FROM (SELECT latency_ns l, lag(latency_ns) OVER (ORDER BY ts_ns) pl FROM events WHERE event_type='probe_fx_fact_exit') WHERE pl IS NOT NULL")"
+# Sleeps: 20 ms each, within the known sleep (and its wake-up).
+assert_eq "nap calls" 2 "$(cnt probe_fx_nap_exit)"
+assert_ge "nap latency" 20000000 "$(q "$out" "SELECT min(latency_ns) FROM events WHERE event_type='probe_fx_nap_exit'")"
+assert_le "nap latency" 60000000 "$(q "$out" "SELECT max(latency_ns) FROM events WHERE event_type='probe_fx_nap_exit'")"
+assert_eq "nap returns -20 as an int (ret is the whole register)" 4294967276 \
+	"$(q "$out" "SELECT DISTINCT ret FROM events WHERE event_type='probe_fx_nap_exit'")"
+# Stacks sampled as for other events: some entries carry one, each with its caller.
+assert_ge "entry stacks" 1 "$(cnt probe_fx_add_enter "stack_trace IS NOT NULL")"
+assert_eq "entry stacks through main" 0 \
+	"$(cnt probe_fx_add_enter "stack_trace IS NOT NULL AND NOT (list_contains(stack_trace, 'fx_add') AND list_contains(stack_trace, 'main'))")"
+
+# USDT: all of the note's arguments, signed per the note; a semaphore-gated probe fires.
+assert_eq "usdt tick rows" "$(get tick)" "$(cnt usdt_fixture_tick)"
+assert_eq "usdt tick args: arg1 = -arg0" 1000 \
+	"$(cnt usdt_fixture_tick "json_extract(probe_args, '\$.arg1')::INT = -json_extract(probe_args, '\$.arg0')::INT")"
+assert_eq "semaphore set while attached" 1000 "$(get gated)"
+assert_eq "usdt gated rows" 1000 "$(cnt usdt_fixture_gated)"
+
+# Tracepoint: the shell's fork of the fixture, not other processes' forks.
+assert_eq "fork tracepoint: the child" 1 "$(cnt tp_sched_sched_process_fork "json_extract(probe_args, '\$.child_pid')::INT = $pid")"
+assert_eq "fork tracepoint: traced processes only" 0 \
+	"$(q "$out" "SELECT count(*) FROM events e WHERE event_type='tp_sched_sched_process_fork' AND tgid NOT IN (SELECT DISTINCT tgid FROM events WHERE event_type='process_exec')")"
+assert_eq "no probe drops" 0 \
+	"$(q "$out" "SELECT json_extract(decode(value), '\$.ringbuf_probe')::INT + json_extract(decode(value), '\$.ringbuf_probe_str')::INT FROM parquet_kv_metadata('$out') WHERE key = 'probex.drops'")"
+
+# The same fixture under bpftrace: the same counts.
+if command -v bpftrace >/dev/null; then
+	bt=$(bpftrace -q -e "uprobe:$F:fx_add { @a = count(); } uretprobe:$F:fx_fact { @f = count(); } usdt:$F:fixture:tick { @t = count(); }" -c "$F" 2>/dev/null)
+	assert_eq "bpftrace: fx_add calls" 1000 "$(sed -n 's/^@a: //p' <<<"$bt")"
+	assert_eq "bpftrace: fx_fact returns" 5 "$(sed -n 's/^@f: //p' <<<"$bt")"
+	assert_eq "bpftrace: tick probes" 1000 "$(sed -n 's/^@t: //p' <<<"$bt")"
+fi
+
+# Bad specs: exit 2, the spec quoted, nothing run, no file.
+for spec in "u:/nonexistent/bin:f" "u:$F:no_such_function" "u:$F:fx_add(x:u128)" \
+	"u:$F:fx_add(a:u8,b:u8,c:u8,d:u8,e:u8,f:u8,g:u8)" "u:$F:fx_add(x)" \
+	"usdt:$F:fixture:nope" "usdt:$F:fixture:tick(a:u64,b:u64,c:u64)" "tp:sched:no_such_tp" \
+	"tp:nonsense" "k:do_sys_openat2" "z:what" "u:libno_such_lib:f"; do
+	rm -f "$TMP/bad.parquet"
+	"$PROBEX" -o "$TMP/bad.parquet" --no-viewer --probe "$spec" -- touch "$TMP/ran" 2>"$TMP/err"
+	rc=$?
+	[ "$rc" = 2 ] || fail "'$spec': exit $rc, expected 2"
+	grep -qF "'$spec'" "$TMP/err" || fail "'$spec' not quoted in: $(cat "$TMP/err")"
+	[ ! -e "$TMP/ran" ] && [ ! -e "$TMP/bad.parquet" ] || fail "'$spec': something ran or a file was left"
+	echo "ok: '$spec' refused: $(head -1 "$TMP/err")"
+done
+"$PROBEX" -o "$TMP/bad.parquet" --no-viewer --probe "u:/usr/bin/true:main" -- true 2>"$TMP/err"
+grep -q "stripped" "$TMP/err" || fail "a stripped binary's missing function does not say stripped"
+
+"$PROBEX" --list-probes "$F" >"$TMP/list" || fail "--list-probes exited $?"
+grep -qx "u:$F:fx_add" "$TMP/list" || fail "--list-probes: no fx_add"
+grep -q "^usdt:$F:fixture:tick.*2 args" "$TMP/list" || fail "--list-probes: no fixture:tick"
+"$PROBEX" --list-probes tp | grep -qx "tp:sched:sched_process_fork" || fail "--list-probes tp: no sched_process_fork"
+echo "ok: --list-probes"
