@@ -71,7 +71,7 @@ int cmd_report(int argc, char **argv)
 		return args__usage_error("report", usage, "unknown event type '%s'", o.event_type);
 	if (o.has_start && o.has_end && o.end_ns < o.start_ns)
 		return args__usage_error("report", usage, "--end is before --start");
-	progress__init(&prog, isatty(STDERR_FILENO), "report", 7);
+	progress__init(&prog, isatty(STDERR_FILENO), "report", REPORT_SECTIONS);
 	o.progress = &prog;
 	if (o.has_tid && !o.critical_path)
 		return args__usage_error("report", usage, "--tid goes with --critical-path");

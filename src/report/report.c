@@ -184,6 +184,7 @@ static int sections(struct report *r, const struct trace_file *tf)
 		{ "probes", report__probes },
 		{ "stacks", report__stacks },
 	};
+	_Static_assert(sizeof(list) / sizeof(list[0]) == REPORT_SECTIONS, "REPORT_SECTIONS counts them");
 	int err = header(r, tf);
 
 	if (!err)
