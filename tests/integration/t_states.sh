@@ -60,8 +60,8 @@ for s in d['segments']:
 print(c[True] > c[False])")"
 "$PROBEX" report --critical-path "$out" >"$TMP/cp.txt" || fail "report --critical-path (text) failed"
 assert_eq "critical path text fits 100 columns" 1 "$(awk '{ if (length($0) > m) m = length($0) } END { print (m <= 100) }' "$TMP/cp.txt")"
-grep -q "relay/$holder  *running .*hog_cpu" "$TMP/cp.txt" || fail "critical path text does not name the holder in hog_cpu: $(head -5 "$TMP/cp.txt")"
-echo "ok: critical path text names relay/$holder in hog_cpu"
+grep -q "waitchain/$holder  *running .*hog_cpu" "$TMP/cp.txt" || fail "critical path text does not name the holder in hog_cpu: $(head -5 "$TMP/cp.txt")"
+echo "ok: critical path text names waitchain/$holder in hog_cpu"
 
 # Off-CPU exports weigh time: the folded µs sum to the blocked ns with a stack.
 ns=$(q "$out" "SELECT sum(latency_ns) FROM events WHERE event_type = 'off_cpu' AND stack_trace IS NOT NULL")
@@ -79,7 +79,7 @@ import json; d = json.load(open('$TMP/n.json'))
 print(len(d['segments']) > 0, sum(1 for s in d['segments'] if s['stack'] and s['state'] in ('sleeping', 'disk')))")"
 "$PROBEX" report --json "$TMP/n.parquet" >"$TMP/n.r.json" || fail "report --json on --stacks=none failed"
 assert_eq "--stacks=none: thread states of the three threads" 3 "$(python3 -c "
-import json; d = json.load(open('$TMP/n.r.json')); print(sum(1 for t in d['thread_states'] if t['name'] == 'relay'))")"
+import json; d = json.load(open('$TMP/n.r.json')); print(sum(1 for t in d['thread_states'] if t['name'] == 'waitchain'))")"
 
 # Real software: a python3 program whose main thread joins a thread that computes, then
 # sleeps.  Its critical path is the other thread's, and that thread woke main.
