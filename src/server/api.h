@@ -63,5 +63,7 @@ int ep_io_statistics(struct request *rq);
 int ep_memory_statistics(struct request *rq);
 int ep_event_flamegraph(struct request *rq);
 int ep_event_list(struct request *rq);
+int ep_compare(struct request *rq);
+int ep_diff_flamegraph(struct request *rq);
 
 #endif
