@@ -27,9 +27,9 @@ $(E2E_BIG): | $(BUILD)/probex
 	@mkdir -p $(@D)
 	$(BUILD)/probex synth -o $@.tmp.parquet --events 10000000 --seed 11 && mv $@.tmp.parquet $@
 
-test-e2e: $(BUILD)/probex $(WEB_STAMP) e2e-check-browser $(E2E_FIXTURE)
+test-e2e: $(BUILD)/probex $(WEB_STAMP) e2e-check-browser $(E2E_FIXTURE) $(BUILD)/fixtures/compare_modes
 	@mkdir -p $(E2E_ARTIFACTS)
-	$(E2E_ENV) E2E_FIXTURE=$(E2E_FIXTURE) node --test --test-concurrency=1 tests/e2e/viewer.test.mjs tests/e2e/interactions.test.mjs tests/e2e/syscalls.test.mjs
+	$(E2E_ENV) FIXTURES=$(BUILD)/fixtures E2E_FIXTURE=$(E2E_FIXTURE) node --test --test-concurrency=1 tests/e2e/viewer.test.mjs tests/e2e/interactions.test.mjs tests/e2e/syscalls.test.mjs tests/e2e/compare.test.mjs
 
 e2e-big: $(BUILD)/probex $(WEB_STAMP) e2e-check-browser $(E2E_BIG)
 	@mkdir -p $(E2E_ARTIFACTS)

@@ -54,7 +54,11 @@ export function mountCompare(main: HTMLElement, info: CompareInfo): void {
   let gen = 0;
   const flame = diffFlameView();
   const charts = new ChartSet();
-  (window as unknown as Record<string, unknown>).__probexCompare = { get baseRange() { return baseRange; }, setBaseRange: (r: Range | null) => setBaseRange(r) };
+  // Test hooks: BASE's window and the flame graph's frames.
+  (window as unknown as Record<string, unknown>).__probexCompare = {
+    baseRange: () => baseRange,
+    frame: (name: string) => flame.frame(name),
+  };
 
   const newRange = (): Range => state.range ?? { start: state.summary!.min_ts_ns, end: state.summary!.max_ts_ns };
   const baseFull = (): Range => ({ start: baseSummary!.min_ts_ns, end: baseSummary!.max_ts_ns });

@@ -63,6 +63,9 @@ interface Placed {
 export interface DiffFlame {
   el: HTMLElement;
   show(r: DiffFlameResponse): void;
+  /** For tests: a frame's weights summed over every node of that name, and where the
+   *  widest one is drawn (CSS px in the canvas), or null. */
+  frame(name: string): { base: number; value: number; x: number; y: number; w: number } | null;
 }
 
 export function diffFlameView(): DiffFlame {
@@ -224,6 +227,24 @@ export function diffFlameView(): DiffFlame {
 
   return {
     el,
+    frame(name: string) {
+      let out: { base: number; value: number; x: number; y: number; w: number } | null = null;
+      const stack: DNode[] = root ? [root] : [];
+      while (stack.length) {
+        const n = stack.pop()!;
+        if (n.name === name) {
+          out ??= { base: 0, value: 0, x: 0, y: 0, w: -1 };
+          out.base += n.base;
+          out.value += n.value;
+        } else stack.push(...n.children);
+      }
+      for (const row of placed) {
+        for (const p of row ?? []) {
+          if (out && p.n.name === name && p.w > out.w) Object.assign(out, { x: p.x + p.w / 2, y: (depthMax - p.n.depth) * ROW + ROW / 2, w: p.w });
+        }
+      }
+      return out;
+    },
     show(r: DiffFlameResponse) {
       resp = r;
       hideTip();
