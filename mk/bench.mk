@@ -34,5 +34,5 @@ bench-big: $(BUILD)/probex $(BUILD)/probex-test
 	@BUILD=$(BUILD) SCALE_VIEWER="20000000 100000000" bench/scale.sh
 
 # The latest tables go into doc/benchmarks.md, between its bench:NAME markers.
-bench: bench-recorder bench-peers bench-cbuild bench-viewer bench-scale
+bench: bench-recorder bench-peers bench-cbuild bench-viewer bench-compare bench-scale
 	@scripts/bench-doc.sh $(BUILD)/bench doc/benchmarks.md

@@ -18,9 +18,9 @@ static const struct api_route routes[] = {
 	{ "io_statistics", ep_io_statistics, READY_OPS | READY_STACKS },
 	{ "memory_statistics", ep_memory_statistics, READY_OPS | READY_STACKS },
 	{ "event_list", ep_event_list, READY_STACKS },
-	/* The compare view (ep_diff.c); diff_flamegraph also waits for the base's stacks. */
+	/* The compare view (ep_diff.c). */
 	{ "compare", ep_compare, 0 },
-	{ "diff_flamegraph", ep_diff_flamegraph, READY_STACKS },
+	{ "diff_flamegraph", ep_diff_flamegraph, READY_STACKS | NEED_BASE },
 };
 
 const struct api_route *api__route(const char *name)

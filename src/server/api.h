@@ -27,8 +27,11 @@ typedef int (*api_handler)(struct request *rq);
 struct api_route {
 	const char *path;		/* after "/api/" */
 	api_handler fn;
-	unsigned int need;		/* enum load_part bits */
+	unsigned int need;		/* enum load_part bits, and NEED_BASE */
 };
+
+/* In a route's need: the same parts of the --base trace too, when there is one. */
+#define NEED_BASE (1u << 8)
 
 /* The route for "/api/<name>", or NULL. */
 const struct api_route *api__route(const char *name);

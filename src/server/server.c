@@ -162,9 +162,12 @@ static enum MHD_Result serve_api(struct viewer_state *st, struct MHD_Connection 
 		return send_error(conn, (unsigned int)status, st ? "parameter 'trace' must be new or base" :
 				  "no base trace: start the viewer with --view NEW --base BASE", "trace");
 	/* Requests that arrive while the trace loads wait for the part they need. */
-	if (!state__wait(st, route->need))
+	if (!state__wait(st, route->need & ~NEED_BASE))
 		return send_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
 				  st->stopping ? "the viewer is shutting down" : st->load_error, NULL);
+	if ((route->need & NEED_BASE) && st->base && !state__wait(st->base, route->need & ~NEED_BASE))
+		return send_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE, st->base->stopping ?
+				  "the viewer is shutting down" : st->base->load_error, NULL);
 	{
 		const char *bad = NULL;
 		char msg[300];

@@ -137,7 +137,7 @@ export function mountCompare(main: HTMLElement, info: CompareInfo): void {
 
   function typeOptions(): void {
     const types = new Set([...(state.summary?.event_types ?? []), ...(baseSummary?.event_types ?? [])]);
-    const list = [...types].filter((t) => !t.endsWith('_exit')).sort();
+    const list = [...types].sort();
     const cur = typeSel.value || (list.includes('cpu_sample') ? 'cpu_sample' : list[0] ?? '');
     replace(typeSel, list.map((t) => h('option', { value: t, selected: t === cur }, t)));
     typeSel.value = cur;
