@@ -201,10 +201,16 @@ const REQUESTS = {
   memory_statistics: [{ ...W, max_points: 1000 }],
   event_flamegraph: [{ ...W, event_type: 'cpu_sample', max_stacks: 5000 }, { ...W, event_type: 'page_fault', max_stacks: 10 }],
   event_list: [{ ...W, pid: 10, limit: 100, offset: 0 }, { ...W, pid: 11, limit: 100, offset: 0, event_types: 'syscall_write_enter' }],
+  compare: [{}],
+  diff_flamegraph: [{ ...W, event_type: 'cpu_sample', max_stacks: 5000 }, { ...W, event_type: 'cpu_sample', max_stacks: 5000, base_start_ns: 0, base_end_ns: 200 }],
 };
 
 let v;
-before(async () => { v = await startViewer(write(tmpdir(), 'ui', traceA)); });
+// Compare mode (--base, here the same file) so that its endpoints answer too.
+before(async () => {
+  const f = write(tmpdir(), 'ui', traceA);
+  v = await startViewer(f, ['--base', f]);
+});
 after(async () => { assert.equal(await stopViewer(v), 0); });
 
 test('api.ts declares no open-ended response types (tsc then rejects reads of unknown fields)', () => {

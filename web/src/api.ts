@@ -246,7 +246,8 @@ export interface CompareInfo {
 /** /api/diff_flamegraph: one event type's folded stacks in NEW and BASE, matched. */
 export interface DiffFlameResponse {
   event_type: string;
-  weight_unit: 'ns' | 'samples' | 'events';
+  /** 'ns' (off-CPU time), 'samples' (cpu_sample) or 'events'. */
+  weight_unit: string;
   base_total: number;
   total: number;
   base_in_range: number;
