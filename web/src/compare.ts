@@ -174,10 +174,10 @@ export function mountCompare(main: HTMLElement, info: CompareInfo): void {
     });
     if (my !== gen) return;
     const note = r.in_range > MAX_STACKS || r.base_in_range > MAX_STACKS
-      ? h('div', { class: 'dim', style: 'font-size:11px' }, `sampled: ${formatInt(MAX_STACKS)} rows of each side (NEW ${formatInt(r.in_range)}, BASE ${formatInt(r.base_in_range)} rows with stacks)`)
+      ? h('div', { class: 'dim', style: 'font-size:11px' }, `sampled: at most ${formatInt(MAX_STACKS)} rows of each side (NEW ${formatInt(r.in_range)}, BASE ${formatInt(r.base_in_range)} rows with stacks), weights scaled up to all rows`)
       : null;
     replace(body, h('div', { class: 'card-head' }, h('label', null, 'Event: '), typeSel), flame.el, note);
-    flame.show(r);
+    flame.show(unsampled(r));
     card.dataset.diffUnit = r.weight_unit;
   }
 
@@ -238,6 +238,21 @@ export function mountCompare(main: HTMLElement, info: CompareInfo): void {
   });
   new ResizeObserver(() => drawStrip()).observe(strip);
   load();
+}
+
+/** Each side's weights as estimates for all its rows: the server samples at most
+ *  MAX_STACKS rows a side, so a busy side would otherwise look no bigger than that. */
+function unsampled(r: DiffFlameResponse): DiffFlameResponse {
+  const k = (rows: number) => (rows > MAX_STACKS ? rows / MAX_STACKS : 1);
+  const kb = k(r.base_in_range);
+  const kn = k(r.in_range);
+  if (kb === 1 && kn === 1) return r;
+  return {
+    ...r,
+    base_total: r.base_total * kb,
+    total: r.total * kn,
+    stacks: r.stacks.map((s) => ({ frames: s.frames, base_weight: s.base_weight * kb, weight: s.weight * kn })),
+  };
 }
 
 function syscallTable(rows: Array<[string, OpStats | null, OpStats | null]>): HTMLElement {

@@ -252,8 +252,7 @@ export function diffFlameView(): DiffFlame {
       root = buildDiffTree(r);
       focus = root;
       const u = r.weight_unit;
-      info.textContent = `BASE ${formatWeight(r.base_total, u)} · NEW ${formatWeight(r.total, u)}` +
-        (r.in_range > r.total && u !== 'ns' ? ' (sampled)' : '');
+      info.textContent = `BASE ${formatWeight(r.base_total, u)} · NEW ${formatWeight(r.total, u)}`;
       draw();
     },
   };
