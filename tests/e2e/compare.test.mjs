@@ -1,4 +1,4 @@
-// Compare mode on two real recordings of tests/fixtures/compare_modes (`base` and `new`:
+// Compare mode on two real recordings of tests/fixtures/compare_modes.c (`base` and `new`:
 // work_b spins twice as long, nap sleeps 60 ms instead of 20, 3000 one-byte reads instead
 // of 1000): the viewer opened with --view NEW --base BASE finds each change, of the right
 // size, and no change in work_a.  Needs root to record (skipped otherwise).
