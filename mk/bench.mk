@@ -48,5 +48,5 @@ bench-diff: $(BUILD)/probex
 	@BUILD=$(BUILD) bench/diff.sh
 
 # The latest tables go into doc/benchmarks.md, between its bench:NAME markers.
-bench: bench-recorder bench-peers bench-burst bench-cbuild bench-viewer bench-scale bench-diff bench-probes
+bench: bench-recorder bench-peers bench-burst bench-cbuild bench-viewer bench-compare bench-scale bench-diff bench-probes
 	@scripts/bench-doc.sh $(BUILD)/bench doc/benchmarks.md

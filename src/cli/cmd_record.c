@@ -216,7 +216,8 @@ static void discard_pending(const sigset_t *set)
 
 static int view(const char *file, const struct probex_opts *o, const struct priv_target *priv)
 {
-	struct viewer_opts vo = { .bind = o->bind, .port = o->port, .no_token = o->no_token };
+	struct viewer_opts vo = { .bind = o->bind, .port = o->port, .no_token = o->no_token,
+				  .base = o->base_file };
 	int err;
 
 	/* The viewer never needs root: become the invoking user before touching the file. */

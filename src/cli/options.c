@@ -33,6 +33,7 @@ enum {
 	OPT_LOSSLESS,
 	OPT_PROBE,
 	OPT_LIST_PROBES,
+	OPT_BASE,
 };
 
 static const struct option long_opts[] = {
@@ -44,6 +45,7 @@ static const struct option long_opts[] = {
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 	{ "view", required_argument, NULL, OPT_VIEW },
+	{ "base", required_argument, NULL, OPT_BASE },
 	{ "sample-freq", required_argument, NULL, OPT_SAMPLE_FREQ },
 	{ "stacks", required_argument, NULL, OPT_STACKS },
 	{ "stack-interval", required_argument, NULL, OPT_STACK_INTERVAL },
@@ -74,7 +76,7 @@ void opts__print_help(void)
 	       "Usage: probex [OPTIONS] [--] COMMAND [ARGS...]\n"
 	       "       probex [OPTIONS] --pid PID[,PID...]   (attach until Ctrl-C or they exit)\n"
 	       "       probex [OPTIONS] -a [[--] COMMAND...] (whole system)\n"
-	       "       probex --view FILE [-p PORT] [--bind ADDR]\n"
+	       "       probex --view FILE [--base FILE] [-p PORT] [--bind ADDR]\n"
 	       "       probex SUBCOMMAND ...       (listed below)\n"
 	       "\n"
 	       "Runs COMMAND, records through eBPF what it and all its descendants do in the\n"
@@ -93,6 +95,7 @@ void opts__print_help(void)
 	       "      --no-cache           Don't read or write the symbol cache\n"
 	       "                           ($XDG_CACHE_HOME/probex, else ~/.cache/probex)\n"
 	       "      --view FILE          View an existing parquet trace file without tracing\n"
+	       "      --base FILE          with --view: compare the viewed trace with FILE (the baseline)\n"
 	       "      --sample-freq HZ     CPU sampling frequency (default 1999)\n"
 	       "      --stacks MODE        sampled (default), all, or none: stacks on syscall,\n"
 	       "                           page-fault and scheduler events\n"
@@ -230,6 +233,9 @@ enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv)
 		case OPT_VIEW:
 			o->view_file = optarg;
 			break;
+		case OPT_BASE:
+			o->base_file = optarg;
+			break;
 		case OPT_SAMPLE_FREQ:
 			if (args__ulong("--sample-freq", optarg, 1, 1000000, &o->sample_freq))
 				return OPTS_USAGE;
@@ -329,6 +335,8 @@ enum opts_result opts__parse(struct probex_opts *o, int argc, char **argv)
 
 	if (o->view_file && o->cmd_argc > 0)
 		return usage_error("--view cannot be combined with a command", NULL);
+	if (o->base_file && !o->view_file)
+		return usage_error("--base needs --view NEW.parquet", NULL);
 	if (o->view_file && o->no_viewer)
 		return usage_error("--no-viewer cannot be used with --view", NULL);
 	if (o->ring && o->max_size)

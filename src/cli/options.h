@@ -20,6 +20,7 @@ struct probex_opts {
 	bool force;			/* --force: replace an existing output (else FILE.old) */
 	bool no_cache;			/* --no-cache: no on-disk symbol cache */
 	const char *view_file;		/* --view FILE */
+	const char *base_file;		/* --base FILE: compared with view_file */
 	unsigned long sample_freq;	/* --sample-freq, default 1999 */
 	enum stack_mode stacks;		/* --stacks */
 	unsigned long stack_interval_us;/* --stack-interval */

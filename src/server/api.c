@@ -21,6 +21,9 @@ static const struct api_route routes[] = {
 	{ "thread_states", ep_thread_states, READY_STACKS },
 	{ "critical_path", ep_critical_path, READY_STACKS },
 	{ "wall_flamegraph", ep_wall_flamegraph, READY_STACKS },
+	/* The compare view (ep_diff.c). */
+	{ "compare", ep_compare, 0 },
+	{ "diff_flamegraph", ep_diff_flamegraph, READY_STACKS | NEED_BASE },
 };
 
 const struct api_route *api__route(const char *name)

@@ -27,8 +27,11 @@ typedef int (*api_handler)(struct request *rq);
 struct api_route {
 	const char *path;		/* after "/api/" */
 	api_handler fn;
-	unsigned int need;		/* enum load_part bits */
+	unsigned int need;		/* enum load_part bits, and NEED_BASE */
 };
+
+/* In a route's need: the same parts of the --base trace too, when there is one. */
+#define NEED_BASE (1u << 8)
 
 /* The route for "/api/<name>", or NULL. */
 const struct api_route *api__route(const char *name);
@@ -72,5 +75,7 @@ int ep_event_list(struct request *rq);
 int ep_thread_states(struct request *rq);
 int ep_critical_path(struct request *rq);
 int ep_wall_flamegraph(struct request *rq);
+int ep_compare(struct request *rq);
+int ep_diff_flamegraph(struct request *rq);
 
 #endif

@@ -14,6 +14,9 @@
 #include "server/loader.h"
 #include "trace/duck.h"
 
+/* Traces loading now (the viewed one and its --base). */
+static unsigned int loading;
+
 struct loader {
 	struct viewer_state *st;
 	pthread_t notify;
@@ -180,8 +183,9 @@ static void *loader_main(void *arg)
 		pthread_kill(ld->notify, SIGUSR1);
 	}
 	/* Requests' working arrays are reused from the arenas again, as before loading
-	 * (32 MB is the most malloc's own adaptive threshold reaches). */
-	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	 * (32 MB is the most malloc's own adaptive threshold reaches), once no trace loads. */
+	if (!__atomic_sub_fetch(&loading, 1, __ATOMIC_ACQ_REL))
+		mallopt(M_MMAP_THRESHOLD, 32 << 20);
 	duckdb_disconnect(&ld->con);
 	free(ld);
 	return NULL;
@@ -205,8 +209,10 @@ int loader__start(struct viewer_state *st, pthread_t notify, pthread_t *thread)
 		free(ld);
 		return -EIO;
 	}
+	__atomic_add_fetch(&loading, 1, __ATOMIC_ACQ_REL);
 	err = -pthread_create(thread, NULL, loader_main, ld);
 	if (err) {
+		__atomic_sub_fetch(&loading, 1, __ATOMIC_ACQ_REL);
 		duckdb_disconnect(&ld->con);
 		free(ld);
 	}

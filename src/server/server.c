@@ -127,11 +127,24 @@ static enum MHD_Result find_nul(void *cls, enum MHD_ValueKind kind, const char *
 	return MHD_YES;
 }
 
+/* The trace a request's `trace` parameter names: 0, or 400 (*st NULL: there is no base). */
+static int pick_trace(struct viewer_state **st, struct MHD_Connection *conn)
+{
+	const char *t = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "trace");
+
+	if (!t || !strcmp(t, "new"))
+		return 0;
+	if (strcmp(t, "base"))
+		return 400;
+	*st = (*st)->base;
+	return *st ? 0 : 400;
+}
+
 static enum MHD_Result serve_api(struct viewer_state *st, struct MHD_Connection *conn,
 				 const char *name)
 {
 	const struct api_route *route = api__route(name);
-	struct request rq = { .st = st };
+	struct request rq = { 0 };
 	enum MHD_Result ret;
 	uint64_t size = 0;
 	size_t len = 0;
@@ -144,10 +157,17 @@ static enum MHD_Result serve_api(struct viewer_state *st, struct MHD_Connection 
 		snprintf(msg, sizeof(msg), "unknown API endpoint /api/%.200s", name);
 		return send_error(conn, MHD_HTTP_NOT_FOUND, msg, NULL);
 	}
+	/* trace=base asks the compare view's baseline the same question. */
+	if ((status = pick_trace(&st, conn)))
+		return send_error(conn, (unsigned int)status, st ? "parameter 'trace' must be new or base" :
+				  "no base trace: start the viewer with --view NEW --base BASE", "trace");
 	/* Requests that arrive while the trace loads wait for the part they need. */
-	if (!state__wait(st, route->need))
+	if (!state__wait(st, route->need & ~NEED_BASE))
 		return send_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
 				  st->stopping ? "the viewer is shutting down" : st->load_error, NULL);
+	if ((route->need & NEED_BASE) && st->base && !state__wait(st->base, route->need & ~NEED_BASE))
+		return send_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE, st->base->stopping ?
+				  "the viewer is shutting down" : st->base->load_error, NULL);
 	{
 		const char *bad = NULL;
 		char msg[300];
@@ -158,6 +178,7 @@ static enum MHD_Result serve_api(struct viewer_state *st, struct MHD_Connection 
 			return send_error(conn, MHD_HTTP_BAD_REQUEST, msg, bad);
 		}
 	}
+	rq.st = st;
 	params__init(&rq.p, get_arg, conn);
 	json__init(&rq.out);
 	json__spill(&rq.out, SPILL_AT);
@@ -331,14 +352,49 @@ static struct MHD_Daemon *start_http(struct viewer_state *st, const struct viewe
 	return d;
 }
 
+/* A trace's own in-memory database, with the file checked (errors name it). */
+static int state__open(struct viewer_state *st, const char *file)
+{
+	duckdb_connection con = NULL;
+	int err = -EIO;
+
+	if (duck__open_memory(&st->db, &con, 0))
+		return -EIO;
+	/* A long-running server: DuckDB hands memory back after each task instead of keeping
+	 * up to 128 MB per thread, and does not cache the file's blocks (event_list reads a
+	 * few pages per request; the kernel's page cache already holds them). */
+	if (!duck__exec(con, "SET allocator_flush_threshold = '8MB'") &&
+	    !duck__exec(con, "SET enable_external_file_cache = false") &&
+	    !trace_file__open(file, con, &st->tf))
+		err = 0;
+	duckdb_disconnect(&con);
+	return err;
+}
+
+static void state__free(struct viewer_state *st)
+{
+	conn__free_all(st);
+	ops__free(&st->ops);
+	exact_counts__free(&st->exact);
+	sched__free(&st->sched);
+	model__free(&st->m);
+	free(st->summary_json);
+	free(st->lifetimes_json);
+	free(st->lifetimes_error);
+	trace_file__free(&st->tf);
+	if (st->db)
+		duckdb_close(&st->db);
+}
+
 int viewer__main(const char *file, const struct viewer_opts *opts)
 {
 	struct viewer_state st = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
 				   .sched_lock = PTHREAD_MUTEX_INITIALIZER };
+	struct viewer_state base = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
+				     .sched_lock = PTHREAD_MUTEX_INITIALIZER };
 	struct MHD_Daemon *http = NULL;
-	duckdb_connection con = NULL;
-	pthread_t loader;
-	bool loading = false;
+	pthread_t loader, base_loader;
+	bool loading = false, base_loading = false;
 	unsigned int port = 0;
 	sigset_t sigs;
 	int sig = 0, ret = 1;
@@ -357,18 +413,11 @@ int viewer__main(const char *file, const struct viewer_opts *opts)
 	sigaction(SIGTERM, &dfl, NULL);
 	sigaction(SIGPIPE, &ign, NULL);
 
-	if (duck__open_memory(&st.db, &con, 0))
+	/* Everything checkable about the files is checked before binding. */
+	if (state__open(&st, file) || (opts->base && state__open(&base, opts->base)))
 		goto cleanup;
-	/* A long-running server: DuckDB hands memory back after each task instead of keeping
-	 * up to 128 MB per thread, and does not cache the file's blocks (event_list reads a
-	 * few pages per request; the kernel's page cache already holds them). */
-	if (duck__exec(con, "SET allocator_flush_threshold = '8MB'") ||
-	    duck__exec(con, "SET enable_external_file_cache = false"))
-		goto cleanup;
-	/* Everything checkable about the file is checked before binding. */
-	if (trace_file__open(file, con, &st.tf))
-		goto cleanup;
-	duckdb_disconnect(&con);
+	if (opts->base)
+		st.base = &base;
 	if (!assets__find("index.html")) {
 		log__error("the embedded web UI has no index.html (a broken build)");
 		goto cleanup;
@@ -376,11 +425,17 @@ int viewer__main(const char *file, const struct viewer_opts *opts)
 	http = start_http(&st, opts, &port);
 	if (!http)
 		goto cleanup;
+	/* Both traces load at once: the compare view is ready when the larger one is. */
 	if (loader__start(&st, pthread_self(), &loader)) {
 		log__error("cannot start loading %s", file);
 		goto cleanup;
 	}
 	loading = true;
+	if (opts->base && loader__start(&base, pthread_self(), &base_loader)) {
+		log__error("cannot start loading %s", opts->base);
+		goto cleanup;
+	}
+	base_loading = opts->base != NULL;
 	if (sigwait(&sigs, &sig))
 		sig = SIGTERM;
 	ret = sig == SIGUSR1 ? 1 : 0;
@@ -391,20 +446,13 @@ cleanup:
 		loader__stop(&st, loader);
 	else
 		st.stopping = true;
+	if (base_loading)
+		loader__stop(&base, base_loader);
+	else
+		base.stopping = true;
 	if (http)
 		MHD_stop_daemon(http);
-	conn__free_all(&st);
-	ops__free(&st.ops);
-	exact_counts__free(&st.exact);
-	sched__free(&st.sched);
-	model__free(&st.m);
-	free(st.summary_json);
-	free(st.lifetimes_json);
-	free(st.lifetimes_error);
-	trace_file__free(&st.tf);
-	if (con)
-		duckdb_disconnect(&con);
-	if (st.db)
-		duckdb_close(&st.db);
+	state__free(&base);
+	state__free(&st);
 	return ret;
 }

@@ -48,6 +48,7 @@ struct viewer_state {
 	int sched_read;
 
 	struct conn_ctx *idle;	/* pooled DuckDB connections (see conn.c) */
+	struct viewer_state *base;	/* --base: the trace compared with this one, or NULL */
 	unsigned int running;	/* handlers computing now (see state__enter) */
 };
 

@@ -8,6 +8,7 @@ struct viewer_opts {
 	const char *bind;	/* "127.0.0.1" unless --bind */
 	unsigned int port;	/* 0 = any free port (the real one is printed) */
 	bool no_token;		/* a non-loopback bind serves without a token */
+	const char *base;	/* --base: a second trace to compare FILE with, or NULL */
 };
 
 /* Load and validate FILE (errors name the file and the problem, before binding), bind,

@@ -202,6 +202,8 @@ const REQUESTS = {
   memory_statistics: [{ ...W, max_points: 1000 }],
   event_flamegraph: [{ ...W, event_type: 'cpu_sample', max_stacks: 5000 }, { ...W, event_type: 'page_fault', max_stacks: 10 }],
   event_list: [{ ...W, pid: 10, limit: 100, offset: 0 }, { ...W, pid: 11, limit: 100, offset: 0, event_types: 'syscall_write_enter' }],
+  compare: [{}],
+  diff_flamegraph: [{ ...W, event_type: 'cpu_sample', max_stacks: 5000 }, { ...W, event_type: 'cpu_sample', max_stacks: 5000, base_start_ns: 0, base_end_ns: 200 }],
 };
 
 // Exact counts above the rows of read (so the exact fields are sent) and a drop.
@@ -240,7 +242,9 @@ before(async () => {
   const dir = tmpdir();
   const columns = { latency_ns: 'UBIGINT', waker_pid: 'UINTEGER', waker_tgid: 'UINTEGER', waker_stack_trace: 'VARCHAR[]', next_tgid: 'UINTEGER', filename: 'VARCHAR' };
   const meta = { 'probex.sample_freq_hz': '1000', 'probex.stack_trace_format': 'symbolized_v1', 'probex.root_pid': '10' };
-  [v, vr] = await Promise.all([startViewer(write(dir, 'ui', traceA, { meta: META })), startViewer(writeTrace(`${dir}/relay.parquet`, relay, { columns, meta }))]);
+  // Compare mode (--base, here the same file) so that its endpoints answer too.
+  const f = write(dir, 'ui', traceA, { meta: META });
+  [v, vr] = await Promise.all([startViewer(f, ['--base', f]), startViewer(writeTrace(`${dir}/relay.parquet`, relay, { columns, meta }))]);
 });
 after(async () => {
   assert.equal(await stopViewer(v), 0);

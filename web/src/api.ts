@@ -310,3 +310,21 @@ export function errorText(e: unknown): string {
   if (e instanceof Error) return e.message;
   return String(e);
 }
+
+/** /api/compare: whether the viewer has a base trace (`--base`). */
+export interface CompareInfo {
+  new_file: string;
+  base_file: string | null;
+}
+
+/** /api/diff_flamegraph: one event type's folded stacks in NEW and BASE, matched. */
+export interface DiffFlameResponse {
+  event_type: string;
+  /** 'ns' (off-CPU time), 'samples' (cpu_sample) or 'events'. */
+  weight_unit: string;
+  base_total: number;
+  total: number;
+  base_in_range: number;
+  in_range: number;
+  stacks: Array<{ frames: string[]; base_weight: number; weight: number }>;
+}

@@ -3,7 +3,8 @@
 // zero-length trace says so.
 
 import { h, replace, errorBox, spinner } from './dom';
-import { getJson, errorText, requestLog, type Summary, type LifetimesResponse } from './api';
+import { getJson, errorText, requestLog, type Summary, type LifetimesResponse, type CompareInfo } from './api';
+import { mountCompare } from './compare';
 import { state, set, defaultEnabled, defaultFlameType, processByPid } from './state';
 import { readUrlState, startUrlSync, flushUrl, currentQuery } from './url';
 import { startData, res } from './data';
@@ -18,6 +19,9 @@ import { liveCharts } from './charts';
 import { spansOf, statesStatus } from './threadstates';
 import { path as critPath } from './critpath';
 
+/** Set when the server has a base trace (`--base`): the compare card is shown. */
+let compare: CompareInfo | null = null;
+
 async function boot(): Promise<void> {
   const app = document.getElementById('app')!;
   replace(app);
@@ -30,10 +34,12 @@ async function boot(): Promise<void> {
     let lifetimes: LifetimesResponse | null = null;
     let lifetimesError = '';
     try {
-      const [s, l] = await Promise.allSettled([
+      const [s, l, c] = await Promise.allSettled([
         getJson<Summary>('summary'),
         getJson<LifetimesResponse>('process_lifetimes'),
+        getJson<CompareInfo>('compare'),
       ]);
+      compare = c.status === 'fulfilled' && c.value.base_file ? c.value : null;
       if (s.status === 'rejected') throw s.reason;
       summary = s.value;
       if (l.status === 'fulfilled') lifetimes = l.value;
@@ -93,6 +99,7 @@ function build(main: HTMLElement, summary: Summary, lifetimes: LifetimesResponse
 
   mountOverview(main);
   mountControls(main);
+  if (compare) mountCompare(main, compare);
   mountChips(main);
   mountLatencyRow(main, () => undefined);
   main.appendChild(createAggregateCard());
