@@ -174,9 +174,12 @@ static void *loader_main(void *arg)
 		pthread_mutex_lock(&st->sched_lock);
 		if (!st->sched_read && !st->stopping)
 			st->sched_read = sched__load(ld->con, &st->tf, &st->sched) ?: 1;
+		err = st->sched_read < 0 ? st->sched_read : 0;
 		pthread_mutex_unlock(&st->sched_lock);
-	} else if (!st->stopping) {
-		/* The failing step has logged what is wrong; stop serving. */
+	}
+	/* A file whose rows cannot be read (the scheduling rows included, read last) is not
+	 * served: the failing step has logged what is wrong. */
+	if (err && !st->stopping) {
 		if (err == -ENOMEM)
 			log__error("%s: out of memory while loading", st->tf.path);
 		state__set_failed(st, "the trace could not be loaded");

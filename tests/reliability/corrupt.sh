@@ -76,7 +76,8 @@ check() {
 	seen["query $q"]=$((${seen["query $q"]:-0} + 1))
 	if [[ "|$ve|" == *"|$v|"* ]]; then okn=$((okn + 1)); else
 		bad "$what: --view: $v (want $ve)"
-		sed 's/^/     | /' "$VIEW_LOG" | head -5 >&2
+		# view_outcome ran in a subshell: its log is the newest one.
+		sed 's/^/     | /' "$(ls -t "$TMP"/view.*.log 2>/dev/null | head -n1)" 2>/dev/null | head -5 >&2
 	fi
 	if [[ "|$qe|" == *"|$q|"* ]]; then okn=$((okn + 1)); else
 		bad "$what: query: $q (want $qe)"
