@@ -149,6 +149,7 @@ const struct trace_column trace_schema[TC__COUNT] = {
 	[TC_STACK_TRACE_ID] = { "stack_trace_id", PQ_U32, .dict = true, .viewer = true, .doc = "stack_trace by number: rows with the same number have the same list" },
 	[TC_STACK_TRACE_FIRST] = { "stack_trace_first", PQ_BOOL, .viewer = true, .doc = "true on the first row (file order) of each stack_trace_id, else NULL" },
 	[TC_RUNNABLE] = { "runnable_ns", PQ_U64, .doc = "off_cpu: ns from its wakeup to running again, the end of latency_ns spent waiting for a CPU (NULL: no wakeup seen, or a trace without it)" },
+	[TC_WAKER_NAME] = { "waker_name", PQ_STRING, .doc = "off_cpu: the waker's comm at the wakeup, traced or not (NULL: no waker, or a trace without it)" },
 };
 
 static const char *const stack_kinds[] = { "user", "kernel", "both" };
