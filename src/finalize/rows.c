@@ -310,7 +310,8 @@ static int syscall_cols(struct rows *r, struct colbuf *c, const struct rec_sysca
 }
 
 /* A comm column (process_name, waker_name): one dictionary of names for both. */
-static int comm_col(struct rows *r, struct colbuf *c, int col, const char *comm, struct rg_writer *g)
+static int comm_col(struct rows *r, struct colbuf *c, int col, const char *comm,
+		    struct rg_writer *g)
 {
 	int64_t id;
 	int err;
@@ -385,7 +386,8 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 		colbuf__set(c, TC_PREV_STATE, (uint64_t)trace_state(o->prev_state));
 		colbuf__set(c, TC_WAKER_PID, o->waker_pid);
 		colbuf__set(c, TC_WAKER_TGID, o->waker_tgid);
-		if (o->waker_pid && o->waker_comm[0] && (err = comm_col(r, c, TC_WAKER_NAME, o->waker_comm, g)))
+		if (o->waker_pid && o->waker_comm[0] &&
+		    (err = comm_col(r, c, TC_WAKER_NAME, o->waker_comm, g)))
 			return err;
 		if (o->runnable != REC_RUNNABLE_UNKNOWN && o->runnable <= o->duration)
 			colbuf__set(c, TC_RUNNABLE, o->runnable);

@@ -249,8 +249,8 @@ static int read_rows(duckdb_connection con, const struct trace_file *tf, struct 
 	lb->s->has_runnable = has[1];
 	if (asprintf(&sql,
 		     "SELECT (event_type = 'off_cpu')::UTINYINT, ts_ns::UBIGINT, pid::UINTEGER, "
-		     "prev_pid::UINTEGER, next_pid::UINTEGER, prev_state::BIGINT, %s, %s, %s, %s, %s, %s, "
-		     "file_row_number::UINTEGER FROM read_parquet(%s, file_row_number = true) "
+		     "prev_pid::UINTEGER, next_pid::UINTEGER, prev_state::BIGINT, %s, %s, %s, %s, %s, "
+		     "%s, file_row_number::UINTEGER FROM read_parquet(%s, file_row_number = true) "
 		     "WHERE event_type IN ('sched_switch', 'off_cpu')",
 		     tf->has_latency_ns ? "latency_ns::UBIGINT" : "NULL::UBIGINT",
 		     has[0] ? "waker_pid::UINTEGER" : "NULL::UINTEGER",

@@ -344,7 +344,8 @@ static int path_of(const struct model *m, const struct sched *s, const struct re
 		end = start;
 	if ((err = critpath__build(m, s, tid, start, end, &c)))
 		return err;
-	err = o->json ? json_out(m, s, &c, tid, start, end, out) : text(m, s, &c, tid, start, end, o, out);
+	err = o->json ? json_out(m, s, &c, tid, start, end, out)
+		      : text(m, s, &c, tid, start, end, o, out);
 	cpsegs__free(&c);
 	return err;
 }
