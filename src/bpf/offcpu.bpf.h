@@ -31,6 +31,7 @@ static __always_inline void offcpu_out(struct tstate *t, __s64 state, __u64 now)
 	t->off_state = state;
 	t->waker_pid = 0;
 	t->waker_tgid = 0;
+	t->waker_comm[0] = 0;
 	t->wake_ts = 0;
 }
 
@@ -73,6 +74,7 @@ static __always_inline void offcpu_in(struct task_struct *next, __u64 now)
 	r->prev_state = t->off_state;
 	r->waker_pid = t->waker_pid;
 	r->waker_tgid = t->waker_tgid;
+	__builtin_memcpy(r->waker_comm, t->waker_comm, sizeof(r->waker_comm));
 	r->runnable = runnable;
 	t->off_ts = 0;
 	bpf_ringbuf_submit(r, rb_flags());
@@ -149,6 +151,8 @@ static __always_inline void offcpu_wakeup(void *ctx, struct task_struct *p)
 	pid_tgid = bpf_get_current_pid_tgid();
 	t->waker_pid = (__u32)pid_tgid;
 	t->waker_tgid = pid_tgid >> 32;
+	/* Names a waker outside the traced processes too, which no row of its own does. */
+	bpf_get_current_comm(t->waker_comm, sizeof(t->waker_comm));
 	waker_stack(ctx, p, t, pid_tgid);
 }
 

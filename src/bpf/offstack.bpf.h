@@ -88,6 +88,7 @@ static __always_inline void offstack_hold(struct tstate *t, __u64 d, __u64 runna
 	t->pend.state = t->off_state;
 	t->pend.waker_pid = t->waker_pid;
 	t->pend.waker_tgid = t->waker_tgid;
+	__builtin_memcpy(t->pend.waker_comm, t->waker_comm, sizeof(t->pend.waker_comm));
 	__sync_fetch_and_add(&offstack_held, 1);
 }
 
@@ -110,6 +111,7 @@ static __always_inline void offstack_flush(void *ctx, struct tstate *t)
 	r->prev_state = t->pend.state;
 	r->waker_pid = t->pend.waker_pid;
 	r->waker_tgid = t->pend.waker_tgid;
+	__builtin_memcpy(r->waker_comm, t->pend.waker_comm, sizeof(r->waker_comm));
 	r->runnable = t->pend.runnable;
 	t->pend.ts = 0;
 	rec_finish(ctx, r, sizeof(*r), stacked, true, false);

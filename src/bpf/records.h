@@ -138,6 +138,7 @@ struct rec_off_cpu {
 	__u32 waker_pid;	/* 0: woken by no task seen (interrupt, timer) */
 	__u32 waker_tgid;
 	__u64 runnable;		/* ns from its wakeup to running again; REC_RUNNABLE_UNKNOWN */
+	char waker_comm[PROBEX_COMM_LEN];	/* the waker's comm at the wakeup ("": none) */
 };
 
 #define REC_RUNNABLE_UNKNOWN	(~0ull)	/* no wakeup seen (woken before tracing began) */
@@ -366,6 +367,7 @@ struct off_pending {
 	__s64 state;
 	__u32 waker_pid;
 	__u32 waker_tgid;
+	char waker_comm[PROBEX_COMM_LEN];
 };
 
 /* Per-thread state kept in the kernel: the open syscall and the stack-sampling clocks. */
@@ -386,6 +388,7 @@ struct tstate {
 	__u32 waker_tgid;
 	__u32 _pad2;
 	__u64 wake_ts;		/* off-CPU: when it was woken since off_ts, 0: not yet */
+	char waker_comm[PROBEX_COMM_LEN];	/* off-CPU: the waker's comm, with waker_pid */
 	struct off_pending pend;	/* off-CPU: a long interval waiting for its user stack */
 	char path[PROBEX_FILENAME_LEN];	/* path argument read at enter */
 };

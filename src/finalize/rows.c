@@ -326,6 +326,27 @@ static int syscall_cols(struct rows *r, struct colbuf *c, const struct rec_sysca
 	return 0;
 }
 
+/* A comm column (process_name, waker_name): one dictionary of names for both. */
+static int comm_col(struct rows *r, struct colbuf *c, int col, const char *comm,
+		    struct rg_writer *g)
+{
+	int64_t id;
+	int err;
+
+	/* Runs of rows share a thread: most rows repeat the last name looked up. */
+	if (memcmp(r->last_comm, comm, PROBEX_COMM_LEN)) {
+		if (r->comms.n == r->comms.cap && (err = rg_writer__wait(g)))
+			return err;
+		id = strtab__intern(&r->comms, comm, strnlen(comm, PROBEX_COMM_LEN));
+		if (id < 0)
+			return (int)id;
+		memcpy(r->last_comm, comm, PROBEX_COMM_LEN);
+		r->last_comm_id = (uint32_t)id;
+	}
+	colbuf__set(c, col, r->last_comm_id);
+	return 0;
+}
+
 /* waker_stack_trace: the same lists as stack_trace. */
 static int waker_col(struct colbuf *c, struct stacklists *sl, const struct rowref *ref,
 		     struct rg_writer *g)
@@ -387,6 +408,9 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 		colbuf__set(c, TC_PREV_STATE, (uint64_t)trace_state(o->prev_state));
 		colbuf__set(c, TC_WAKER_PID, o->waker_pid);
 		colbuf__set(c, TC_WAKER_TGID, o->waker_tgid);
+		if (o->waker_pid && o->waker_comm[0] &&
+		    (err = comm_col(r, c, TC_WAKER_NAME, o->waker_comm, g)))
+			return err;
 		if (o->runnable != REC_RUNNABLE_UNKNOWN && o->runnable <= o->duration)
 			colbuf__set(c, TC_RUNNABLE, o->runnable);
 		break;
@@ -462,19 +486,8 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 	colbuf__set(c, TC_PID, h->tid);
 	colbuf__set(c, TC_TGID, h->tgid);
 	colbuf__set(c, TC_CPU, cpu);
-	if (h->comm[0]) {
-		/* Runs of rows share a thread: most rows repeat the last name looked up. */
-		if (memcmp(r->last_comm, h->comm, PROBEX_COMM_LEN)) {
-			if (r->comms.n == r->comms.cap && (err = rg_writer__wait(g)))
-				return err;
-			id = strtab__intern(&r->comms, h->comm, strnlen(h->comm, PROBEX_COMM_LEN));
-			if (id < 0)
-				return (int)id;
-			memcpy(r->last_comm, h->comm, PROBEX_COMM_LEN);
-			r->last_comm_id = (uint32_t)id;
-		}
-		colbuf__set(c, TC_PROCESS_NAME, r->last_comm_id);
-	}
+	if (h->comm[0] && (err = comm_col(r, c, TC_PROCESS_NAME, h->comm, g)))
+		return err;
 	if (u != r->last_u || k != r->last_k) {
 		if (stacklists__may_move(sl, u, k) && (err = rg_writer__wait(g)))
 			return err;
@@ -532,6 +545,7 @@ int rows__write(struct rows *r, struct pq_writer *w, struct stacklists *sl, uint
 		colbuf__set_dict(&c[i], TC_PROBE_ARGS, &pargs[i], NULL);
 		colbuf__set_dict(&c[i], TC_STACK_KIND, &stack_kind_dict, NULL);
 		colbuf__set_dict(&c[i], TC_PROCESS_NAME, &comm[i], NULL);
+		colbuf__set_dict(&c[i], TC_WAKER_NAME, &comm[i], NULL);
 		colbuf__set_dict(&c[i], TC_FILENAME, &file[i], NULL);
 		colbuf__set_dict(&c[i], TC_STACK_TRACE, stacklists__dict(sl), &lists[i]);
 		colbuf__set_dict(&c[i], TC_STACK_MODULES, stacklists__modules_dict(sl), &mods[i]);

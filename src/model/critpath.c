@@ -58,7 +58,8 @@ static bool follows(const struct cpwalk *w, uint32_t tid, const struct tspan *t,
 
 	return (t->state == TS_SLEEPING || t->state == TS_DISK) && o && o->waker_pid &&
 	       o->waker_pid != tid && depth < CP_MAX_DEPTH && w->budget &&
-	       sched__tid_index(w->s, o->waker_pid) >= 0;
+	       sched__tid_index(w->s, o->waker_pid) >= 0 &&
+	       model__name(w->m, o->waker_pid);	/* traced: not only a partner in switches */
 }
 
 /* [a, b] of tid; what tid's spans leave uncovered is `fill` (the blocked segment of the

@@ -33,7 +33,7 @@ bool sched__is_dead(int32_t state)
 }
 
 enum { K_KIND, K_TS, K_PID, K_PREV, K_NEXT, K_STATE, K_LAT, K_WPID, K_WTGID, K_RUNNABLE,
-       K_WSTACK, K_ROW, K__COUNT };
+       K_WSTACK, K_WNAME, K_ROW, K__COUNT };
 
 /* A switch of one thread while loading. */
 struct sched_ev {
@@ -112,6 +112,15 @@ static int take_off(struct loadbuf *lb, duckdb_data_chunk ch, idx_t i)
 		if (id < 0)
 			return (int)id;
 		o->wstack = (uint32_t)id + 1;
+	}
+	if (o->waker_pid && valid(v[K_WNAME], i)) {
+		uint32_t len;
+		const char *str = trace_file__cell(duckdb_vector_get_data(v[K_WNAME]), i, &len);
+		int64_t id = intern__add(&s->waker_names, str, len);
+
+		if (id < 0)
+			return (int)id;
+		o->wname = (uint32_t)id + 1;
 	}
 	return 0;
 }
@@ -200,9 +209,10 @@ static int index_tids(struct sched *s, const struct sched_ev *ev)
 }
 
 /* Which optional columns the file has. */
-static int has_columns(duckdb_connection con, const struct trace_file *tf, bool has[3])
+static int has_columns(duckdb_connection con, const struct trace_file *tf, bool has[4])
 {
-	static const char *const names[3] = { "waker_pid", "runnable_ns", "waker_stack_trace" };
+	static const char *const names[4] = { "waker_pid", "runnable_ns", "waker_stack_trace",
+					      "waker_name" };
 	duckdb_result res;
 	char *sql;
 	int err = 0;
@@ -217,7 +227,7 @@ static int has_columns(duckdb_connection con, const struct trace_file *tf, bool 
 	for (idx_t r = 0; !err && r < duckdb_row_count(&res); r++) {
 		char *n = duckdb_value_varchar(&res, 0, r);
 
-		for (int k = 0; n && k < 3; k++)
+		for (int k = 0; n && k < 4; k++)
 			has[k] |= !strcmp(n, names[k]);
 		duckdb_free(n);
 	}
@@ -227,7 +237,7 @@ static int has_columns(duckdb_connection con, const struct trace_file *tf, bool 
 
 static int read_rows(duckdb_connection con, const struct trace_file *tf, struct loadbuf *lb)
 {
-	bool has[3] = { false };
+	bool has[4] = { false };
 	duckdb_result res;
 	duckdb_data_chunk ch;
 	char *sql;
@@ -240,14 +250,15 @@ static int read_rows(duckdb_connection con, const struct trace_file *tf, struct 
 	if (asprintf(&sql,
 		     "SELECT (event_type = 'off_cpu')::UTINYINT, ts_ns::UBIGINT, pid::UINTEGER, "
 		     "prev_pid::UINTEGER, next_pid::UINTEGER, prev_state::BIGINT, %s, %s, %s, %s, %s, "
-		     "file_row_number::UINTEGER FROM read_parquet(%s, file_row_number = true) "
+		     "%s, file_row_number::UINTEGER FROM read_parquet(%s, file_row_number = true) "
 		     "WHERE event_type IN ('sched_switch', 'off_cpu')",
 		     tf->has_latency_ns ? "latency_ns::UBIGINT" : "NULL::UBIGINT",
 		     has[0] ? "waker_pid::UINTEGER" : "NULL::UINTEGER",
 		     has[0] ? "waker_tgid::UINTEGER" : "NULL::UINTEGER",
 		     has[1] ? "runnable_ns::BIGINT" : "NULL::BIGINT",
 		     has[2] ? "CASE WHEN len(waker_stack_trace) > 0 THEN to_json(waker_stack_trace)::VARCHAR END"
-			    : "NULL::VARCHAR", tf->literal) < 0)
+			    : "NULL::VARCHAR",
+		     has[3] ? "waker_name::VARCHAR" : "NULL::VARCHAR", tf->literal) < 0)
 		return -ENOMEM;
 	err = duck__stream(con, sql, tf->path, &res);
 	free(sql);
@@ -342,7 +353,13 @@ void sched__free(struct sched *s)
 	free(s->ev_ts);
 	free(s->ev_state);
 	free(s->off);
+	intern__free(&s->waker_names);
 	memset(s, 0, sizeof(*s));
+}
+
+const char *sched__waker_name(const struct sched *s, const struct sched_off *o)
+{
+	return o && o->wname ? s->waker_names.strs[o->wname - 1] : NULL;
 }
 
 int64_t sched__tid_index(const struct sched *s, uint32_t tid)

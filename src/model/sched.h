@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/intern.h"
 #include "trace/tracefile.h"
 
 /* state of a switch in (the others are prev_state of a switch out). */
@@ -21,6 +22,7 @@ struct sched_off {
 	uint32_t row;		/* file row */
 	uint32_t wstack;	/* index into wstack_json; 0 none */
 	int32_t state;
+	uint32_t wname;		/* the waker's comm: waker_names.strs[wname - 1]; 0 none */
 };
 
 struct sched {
@@ -40,6 +42,7 @@ struct sched {
 	uint32_t nwstacks;
 	char **wstack_json;	/* waker stacks as JSON arrays; [0] unused */
 	uint32_t *wstack_len;
+	struct intern waker_names;	/* the waker_name column's values */
 };
 
 /* Read tf's scheduling rows into s.  0 or a negative errno (logged). */
@@ -50,6 +53,10 @@ void sched__free(struct sched *s);
 int64_t sched__tid_index(const struct sched *s, uint32_t tid);
 /* The off-CPU interval of tid starting at ts, or NULL. */
 const struct sched_off *sched__off_at(const struct sched *s, int64_t ti, uint64_t ts);
+
+/* The waker's comm as recorded at the wakeup (a waker outside the traced processes has no
+ * other name), or NULL (none, or a trace without waker_name). */
+const char *sched__waker_name(const struct sched *s, const struct sched_off *o);
 
 /* prev_state bits as the kernel's: whether a switch out blocks, and how. */
 bool sched__blocks(int32_t state);

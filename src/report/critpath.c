@@ -120,8 +120,56 @@ static void by_name(const struct model *m, const struct cpsegs *c, uint64_t span
 	rtable__free(&t);
 }
 
-static int text(const struct model *m, const struct cpsegs *c, uint32_t tid, uint64_t start,
-		uint64_t end, const struct report_opts *o, FILE *out)
+/* Where chains end outside the trace: blocked segments whose waker is not a traced
+ * thread, by waker (named by its comm at the wakeup). */
+static void outside(const struct model *m, const struct sched *s, const struct cpsegs *c,
+		    uint64_t span, FILE *out)
+{
+	static const struct rcol cols[] = {
+		{ "share%", RC_PCT, NULL }, { "time", RC_NS, NULL }, { "waker", RC_TEXT, NULL },
+		{ "pid", RC_INT, NULL },
+	};
+	struct { const struct sched_off *o; uint64_t ns; } g[16];
+	size_t n = 0;
+	struct rtable t;
+	char buf[64];
+
+	for (size_t i = 0; i < c->n; i++) {
+		const struct sched_off *o = c->v[i].off;
+		size_t k;
+
+		if ((c->v[i].state != TS_SLEEPING && c->v[i].state != TS_DISK) || !o ||
+		    !o->waker_pid || model__name(m, o->waker_pid))
+			continue;
+		for (k = 0; k < n && g[k].o->waker_pid != o->waker_pid; k++)
+			;
+		if (k == n) {
+			if (n == sizeof(g) / sizeof(g[0]))
+				continue;
+			g[n++] = (typeof(g[0])){ o, 0 };
+		}
+		g[k].ns += c->v[i].end - c->v[i].start;
+	}
+	if (!n)
+		return;
+	rtable__init(&t, "outside_wakers", "Waits ended by wakers outside the trace", cols, 4);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = sched__waker_name(s, g[i].o);
+
+		snprintf(buf, sizeof(buf), "%s/%u", name ? name : "?", g[i].o->waker_pid);
+		rtable__row(&t);
+		rtable__pct(&t, span ? (double)g[i].ns / (double)span : 0);
+		rtable__int(&t, (int64_t)g[i].ns);
+		rtable__str(&t, buf);
+		rtable__int(&t, g[i].o->waker_tgid);
+	}
+	fputc('\n', out);
+	rtable__print(&t, out, REPORT_WIDTH);
+	rtable__free(&t);
+}
+
+static int text(const struct model *m, const struct sched *s, const struct cpsegs *c, uint32_t tid,
+		uint64_t start, uint64_t end, const struct report_opts *o, FILE *out)
 {
 	static const struct rcol cols[] = {
 		{ "share%", RC_PCT, NULL }, { "time", RC_NS, NULL }, { "thread", RC_TEXT, NULL },
@@ -169,6 +217,7 @@ static int text(const struct model *m, const struct cpsegs *c, uint32_t tid, uin
 	free(g);
 	fputc('\n', out);
 	by_name(m, c, end - start, out);
+	outside(m, s, c, end - start, out);
 	return 0;
 }
 
@@ -180,7 +229,34 @@ static void json_stack(struct json *j, const struct model *m, uint32_t id)
 		json__raw(j, m->stack_json[id], m->stack_json_len[id]);
 }
 
-static void json_seg(struct json *j, const struct model *m, const struct cpseg *g)
+/* A blocked segment's waker: tid, pid and name (its comm at the wakeup when not traced). */
+static void json_waker(struct json *j, const struct model *m, const struct sched *s,
+		       const struct sched_off *o)
+{
+	const char *name = o && o->waker_pid ? model__name(m, o->waker_pid) : NULL;
+	bool w = o && o->waker_pid;
+
+	if (!name)
+		name = sched__waker_name(s, o);
+	json__key(j, "waker_tid");
+	if (w)
+		json__u64(j, o->waker_pid);
+	else
+		json__null(j);
+	json__key(j, "waker_pid");
+	if (w)
+		json__u64(j, o->waker_tgid);
+	else
+		json__null(j);
+	json__key(j, "waker_name");
+	if (name)
+		json__str(j, name);
+	else
+		json__null(j);
+}
+
+static void json_seg(struct json *j, const struct model *m, const struct sched *s,
+		     const struct cpseg *g)
 {
 	const char *last = NULL;
 	uint32_t tgid = g->tid;
@@ -205,11 +281,7 @@ static void json_seg(struct json *j, const struct model *m, const struct cpseg *
 	json__u64(j, g->end);
 	json__key(j, "stack");
 	json_stack(j, m, critpath__stack(m, g));
-	json__key(j, "waker_tid");
-	if (o && o->waker_pid)
-		json__u64(j, o->waker_pid);
-	else
-		json__null(j);
+	json_waker(j, m, s, o);
 	json__obj_end(j);
 }
 
@@ -231,7 +303,7 @@ static int json_out(const struct model *m, const struct sched *s, const struct c
 	json__key(&j, "segments");
 	json__arr_begin(&j);
 	for (size_t i = 0; i < c->n; i++)
-		json_seg(&j, m, &c->v[i]);
+		json_seg(&j, m, s, &c->v[i]);
 	json__arr_end(&j);
 	json__key(&j, "note");
 	if (!s->has_switches)
@@ -272,7 +344,8 @@ static int path_of(const struct model *m, const struct sched *s, const struct re
 		end = start;
 	if ((err = critpath__build(m, s, tid, start, end, &c)))
 		return err;
-	err = o->json ? json_out(m, s, &c, tid, start, end, out) : text(m, &c, tid, start, end, o, out);
+	err = o->json ? json_out(m, s, &c, tid, start, end, out)
+		      : text(m, s, &c, tid, start, end, o, out);
 	cpsegs__free(&c);
 	return err;
 }

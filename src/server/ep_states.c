@@ -64,6 +64,9 @@ void api__waker(struct request *rq, const struct sched *s, const struct sched_of
 	const struct model *m = &rq->st->m;
 	const char *name = o && o->waker_pid ? model__name(m, o->waker_pid) : NULL;
 
+	if (!name)	/* not traced: its comm at the wakeup */
+		name = sched__waker_name(s, o);
+
 	json__key(&rq->out, "waker_tid");
 	if (o && o->waker_pid)
 		json__u64(&rq->out, o->waker_pid);

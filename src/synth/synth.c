@@ -319,6 +319,8 @@ static int fill_row(struct colbuf *c, struct bitset *seen, const struct synth_ro
 		colbuf__set(c, TC_PREV_STATE, (uint64_t)r->prev_state);
 		colbuf__set(c, TC_WAKER_PID, r->waker_pid);
 		colbuf__set(c, TC_WAKER_TGID, r->waker_tgid);
+		if (r->waker_pid && r->waker_name >= 0)
+			colbuf__set(c, TC_WAKER_NAME, (uint32_t)r->waker_name);
 	}
 	if (f & SR_FORK) {
 		colbuf__set(c, TC_PARENT_PID, r->parent_pid);
@@ -377,6 +379,7 @@ static int writer__open(struct writer *wr, const char *path, uint64_t n, uint64_
 	colbuf__set_dict(&wr->c, TC_STACK_KIND, &stack_kind_dict, NULL);
 	colbuf__set_dict(&wr->c, TC_PROCESS_NAME, &wr->name_dict, NULL);
 	colbuf__set_dict(&wr->c, TC_FILENAME, &wr->name_dict, NULL);	/* unused: no exec rows */
+	colbuf__set_dict(&wr->c, TC_WAKER_NAME, &wr->name_dict, NULL);
 	colbuf__set_dict(&wr->c, TC_STACK_TRACE, &wr->label_dict, &wr->lists);
 	colbuf__set_dict(&wr->c, TC_STACK_MODULES, &synth_module_dict, &wr->mod_lists);
 	colbuf__set_dict(&wr->c, TC_WAKER_STACK, &wr->label_dict, &wr->lists);	/* unused: no waker stacks */

@@ -52,6 +52,7 @@ struct synth_row {
 	uint32_t pid, tgid, cols;
 	uint8_t event_type, cpu, stack_kind, io_uring_opcode;
 	int32_t name, stack, stack_id, kernel_stack_id, exit_code, io_uring_res;
+	int32_t waker_name;	/* off_cpu with a waker: its name */
 	uint32_t prev_pid, next_pid, parent_pid, child_pid;
 	uint32_t prev_tgid, next_tgid, child_tgid, waker_pid, waker_tgid;
 	bool is_thread;

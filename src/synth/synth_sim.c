@@ -327,6 +327,7 @@ static int block(struct sim *s, struct sim_thread *ts, const struct synth_row *s
 	if (rng__below(&s->rng, 5) && w->tid != ts->t->tid) {
 		r.waker_pid = w->tid;
 		r.waker_tgid = w->tgid;
+		r.waker_name = w->name;
 	}
 	if ((err = put(s, &r, false)))
 		return err;

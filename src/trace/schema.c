@@ -156,6 +156,7 @@ const struct trace_column trace_schema[TC__COUNT] = {
 	[TC_STACK_TRACE_FIRST] = { "stack_trace_first", PQ_BOOL, .viewer = true, .doc = "true on the first row (file order) of each stack_trace_id, else NULL" },
 	[TC_RUNNABLE] = { "runnable_ns", PQ_U64, .doc = "off_cpu: ns from its wakeup to running again, the end of latency_ns spent waiting for a CPU (NULL: no wakeup seen, or a trace without it)" },
 	[TC_PROBE_ARGS] = { "probe_args", PQ_STRING, .doc = "--probe rows (probe_*_enter, usdt_*, tp_*): arguments, the text of a JSON object" },
+	[TC_WAKER_NAME] = { "waker_name", PQ_STRING, .doc = "off_cpu: the waker's comm at the wakeup, traced or not (NULL: no waker, or a trace without it)" },
 };
 
 static const char *const stack_kinds[] = { "user", "kernel", "both" };

@@ -132,6 +132,7 @@ int main(int argc, char **argv)
 	colbuf__set_dict(&c, TC_STACK_KIND, &stack_kind_dict, NULL);
 	colbuf__set_dict(&c, TC_PROCESS_NAME, &name_dict, NULL);
 	colbuf__set_dict(&c, TC_FILENAME, &name_dict, NULL);
+	colbuf__set_dict(&c, TC_WAKER_NAME, &name_dict, NULL);
 	colbuf__set_dict(&c, TC_STACK_TRACE, &label_dict, &lists);
 	colbuf__set_dict(&c, TC_STACK_MODULES, &label_dict, &lists);
 	colbuf__set_dict(&c, TC_WAKER_STACK, &label_dict, &lists);

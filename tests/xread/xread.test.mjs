@@ -29,7 +29,7 @@ const SCHEMA = [
   'mmap_flags UInt32', 'mmap_fd Int32', 'io_uring_user_data UInt64',
   'stack_modules List<item: Utf8View>', 'offset Int64', 'futex_op Int32', 'syscall_nr UInt32',
   'waker_pid UInt32', 'waker_tgid UInt32', 'waker_stack_trace List<item: Utf8View>',
-  'stack_trace_id UInt32', 'stack_trace_first Bool', 'runnable_ns UInt64', 'probe_args Utf8',
+  'stack_trace_id UInt32', 'stack_trace_first Bool', 'runnable_ns UInt64', 'probe_args Utf8', 'waker_name Utf8',
 ];
 
 // polars names its dtypes itself (String is its Utf8View-backed string).
