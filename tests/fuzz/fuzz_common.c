@@ -213,6 +213,8 @@ void fz__unload(struct viewer_state *st)
 	st->stopping = true;
 	conn__free_all(st);
 	ops__free(&st->ops);
+	exact_counts__free(&st->exact);
+	sched__free(&st->sched);
 	model__free(&st->m);
 	free(st->summary_json);
 	free(st->lifetimes_json);
