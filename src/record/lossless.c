@@ -136,6 +136,24 @@ int lossless__open(struct lossless **lp)
 	return 0;
 }
 
+/* What is in flight when the freeze is asked must fit in the 3/4 above the mark: say 4
+ * of the largest records a CPU (a 64 KiB ring, 16 KiB stack copies, lost 1% of a fork
+ * storm's rows). */
+unsigned long lossless__ring_bytes(unsigned long asked, uint32_t ustack_copy_bytes)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	unsigned long need = 16ul * (unsigned long)(ncpus > 0 ? ncpus : 1) *
+			     (ustack_copy_bytes + 4096ul) / 3, bytes = asked;
+
+	if (!asked || asked >= need)
+		return asked;
+	while (bytes < need)
+		bytes *= 2;
+	log__info("--lossless: ring buffer raised to %lu KiB (from %lu): room for what is in "
+		  "flight while the traced processes are paused", bytes >> 10, asked >> 10);
+	return bytes;
+}
+
 int lossless__add(struct lossless *l, pid_t pid)
 {
 	char buf[16];

@@ -202,6 +202,8 @@ static int session__arm(struct session *s, const sigset_t *mask)
 		return -ENOMEM;
 	if (o->lossless && (err = lossless__open(&s->lossless)))
 		return err;
+	if (o->lossless)
+		po.ringbuf_bytes = lossless__ring_bytes(po.ringbuf_bytes, po.ustack_copy_bytes);
 	if (o->all_cpus)
 		sbfilter__trace_all(s->sbf);
 	/* The guardian forks beside the BPF load, which is mostly the kernel's work
