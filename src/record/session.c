@@ -539,16 +539,12 @@ int record__run(const struct record_opts *o, const struct priv_target *priv, str
 	t0 = now_ns(CLOCK_MONOTONIC);
 	err = session__drain(&s, run_err, res);
 	log__debug("drained and detached in %.3f s", (now_ns(CLOCK_MONOTONIC) - t0) / 1e9);
-	if (err && !o->ring_bytes) {
+	if (err) {
 		/* What was written before the failure (a full disk) is whole: recover reads
-		 * up to a cut-short item. */
+		 * up to a cut-short item, as after a killed recorder. */
 		log__error("recording failed: %s; what was recorded until then is kept in %s "
 			   "(`probex recover %s` once there is room, or delete it)", strerror(-err),
 			   o->spool_path, o->spool_path);
-	} else if (err) {
-		/* --ring rewrites its segments in place: a failed write leaves them mixed. */
-		log__error("recording failed: %s", strerror(-err));
-		session__unlink_spool(&s);
 	}
 cleanup:
 	session__cleanup(&s, &orig);
