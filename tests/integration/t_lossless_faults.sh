@@ -12,7 +12,7 @@ trap 'for j in $(jobs -p); do kill -INT "$j" 2>/dev/null; done; wait; umount "$M
 
 # probex-PP's cgroup: gone, and so not frozen (nothing of the tree can be left frozen).
 assert_cgroup_gone() { # what
-	for _ in $(seq 100); do [ -e "$cg/probex-$pp" ] || break; sleep 0.05; done
+	for _ in $(seq 200); do [ -e "$cg/probex-$pp" ] || break; sleep 0.05; done
 	if [ -e "$cg/probex-$pp" ]; then
 		fail "$1: cgroup probex-$pp left behind (cgroup.freeze $(cat "$cg/probex-$pp/cgroup.freeze"),
 			procs: $(cat "$cg/probex-$pp/cgroup.procs" | tr '\n' ' '))"
