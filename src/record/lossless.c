@@ -193,8 +193,10 @@ static void check(struct lossless *l)
 }
 
 /* Woken by the ring buffer's wake-ups (one per 1/16 of it, edge-triggered here); while
- * frozen, every millisecond, to thaw as soon as the consumer has drained it.  Above the
- * consumer's real-time priority, so that a draining consumer cannot hold it off. */
+ * frozen, every millisecond, to thaw as soon as the consumer has drained it; and as
+ * often while past the thaw mark: a wake-up is missed when a record (a 16 KiB stack
+ * copy) jumps over its window.  Above the consumer's real-time priority, so that a
+ * draining consumer cannot hold it off. */
 static void *watch_main(void *arg)
 {
 	struct sched_param sp = { .sched_priority = 2 };
@@ -203,7 +205,7 @@ static void *watch_main(void *arg)
 
 	pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 	while (!atomic_load(&l->stop)) {
-		epoll_wait(l->epfd, ev, 2, l->frozen ? 1 : 100);
+		epoll_wait(l->epfd, ev, 2, l->frozen || *l->prod_pos - *l->cons_pos >= l->low ? 1 : 100);
 		check(l);
 	}
 	if (l->frozen)
