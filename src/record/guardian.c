@@ -73,7 +73,8 @@ static int guardian_wait(int sock, int pidfd)
 }
 
 /* --lossless's cgroup, empty once the tree is killed: removed (its path from the freeze
- * file's).  The tree's last processes are reaped by others: a few tries. */
+ * file's).  The tree's last processes are reaped by others, late on a loaded machine:
+ * tries for up to 5 s. */
 static void guardian_remove_cgroup(int freeze_fd)
 {
 	char link[32] = "/proc/self/fd/", digits[12], path[512];
@@ -92,7 +93,7 @@ static void guardian_remove_cgroup(int freeze_fd)
 	if (n <= 1)
 		return;
 	path[n - 1] = 0;
-	for (int round = 0; round < 50 && rmdir(path) && errno == EBUSY; round++)
+	for (int round = 0; round < 250 && rmdir(path) && errno == EBUSY; round++)
 		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
 }
 

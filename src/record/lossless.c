@@ -136,6 +136,24 @@ int lossless__open(struct lossless **lp)
 	return 0;
 }
 
+/* What is in flight when the freeze is asked must fit in the 3/4 above the mark: say 4
+ * of the largest records a CPU (a 64 KiB ring, 16 KiB stack copies, lost 1% of a fork
+ * storm's rows). */
+unsigned long lossless__ring_bytes(unsigned long asked, uint32_t ustack_copy_bytes)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	unsigned long need = 16ul * (unsigned long)(ncpus > 0 ? ncpus : 1) *
+			     (ustack_copy_bytes + 4096ul) / 3, bytes = asked;
+
+	if (!asked || asked >= need)
+		return asked;
+	while (bytes < need)
+		bytes *= 2;
+	log__info("--lossless: ring buffer raised to %lu KiB (from %lu): room for what is in "
+		  "flight while the traced processes are paused", bytes >> 10, asked >> 10);
+	return bytes;
+}
+
 int lossless__add(struct lossless *l, pid_t pid)
 {
 	char buf[16];
@@ -175,8 +193,10 @@ static void check(struct lossless *l)
 }
 
 /* Woken by the ring buffer's wake-ups (one per 1/16 of it, edge-triggered here); while
- * frozen, every millisecond, to thaw as soon as the consumer has drained it.  Above the
- * consumer's real-time priority, so that a draining consumer cannot hold it off. */
+ * frozen, every millisecond, to thaw as soon as the consumer has drained it; and as
+ * often while past the thaw mark: a wake-up is missed when a record (a 16 KiB stack
+ * copy) jumps over its window.  Above the consumer's real-time priority, so that a
+ * draining consumer cannot hold it off. */
 static void *watch_main(void *arg)
 {
 	struct sched_param sp = { .sched_priority = 2 };
@@ -185,7 +205,7 @@ static void *watch_main(void *arg)
 
 	pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 	while (!atomic_load(&l->stop)) {
-		epoll_wait(l->epfd, ev, 2, l->frozen ? 1 : 100);
+		epoll_wait(l->epfd, ev, 2, l->frozen || *l->prod_pos - *l->cons_pos >= l->low ? 1 : 100);
 		check(l);
 	}
 	if (l->frozen)

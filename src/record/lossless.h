@@ -13,6 +13,10 @@ struct lossless;
 /* Create the cgroup (a child of probex's own cgroup v2, else of the hierarchy's root).
  * 0, or a negative errno after saying why. */
 int lossless__open(struct lossless **l);
+/* The ring buffer size for --lossless: asked (0: the default, large enough), raised if
+ * it leaves too little room above the high-water mark for records of up to
+ * ustack_copy_bytes of stack (saying so). */
+unsigned long lossless__ring_bytes(unsigned long asked, uint32_t ustack_copy_bytes);
 /* Move a process (stopped before its exec) into the cgroup. */
 int lossless__add(struct lossless *l, pid_t pid);
 /* Start watching the ring buffer map rb_fd of rb_bytes, in a thread of its own: freeze

@@ -81,7 +81,7 @@ static int run_tree(struct session *s, struct tree *t, int sfd)
 	const struct record_opts *o = s->opts;
 	uint64_t end_ns = o->duration_ns ? now_ns(CLOCK_MONOTONIC) + o->duration_ns : 0;
 	struct signalfd_siginfo si;
-	bool full_told = false;
+	bool full_told = false, err_told = false;
 	int err = 0;
 
 	for (;;) {
@@ -112,12 +112,14 @@ static int run_tree(struct session *s, struct tree *t, int sfd)
 
 			eventfd_read(s->wake_fd, &v);
 			err = atomic_load(&s->consumer_err);
-			if (err) {
-				log__error("cannot write the spool %s: %s; stopping the traced processes",
-					   o->spool_path, strerror(-err));
-				tree__stop(t, s->probes, now_ns(CLOCK_MONOTONIC), STOP_GRACE_NS);
-				tree__stop(t, s->probes, now_ns(CLOCK_MONOTONIC), STOP_GRACE_NS);
-			} else if (atomic_load(&s->full) && !full_told) {
+			if (err && !err_told) {
+				/* A full disk is no reason to end the user's work: the recording
+				 * ends there, the tree runs on (never paused again). */
+				err_told = true;
+				log__error("cannot write the spool %s: %s; recording stopped, the traced "
+					   "processes run on to their end", o->spool_path, strerror(-err));
+				lossless__release(s->lossless);
+			} else if (!err && atomic_load(&s->full) && !full_told) {
 				/* As perf record --max-size: the session ends, the workload is
 				 * stopped, everything recorded so far becomes the trace. */
 				full_told = true;
@@ -204,6 +206,8 @@ static int session__arm(struct session *s, const sigset_t *mask)
 		return -ENOMEM;
 	if (o->lossless && (err = lossless__open(&s->lossless)))
 		return err;
+	if (o->lossless)
+		po.ringbuf_bytes = lossless__ring_bytes(po.ringbuf_bytes, po.ustack_copy_bytes);
 	if (o->all_cpus)
 		sbfilter__trace_all(s->sbf);
 	/* The guardian forks beside the BPF load, which is mostly the kernel's work
@@ -541,9 +545,11 @@ int record__run(const struct record_opts *o, const struct priv_target *priv, str
 	err = session__drain(&s, run_err, res);
 	log__debug("drained and detached in %.3f s", (now_ns(CLOCK_MONOTONIC) - t0) / 1e9);
 	if (err) {
-		/* The spool is incomplete in ways recover cannot fix (a write failed). */
-		log__error("recording failed: %s", strerror(-err));
-		session__unlink_spool(&s);
+		/* What was written before the failure (a full disk) is whole: recover reads
+		 * up to a cut-short item, as after a killed recorder. */
+		log__error("recording failed: %s; what was recorded until then is kept in %s "
+			   "(`probex recover %s` once there is room, or delete it)", strerror(-err),
+			   o->spool_path, o->spool_path);
 	}
 cleanup:
 	session__cleanup(&s, &orig);

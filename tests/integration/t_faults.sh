@@ -36,8 +36,8 @@ assert_ge "recovered read rows" 50000 \
 assert_eq "recovered file says it is incomplete" "true" \
 	"$(q "$TMP/k.parquet" "SELECT decode(value) FROM parquet_kv_metadata('$TMP/k.parquet') WHERE key='probex.incomplete'")"
 
-# A full output filesystem: clear error, non-zero exit, nothing at the output path, no
-# spool, the tree stopped.
+# A full output filesystem: clear error, non-zero exit, nothing at the output path, the
+# spool kept (what fitted), the command run to its end.
 mkdir "$TMP/full"
 trap 'umount "$TMP/full" 2>/dev/null; rm -rf "$TMP"' EXIT
 if mount -t tmpfs -o size=256k tmpfs "$TMP/full" 2>/dev/null; then
@@ -46,7 +46,8 @@ if mount -t tmpfs -o size=256k tmpfs "$TMP/full" 2>/dev/null; then
 	cat "$TMP/err"
 	[ $rc -ne 0 ] || fail "probex succeeded on a full filesystem"
 	grep -q "No space left" "$TMP/err" || fail "the error does not say the disk is full"
-	[ -z "$(ls -A "$TMP/full")" ] || fail "files left on the full filesystem: $(ls -A "$TMP/full")"
+	assert_eq "files left on the full filesystem" x.parquet.probex-spool "$(ls -A "$TMP/full")"
+	grep -q "kept in $TMP/full/x.parquet.probex-spool" "$TMP/err" || fail "the error does not say where the data is kept"
 	assert_no_leftovers "^dd if=/dev/zero of=/dev/null bs=1 count=200000"
 	umount "$TMP/full"
 else
