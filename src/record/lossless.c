@@ -139,13 +139,22 @@ int lossless__open(struct lossless **lp)
 /* What is in flight when the freeze is asked must fit in the 3/4 above the mark: say 4
  * of the largest records a CPU (a 64 KiB ring, 16 KiB stack copies, lost 1% of a fork
  * storm's rows). */
+#define LOSSLESS_RING_DEFAULT (16ul << 20)
+
 unsigned long lossless__ring_bytes(unsigned long asked, uint32_t ustack_copy_bytes)
 {
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	unsigned long need = 16ul * (unsigned long)(ncpus > 0 ? ncpus : 1) *
 			     (ustack_copy_bytes + 4096ul) / 3, bytes = asked;
 
-	if (!asked || asked >= need)
+	/* Unless asked otherwise, 16 MiB: at the 4 MiB default, 2000 threads making syscalls
+	 * put 3-6 of ~1M records past the end while the freeze took effect. */
+	if (!asked) {
+		for (bytes = LOSSLESS_RING_DEFAULT; bytes < need; bytes *= 2)
+			;
+		return bytes;
+	}
+	if (asked >= need)
 		return asked;
 	while (bytes < need)
 		bytes *= 2;
