@@ -96,6 +96,19 @@ char *json__steal(struct json *j, size_t *len)
 	return b;
 }
 
+int json__print(struct json *j, FILE *out)
+{
+	size_t len;
+	char *s = json__steal(j, &len);
+
+	if (!s)
+		return -ENOMEM;
+	fwrite(s, 1, len, out);
+	fputc('\n', out);
+	free(s);
+	return 0;
+}
+
 static bool reserve(struct json *j, size_t n)
 {
 	size_t cap;

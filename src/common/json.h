@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common/utf8.h"
 
@@ -78,6 +79,9 @@ void json__free(struct json *j);
 /* Hand the buffer to the caller (NUL-terminated); NULL if an allocation failed.  Not for
  * a spilled writer (json__steal_fd). */
 char *json__steal(struct json *j, size_t *len);
+/* Write the document to out as one line and free it: 0, or -ENOMEM if an allocation
+ * failed on the way (nothing is written then). */
+int json__print(struct json *j, FILE *out);
 /* Keep at most about `at` bytes in memory: a response of every point of a 100M-event
  * trace (hundreds of MB of JSON) is written on to an unlinked file in $TMPDIR (or /tmp)
  * instead, which the kernel may page out, and is sent from there. */

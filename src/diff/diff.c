@@ -261,8 +261,6 @@ static int folded(struct diff *d, FILE *out)
 static int json_out(struct diff *d, FILE *out)
 {
 	struct json j;
-	size_t len;
-	char *s;
 	int err;
 
 	json__init(&j);
@@ -270,13 +268,8 @@ static int json_out(struct diff *d, FILE *out)
 	json__obj_begin(&j);
 	err = sections(d);
 	json__obj_end(&j);
-	s = json__steal(&j, &len);
-	if (!err && s) {
-		fwrite(s, 1, len, out);
-		fputc('\n', out);
-	}
-	err = err ? err : s ? 0 : -ENOMEM;
-	free(s);
+	if (!err)
+		err = json__print(&j, out);
 	json__free(&j);
 	return err;
 }

@@ -289,8 +289,6 @@ static int json_out(const struct model *m, const struct sched *s, const struct c
 		    uint32_t tid, uint64_t start, uint64_t end, FILE *out)
 {
 	struct json j;
-	size_t len;
-	char *str;
 
 	json__init(&j);
 	json__obj_begin(&j);
@@ -314,14 +312,7 @@ static int json_out(const struct model *m, const struct sched *s, const struct c
 	else
 		json__null(&j);
 	json__obj_end(&j);
-	str = json__steal(&j, &len);
-	json__free(&j);
-	if (!str)
-		return -ENOMEM;
-	fwrite(str, 1, len, out);
-	fputc('\n', out);
-	free(str);
-	return 0;
+	return json__print(&j, out);
 }
 
 /* The path of the model and scheduling rows, once loaded. */

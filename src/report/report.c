@@ -223,17 +223,9 @@ int report__run(const char *path, const struct report_opts *o, FILE *out)
 	}
 	err = sections(&r, &tf);
 	if (o->json) {
-		char *s;
-		size_t len;
-
 		json__obj_end(&j);
-		s = json__steal(&j, &len);
-		if (!err && s) {
-			fwrite(s, 1, len, out);
-			fputc('\n', out);
-		}
-		err = err ? err : s ? 0 : -ENOMEM;
-		free(s);
+		if (!err)
+			err = json__print(&j, out);
 		json__free(&j);
 	}
 out:
