@@ -231,3 +231,16 @@ void loader__stop(struct viewer_state *st, pthread_t thread)
 	/* The scans poll `stopping` between batches; DuckDB's own work is bounded by one. */
 	pthread_join(thread, NULL);
 }
+
+void loader__release(struct viewer_state *st)
+{
+	conn__free_all(st);
+	ops__free(&st->ops);
+	exact_counts__free(&st->exact);
+	sched__free(&st->sched);
+	model__free(&st->m);
+	free(st->summary_json);
+	free(st->lifetimes_json);
+	free(st->lifetimes_error);
+	trace_file__free(&st->tf);
+}

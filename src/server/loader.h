@@ -12,5 +12,7 @@
 int loader__start(struct viewer_state *st, pthread_t notify, pthread_t *thread);
 /* Ask a running load to stop, and wait for it. */
 void loader__stop(struct viewer_state *st, pthread_t thread);
+/* Free everything a load built in st (and the trace file), leaving st->db open. */
+void loader__release(struct viewer_state *st);
 
 #endif

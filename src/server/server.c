@@ -373,15 +373,7 @@ static int state__open(struct viewer_state *st, const char *file)
 
 static void state__free(struct viewer_state *st)
 {
-	conn__free_all(st);
-	ops__free(&st->ops);
-	exact_counts__free(&st->exact);
-	sched__free(&st->sched);
-	model__free(&st->m);
-	free(st->summary_json);
-	free(st->lifetimes_json);
-	free(st->lifetimes_error);
-	trace_file__free(&st->tf);
+	loader__release(st);
 	if (st->db)
 		duckdb_close(&st->db);
 }

@@ -211,15 +211,7 @@ void fz__unload(struct viewer_state *st)
 	duckdb_connection con;
 
 	st->stopping = true;
-	conn__free_all(st);
-	ops__free(&st->ops);
-	exact_counts__free(&st->exact);
-	sched__free(&st->sched);
-	model__free(&st->m);
-	free(st->summary_json);
-	free(st->lifetimes_json);
-	free(st->lifetimes_error);
-	trace_file__free(&st->tf);
+	loader__release(st);
 	if (duckdb_connect(st->db, &con) == DuckDBError || duck__exec(con, "DROP TABLE IF EXISTS ev") ||
 	    duck__exec(con, "DROP TABLE IF EXISTS fl"))
 		abort();
