@@ -7,20 +7,17 @@
 void model__type_counts(const struct model *m, const struct window *w,
 			uint64_t counts[TRACE_MAX_TYPES])
 {
-	uint32_t p0 = 0, p1 = m->npids;
+	uint32_t p0, p1;
 
 	memset(counts, 0, TRACE_MAX_TYPES * sizeof(*counts));
 	/* Per type and pid the rows are time-sorted (model.h): two binary searches each. */
-	if (w->has_pid) {
-		int64_t p = model__pid_index(m, w->pid);
-
-		p0 = p < 0 ? 0 : (uint32_t)p;
-		p1 = p < 0 ? 0 : p0 + 1;
-	}
+	window__pids(m, w, &p0, &p1);
 	for (unsigned int c = 0; c < m->ntypes; c++) {
 		for (uint32_t p = p0; p < p1; p++) {
 			uint64_t lo, hi;
 
+			if (!window__takes_index(m, w, p))
+				continue;
 			model__type_window(m, c, p, w->start, w->end, &lo, &hi);
 			counts[c] += hi - lo;
 		}

@@ -127,7 +127,7 @@ bool exact_counts__apply(const struct exact_counts *x, const struct model *m, co
 	if (!x->present || w->start > m->min_ts || w->end < m->max_ts)
 		return false;
 	if (!w->has_pid)
-		return true;
+		return true;	/* all, or a whole process: per-process counts hold */
 	for (uint32_t i = 0; i < m->npids; i++)
 		if (m->pids[i] != w->pid && model__name_info(m, m->pids[i], &last, &tgid) &&
 		    tgid == w->pid)
@@ -154,7 +154,7 @@ bool exact_counts__sum(const struct exact_counts *x, const struct window *w, con
 	for (size_t i = lo; i < x->n && !strcmp(x->e[i].type, type); i++) {
 		const struct exact_entry *e = &x->e[i];
 
-		if (w->has_pid && e->tgid != w->pid)
+		if ((w->has_pid && e->tgid != w->pid) || (w->has_tgid && e->tgid != w->tgid))
 			continue;
 		found = true;
 		s->count += e->count;

@@ -58,13 +58,8 @@ struct flame_rows {
 static void flame_rows__init(struct flame_rows *it, const struct model *m, unsigned int code,
 			     const struct window *w)
 {
-	*it = (struct flame_rows){ .m = m, .w = w, .code = code, .p1 = m->npids };
-	if (w->has_pid) {
-		int64_t p = model__pid_index(m, w->pid);
-
-		it->p = p < 0 ? 0 : (uint32_t)p;
-		it->p1 = p < 0 ? 0 : it->p + 1;
-	}
+	*it = (struct flame_rows){ .m = m, .w = w, .code = code };
+	window__pids(m, w, &it->p, &it->p1);
 }
 
 static bool flame_rows__next(struct flame_rows *it, uint32_t *rn)
@@ -80,6 +75,10 @@ static bool flame_rows__next(struct flame_rows *it, uint32_t *rn)
 		}
 		if (it->p >= it->p1)
 			return false;
+		if (!window__takes_index(it->m, it->w, it->p)) {
+			it->p++;
+			continue;
+		}
 		model__type_window(it->m, it->code, it->p++, it->w->start, it->w->end, &it->k, &it->hi);
 	}
 }

@@ -106,11 +106,14 @@ struct model {
 	struct trace_rows labels;	/* the label pool the flame graph folds */
 };
 
-/* What a query looks at: rows with ts in [start, end], of one pid or all. */
+/* What a query looks at: rows with ts in [start, end], of one pid (a thread), of one
+ * tgid (all its threads) or all. */
 struct window {
 	uint64_t start, end;	/* inclusive */
 	bool has_pid;
 	uint32_t pid;
+	bool has_tgid;
+	uint32_t tgid;
 };
 
 /* Take rows (pass 1) into a sorted model; rows' column arrays are consumed. */
@@ -220,5 +223,19 @@ uint32_t model__pid_of(const struct model *m, uint64_t rn);
 const char *model__name(const struct model *m, uint32_t pid);
 /* Its last name and the tgid of its named rows; false when pid has no named row. */
 bool model__name_info(const struct model *m, uint32_t pid, const char **last, uint32_t *tgid);
+
+/* The process of pid: the tgid of its named rows, else pid itself. */
+uint32_t model__tgid_of(const struct model *m, uint32_t pid);
+/* Whether the window takes the rows of pid (of pid index p). */
+bool window__takes(const struct model *m, const struct window *w, uint32_t pid);
+bool window__takes_index(const struct model *m, const struct window *w, uint32_t p);
+/* The pid indexes a query walks, [*p0, *p1); with a tgid, skip those !window__takes_index. */
+void window__pids(const struct model *m, const struct window *w, uint32_t *p0, uint32_t *p1);
+/* The window's rows, all its pids merged, in (ts, row) order: *rows (free it), *n. */
+int model__window_rows(const struct model *m, const struct window *w, uint64_t **rows, uint64_t *n);
+static inline bool window__all_pids(const struct window *w)
+{
+	return !w->has_pid && !w->has_tgid;
+}
 
 #endif

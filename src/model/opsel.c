@@ -147,7 +147,7 @@ static int replay_pid(struct op_sel *sel, const struct model *m, const struct op
 static inline bool keep(const struct op_sel *sel, const struct window *w, uint64_t start,
 			uint64_t end, uint32_t pid)
 {
-	return start >= w->start && end <= w->end && (!w->has_pid || pid == w->pid) &&
+	return start >= w->start && end <= w->end && window__takes(sel->m, w, pid) &&
 	       (!sel->ndirty_pids || !op_sel__is_dirty(sel, pid));
 }
 
@@ -200,7 +200,7 @@ static void mark(const struct op_sel *sel, const struct model *m, const struct w
 	for (uint32_t p = p0; p < p1; p++) {
 		uint64_t lo, hi, safe;
 
-		if (sel->ndirty_pids && op_sel__is_dirty(sel, m->pids[p]))
+		if ((sel->ndirty_pids && op_sel__is_dirty(sel, m->pids[p])) || !window__takes_index(m, w, p))
 			continue;
 		pid_run(m, ix, w, p, &lo, &hi);
 		/* Past end w->start + the longest latency every record starts in the window
@@ -232,19 +232,14 @@ static int select_window(struct op_sel *sel, const struct model *m, const struct
 	const struct op_index *ix = sel->ix;
 	uint64_t words = (ix->n + 63) / 64, cand = 0, d, n = 0;
 	uint64_t *lat_bits, *size_bits = NULL;
-	uint32_t p0 = 0, p1 = m->npids;
+	uint32_t p0, p1;
 
-	if (w->has_pid) {
-		int64_t pi = model__pid_index(m, w->pid);
-
-		if (pi < 0)
-			p1 = 0;		/* no such pid: nothing */
-		else
-			p0 = (uint32_t)pi, p1 = (uint32_t)pi + 1;
-	}
+	window__pids(m, w, &p0, &p1);
 	for (uint32_t p = p0; p < p1; p++) {
 		uint64_t lo, hi;
 
+		if (!window__takes_index(m, w, p))
+			continue;
 		pid_run(m, ix, w, p, &lo, &hi);
 		cand += hi - lo;
 	}
@@ -300,7 +295,7 @@ int op_sel__build(struct op_sel *sel, const struct model *m, const struct ops *o
 	/* Pids whose window holds two enters in a row of this op. */
 	for (uint64_t i = 0; i < ix->nlost; i++) {
 		if (ix->lost_t1[i] < w->start || ix->lost_t2[i] > w->end ||
-		    (w->has_pid && ix->lost_pid[i] != w->pid))
+		    !window__takes(m, w, ix->lost_pid[i]))
 			continue;
 		uint32_t *p = realloc(sel->dirty_pids, (sel->ndirty_pids + 1) * sizeof(*p));
 
@@ -331,7 +326,7 @@ int op_sel__build(struct op_sel *sel, const struct model *m, const struct ops *o
 		qsort(sel->dirty, sel->ndirty, sizeof(*sel->dirty), cmp_lat_rn);
 
 	/* The common UI case: the whole trace, all pids, nothing to recompute. */
-	if (!w->has_pid && !sel->ndirty_pids && w->start <= m->min_ts && w->end >= m->max_ts) {
+	if (window__all_pids(w) && !sel->ndirty_pids && w->start <= m->min_ts && w->end >= m->max_ts) {
 		sel->all = true;
 		sel->n = ix->n;
 		return 0;

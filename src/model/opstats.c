@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/pct.h"
 #include "model/opstats.h"
 
 uint64_t op_sel__lat_avg(const struct op_sel *sel)
@@ -28,19 +29,19 @@ void op_sel__lat_summary(const struct op_sel *sel, struct lat_summary *s)
 
 	s->count = n;
 	s->avg_ns = op_sel__lat_avg(sel);
-	s->p50_ns = n ? op_sel__lat(sel, (n - 1) * 50 / 100) : 0;
-	s->p95_ns = n ? op_sel__lat(sel, (n - 1) * 95 / 100) : 0;
+	s->p50_ns = n ? op_sel__lat(sel, pct__index(n, 50)) : 0;
+	s->p95_ns = n ? op_sel__lat(sel, pct__index(n, 95)) : 0;
 	s->max_ns = n ? op_sel__lat(sel, n - 1) : 0;
 }
 
 /* Sum of count over mmap/munmap enter rows in the window (a NULL count fails, as in the
  * 0.1 viewer API), saturating. */
-static int enter_bytes(const struct enter_rows *e, const struct window *w, const char *what,
+static int enter_bytes(const struct model *m, const struct enter_rows *e, const struct window *w, const char *what,
 		       uint64_t *sum, char *error, size_t error_len)
 {
 	*sum = 0;
 	for (uint64_t i = 0; i < e->n; i++) {
-		if (e->ts[i] < w->start || e->ts[i] > w->end || (w->has_pid && e->pid[i] != w->pid))
+		if (e->ts[i] < w->start || e->ts[i] > w->end || !window__takes(m, w, e->pid[i]))
 			continue;
 		if (!e->has_count[i]) {
 			snprintf(error, error_len, "%s row missing required count (pid %u, ts_ns %llu)",
@@ -68,10 +69,10 @@ int model__syscall_latency(const struct model *m, const struct ops *o, const str
 			op_sel__lat_summary(&sel[i], &out->lat[i]);
 	}
 	if (!err)
-		err = enter_bytes(&o->mmap_enters, w, "syscall_mmap_enter", &out->mmap_alloc_bytes,
+		err = enter_bytes(m, &o->mmap_enters, w, "syscall_mmap_enter", &out->mmap_alloc_bytes,
 				  out->error, sizeof(out->error));
 	if (!err)
-		err = enter_bytes(&o->munmap_enters, w, "syscall_munmap_enter", &out->munmap_free_bytes,
+		err = enter_bytes(m, &o->munmap_enters, w, "syscall_munmap_enter", &out->munmap_free_bytes,
 				  out->error, sizeof(out->error));
 	for (int i = 0; i < SYSCALL_LAT_OPS; i++)
 		op_sel__free(&sel[i]);

@@ -58,18 +58,37 @@ struct conn_ctx *api__conn(struct request *rq)
 	return rq->conn;
 }
 
-int api__window(struct request *rq, struct window *w)
+int api__who(struct request *rq, const char *pid_name, const char *tgid_name, bool required,
+	     struct window *w)
 {
-	uint64_t pid = 0;
-	bool has = false;
+	uint64_t pid = 0, tgid = 0;
+	bool has = false, has_tgid = false;
 
-	memset(w, 0, sizeof(*w));
-	if (params__range(&rq->p, &w->start, &w->end) ||
-	    params__u64(&rq->p, "pid", false, UINT32_MAX, &pid, &has))
+	if (params__u64(&rq->p, pid_name, false, UINT32_MAX, &pid, &has) ||
+	    params__u64(&rq->p, tgid_name, false, UINT32_MAX, &tgid, &has_tgid))
 		return api__bad_param(rq);
+	if (has && has_tgid) {
+		rq->error_param = tgid_name;
+		return api__fail(rq, 400, "give '%s' (a thread) or '%s' (a process), not both",
+				 pid_name, tgid_name);
+	}
+	if (required && !has && !has_tgid) {
+		rq->error_param = pid_name;
+		return api__fail(rq, 400, "missing parameter '%s'", pid_name);
+	}
 	w->has_pid = has;
 	w->pid = (uint32_t)pid;
+	w->has_tgid = has_tgid;
+	w->tgid = (uint32_t)tgid;
 	return 0;
+}
+
+int api__window(struct request *rq, struct window *w)
+{
+	memset(w, 0, sizeof(*w));
+	if (params__range(&rq->p, &w->start, &w->end))
+		return api__bad_param(rq);
+	return api__who(rq, "pid", "tgid", false, w);
 }
 
 int api__max_points(struct request *rq, uint64_t *max_points)

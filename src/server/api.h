@@ -41,8 +41,11 @@ int api__bad_param(struct request *rq);			/* 400 from rq->p */
 int api__fail(struct request *rq, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 struct conn_ctx *api__conn(struct request *rq);
-/* Optional pid parameter into w; 0 or 400. */
+/* start_ns/end_ns and an optional pid or tgid (not both) into w; 0 or 400. */
 int api__window(struct request *rq, struct window *w);
+/* Parameters pid_name (a thread) or tgid_name (a process), at most one, into w. */
+int api__who(struct request *rq, const char *pid_name, const char *tgid_name, bool required,
+	     struct window *w);
 /* Optional max_points (bounded arrays); 0 = unbounded (as in the 0.1 viewer API). */
 int api__max_points(struct request *rq, uint64_t *max_points);
 /* Write the stack of row rn as JSON (array or null). */

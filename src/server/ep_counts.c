@@ -105,19 +105,20 @@ cleanup:
 static int type_counts(struct request *rq, bool by_pid)
 {
 	const struct model *m = &rq->st->m;
-	uint64_t pid = 0, counts[TRACE_MAX_TYPES];
-	struct window w = { .start = 0, .end = UINT64_MAX, .has_pid = by_pid };
+	uint64_t counts[TRACE_MAX_TYPES];
+	struct window w = { .start = 0, .end = UINT64_MAX };
 	bool has_start, has_end;
+	int status;
 
-	if ((by_pid && params__u64(&rq->p, "pid", true, UINT32_MAX, &pid, NULL)) ||
-	    params__u64(&rq->p, "start_ns", false, UINT64_MAX, &w.start, &has_start) ||
+	if (by_pid && (status = api__who(rq, "pid", "tgid", true, &w)))
+		return status;
+	if (params__u64(&rq->p, "start_ns", false, UINT64_MAX, &w.start, &has_start) ||
 	    params__u64(&rq->p, "end_ns", false, UINT64_MAX, &w.end, &has_end))
 		return api__bad_param(rq);
 	if (has_start && has_end && w.end < w.start) {
 		rq->error_param = "end_ns";
 		return api__fail(rq, 400, "parameter 'end_ns' must be >= start_ns");
 	}
-	w.pid = (uint32_t)pid;
 	model__type_counts(m, &w, counts);
 	json__obj_begin(&rq->out);
 	json__key(&rq->out, "counts");

@@ -28,20 +28,18 @@ int ep_compare(struct request *rq)
 /* BASE's window: base_start_ns/base_end_ns, each defaulting to the whole trace; base_pid. */
 static int base_window(struct request *rq, struct window *w)
 {
-	uint64_t pid = 0;
-	bool has = false;
+	int status;
 
 	*w = (struct window){ .start = 0, .end = UINT64_MAX };
 	if (params__u64(&rq->p, "base_start_ns", false, UINT64_MAX, &w->start, NULL) ||
-	    params__u64(&rq->p, "base_end_ns", false, UINT64_MAX, &w->end, NULL) ||
-	    params__u64(&rq->p, "base_pid", false, UINT32_MAX, &pid, &has))
+	    params__u64(&rq->p, "base_end_ns", false, UINT64_MAX, &w->end, NULL))
 		return api__bad_param(rq);
+	if ((status = api__who(rq, "base_pid", "base_tgid", false, w)))
+		return status;
 	if (w->end < w->start) {
 		rq->error_param = "base_end_ns";
 		return api__fail(rq, 400, "parameter 'base_end_ns' must be >= base_start_ns");
 	}
-	w->has_pid = has;
-	w->pid = (uint32_t)pid;
 	return 0;
 }
 

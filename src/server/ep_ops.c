@@ -272,7 +272,7 @@ static int usage_points(const struct ops *o, const struct op_sel *sels, const st
 	for (uint64_t i = 0; i < t->n; i++) {
 		const struct op_sel *s = &sels[t->op[i] == OP_MMAP ? 0 : t->op[i] == OP_MUNMAP ? 1 : 2];
 
-		if (t->start[i] < w->start || t->end[i] > w->end || (w->has_pid && t->pid[i] != w->pid) ||
+		if (t->start[i] < w->start || t->end[i] > w->end || !window__takes(sels[0].m, w, t->pid[i]) ||
 		    (s->ndirty_pids && op_sel__is_dirty(s, t->pid[i])))
 			continue;
 		while (d < nd && (dirty[d].end < t->end[i] || (dirty[d].end == t->end[i] && dirty[d].rn < t->rn[i]))) {

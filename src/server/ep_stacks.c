@@ -51,7 +51,8 @@ int ep_event_flamegraph(struct request *rq)
 	code = api__type_code(m, type, strlen(type));
 	if (code >= 0) {
 		uint64_t seed = rng__mix(rng__mix(w.start) ^ rng__mix(w.end + max_stacks) ^
-					   hmap__fnv1a(type, strlen(type), HMAP_FNV_SEED) ^ (w.has_pid ? rng__mix(w.pid + 1) : 0));
+					   hmap__fnv1a(type, strlen(type), HMAP_FNV_SEED) ^ (w.has_pid ? rng__mix(w.pid + 1) : 0) ^
+					   (w.has_tgid ? rng__mix(w.tgid + 1) ^ 0x7467 : 0));
 
 		if (model__flame(m, (unsigned int)code, &w, seed, max_stacks, &in)) {
 			status = api__fail(rq, 500, "out of memory");
@@ -116,30 +117,42 @@ int ep_event_list(struct request *rq)
 {
 	const struct model *m = &rq->st->m;
 	struct type_filter f = { .m = m };
-	uint64_t pid, limit, offset, total = 0, lo = 0, hi = 0, start, end, skipped = 0, shown = 0;
+	uint64_t limit, offset, total = 0, lo = 0, hi = 0, skipped = 0, shown = 0;
 	const char *types = rq->p.get(rq->p.ctx, "event_types");
 	bool filter = types && *types;
 	struct payload *pl = NULL;
-	uint64_t *page = NULL;
+	uint64_t *page = NULL, *tg = NULL;
 	uint32_t *rows = NULL;
+	struct window w = { 0 };
 	int64_t p;
+	int status;
 
-	if (params__range(&rq->p, &start, &end) ||
-	    params__u64(&rq->p, "pid", true, UINT32_MAX, &pid, NULL) ||
-	    params__count(&rq->p, "limit", true, 10000, 0, &limit) ||
+	if (params__range(&rq->p, &w.start, &w.end))
+		return api__bad_param(rq);
+	if ((status = api__who(rq, "pid", "tgid", true, &w)))
+		return status;
+	if (params__count(&rq->p, "limit", true, 10000, 0, &limit) ||
 	    params__u64(&rq->p, "offset", true, UINT64_MAX, &offset, NULL))
 		return api__bad_param(rq);
 	if (filter)
 		params__split(types, add_type, &f);
-	p = model__pid_index(m, (uint32_t)pid);
-	if (p >= 0)
-		model__pid_window(m, (uint32_t)p, start, end, &lo, &hi);
+	if (w.has_tgid) {
+		/* A process: its threads' rows merged in time order, rows picked through tg. */
+		if (model__window_rows(m, &w, &tg, &hi))
+			return api__fail(rq, 500, "out of memory");
+	} else if ((p = model__pid_index(m, w.pid)) >= 0) {
+		model__pid_window(m, (uint32_t)p, w.start, w.end, &lo, &hi);
+	}
 	/* The page first (rows and their count), then its payload in one fetch. */
 	page = malloc((limit < hi - lo ? limit : hi - lo) * sizeof(*page) + 1);
-	if (!page)
+	if (!page) {
+		free(tg);
 		return api__fail(rq, 500, "out of memory");
+	}
 	/* Asked-for types the trace lacks match nothing (f.n == 0 with a filter). */
-	for (uint64_t r = lo; r < hi && (!filter || f.n); r++) {
+	for (uint64_t i = lo; i < hi && (!filter || f.n); i++) {
+		uint64_t r = tg ? tg[i] : i;
+
 		if (filter && !f.seen[model__type(m, r)])
 			continue;
 		total++;
@@ -149,13 +162,14 @@ int ep_event_list(struct request *rq)
 		}
 		if (shown == limit) {
 			if (!filter) {	/* the rest all count: no need to walk them */
-				total += hi - r - 1;
+				total += hi - i - 1;
 				break;
 			}
 			continue;
 		}
 		page[shown++] = r;
 	}
+	free(tg);
 	if (!(rows = malloc(shown * sizeof(*rows) + 1))) {
 		free(page);
 		return api__fail(rq, 500, "out of memory");
@@ -184,7 +198,7 @@ int ep_event_list(struct request *rq)
 		json__key(&rq->out, "event_type");
 		json__str(&rq->out, m->type_names[model__type(m, r)]);
 		json__key(&rq->out, "pid");
-		json__u64(&rq->out, pid);
+		json__u64(&rq->out, w.has_tgid ? model__pid_of(m, r) : w.pid);
 		json__key(&rq->out, "stack_trace");
 		api__stack(rq, r);
 		/* Additive: the row's other non-null columns (fd, count, ret, cpu, ...). */
