@@ -192,6 +192,25 @@ int BPF_PROG(sched_process_exit, struct task_struct *p)
 	return 0;
 }
 
+/* The new image's command line, just copied onto its stack by the kernel (so present). */
+static __always_inline void exec_argv(struct rec_exec *r, struct task_struct *p)
+{
+	struct mm_struct *mm = BPF_CORE_READ(p, mm);
+	__u64 s = BPF_CORE_READ(mm, arg_start), e = BPF_CORE_READ(mm, arg_end);
+	__u64 n = e > s ? e - s : 0;
+
+	r->argv_cut = n > PROBEX_ARGV_LEN;
+	if (r->argv_cut) {
+		n = PROBEX_ARGV_LEN;
+		cnt_add(CNT_ARGV_CUT, 1);
+	}
+	if (n > PROBEX_ARGV_LEN)	/* for the verifier */
+		n = 0;
+	if (n && bpf_probe_read_user((char *)(r + 1), n, (void *)s))
+		n = 0;
+	r->argv_len = (__u16)n;
+}
+
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
@@ -209,16 +228,17 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid, struct li
 		}
 	}
 	stat_add(pid_tgid >> 32, STAT_KN(REC_EXEC, 0), 0, 0);
-	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
+	/* Room for the command line; the consumer spools only argv_len of it. */
+	r = bpf_ringbuf_reserve(&rb, sizeof(*r) + PROBEX_ARGV_LEN, 0);
 	if (!r) {
 		rec_drop(REC_EXEC);
 		return 0;
 	}
 	hdr_fill(&r->h, REC_EXEC, bpf_ktime_get_ns(), pid_tgid);
 	r->old_tid = old_pid;
-	r->_pad = 0;
 	if (bpf_probe_read_kernel_str(r->filename, sizeof(r->filename), BPF_CORE_READ(bprm, filename)) < 0)
 		r->filename[0] = 0;
+	exec_argv(r, p);
 	bpf_ringbuf_submit(r, rb_flags());
 	cnt_add(CNT_EVENTS, 1);
 	return 0;

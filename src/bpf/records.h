@@ -13,6 +13,7 @@
 #define PROBEX_COMM_LEN		16
 #define PROBEX_MAX_FRAMES	127	/* per stack; what bpf_get_stack can return by default */
 #define PROBEX_FILENAME_LEN	256
+#define PROBEX_ARGV_LEN		4096	/* bytes of a command line kept at exec */
 #define PROBEX_SYSCALL_MAX	512	/* syscall numbers probex can record: 0 .. this - 1 */
 #define PROBEX_IOV_MAX		16	/* iovecs summed for a readv-family byte count */
 
@@ -173,7 +174,8 @@ struct rec_exit {
 struct rec_exec {
 	struct rec_hdr h;	/* comm is the new one */
 	__u32 old_tid;
-	__u32 _pad;
+	__u16 argv_len;		/* bytes of the command line (NUL-separated) following the record */
+	__u16 argv_cut;		/* 1: the command line was longer than PROBEX_ARGV_LEN */
 	char filename[PROBEX_FILENAME_LEN];
 };
 
@@ -355,6 +357,7 @@ enum counter {
 	CNT_PROBE_STR_FAULT,		/* a --probe string argument could not be read: "" */
 	CNT_PROBE_STR_CUT,		/* ... was cut to PROBEX_PROBE_STR_LEN - 1 bytes */
 	CNT_PROBE_UNPAIRED,		/* a u: return without its entry (deeper than tracked) */
+	CNT_ARGV_CUT,			/* a command line was cut to PROBEX_ARGV_LEN at exec */
 	CNT__COUNT,
 };
 

@@ -6,6 +6,8 @@
 #include "bpf/records.h"
 #include "symbolize/addrspace.h"
 #include "parquet/colbuf.h"
+#include "finalize/argvcol.h"
+#include "finalize/fdpaths.h"
 #include "finalize/offjoin.h"
 #include "finalize/probe_rows.h"
 #include "finalize/rgwriter.h"
@@ -30,6 +32,8 @@ struct rows {
 	struct probe_rows *probes;	/* --probe rows' event types and arguments */
 	uint64_t nrec;
 	struct intern comms, files;
+	struct argvcol argv;		/* process_exec command lines, by spool item */
+	struct fdpaths fdp;		/* fd → path per process, as of the row being written */
 	uint64_t bad;
 	/* The last name and stack pair looked up, and what they gave. */
 	char last_comm[PROBEX_COMM_LEN];
@@ -57,6 +61,7 @@ int rows__new(struct rows **rp, const struct rows_opts *o)
 	r->last_list = -1;	/* what stacklists__list(-1, -1) gives */
 	r->ustacks = o->ustacks;
 	r->kstacks = o->kstacks;
+	fdpaths__init(&r->fdp);
 	r->offjoin = offjoin__new();
 	err = r->offjoin ? probe_rows__new(&r->probes, NULL) : -ENOMEM;
 	if (!err)
@@ -81,6 +86,8 @@ void rows__free(struct rows *r)
 	probe_rows__free(r->probes);
 	intern__free(&r->comms);
 	intern__free(&r->files);
+	argvcol__free(&r->argv);
+	fdpaths__free(&r->fdp);
 	bitset__free(&r->lists_seen);
 	free(r);
 }
@@ -212,6 +219,14 @@ int rows__add_record(struct rows *r, const void *data, uint32_t len, uint64_t it
 		return err;
 	if (h->kind == REC_WAKER || h->kind == REC_OFF_KSTACK)
 		return 0;	/* no row of its own */
+	if (h->kind == REC_EXEC) {
+		const struct rec_exec *x = data;
+
+		/* The command line follows the record (no stacks do). */
+		if (x->argv_len && fixed + x->argv_len <= len &&
+		    (err = argvcol__add(&r->argv, item, (const char *)data + fixed, x->argv_len)))
+			return err;
+	}
 	if (is_syscall(h->kind)) {
 		const struct rec_syscall *s = data;
 
@@ -225,6 +240,7 @@ int rows__add_record(struct rows *r, const void *data, uint32_t len, uint64_t it
 
 int rows__sort(struct rows *r)
 {
+	argvcol__finish(&r->argv);
 	return runs__finish(r->runs);
 }
 
@@ -300,14 +316,44 @@ static int64_t file_id(struct rows *r, const char *name, size_t max, struct rg_w
 	return strtab__intern(&r->files, name, strnlen(name, max));
 }
 
+/* fd_path on both halves (as of each), then what the exit did to the process's fds. */
+static int fd_cols(struct rows *r, struct colbuf *c, const struct rec_syscall *s, bool exit_half,
+		   struct rg_writer *g)
+{
+	int64_t fd = fdpaths__fd_arg(&r->fdp, s->nr, (const uint64_t *)s->args), id, path = -1;
+	const char *label;
+	int err;
+
+	if (fd >= 0 && (id = fdpaths__get(&r->fdp, s->h.tgid, fd)) >= 0)
+		colbuf__set(c, TC_FD_PATH, (uint64_t)id);
+	if (!exit_half || s->h.kind == REC_SYSCALL_UNFINISHED || s->ret < 0)
+		return 0;
+	if (s->h.kind == REC_SYSCALL_PATH) {
+		const struct rec_syscall_path *p = (const void *)s;
+
+		if ((path = file_id(r, p->path, sizeof(p->path), g)) < 0)
+			return (int)path;
+	}
+	if ((err = fdpaths__exit(&r->fdp, s->h.tgid, s->nr, (const uint64_t *)s->args, s->ret, path, &label)))
+		return err;
+	if (!label)
+		return 0;
+	if ((id = file_id(r, label, strlen(label), g)) < 0)
+		return (int)id;
+	return fdpaths__set(&r->fdp, s->h.tgid, s->ret, (uint32_t)id, false);
+}
+
 static int syscall_cols(struct rows *r, struct colbuf *c, const struct rec_syscall *s, bool exit_half,
 			struct rg_writer *g, int *ev, uint32_t *cpu)
 {
 	int64_t id;
+	int err;
 
 	*ev = event_type__syscall(s->nr, exit_half);
 	if (s->h.sub == SYS_OTHER)
 		colbuf__set(c, TC_SYSCALL_NR, s->nr);
+	if ((err = fd_cols(r, c, s, exit_half, g)))
+		return err;
 	if (exit_half) {
 		colbuf__set(c, TC_RET, (uint64_t)s->ret);
 		colbuf__set(c, TC_LATENCY, s->h.ts - s->enter_ts);
@@ -434,6 +480,8 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 		colbuf__set(c, TC_CHILD_PID, f->child_pid);
 		colbuf__set(c, TC_CHILD_TGID, f->child_tgid);
 		colbuf__set(c, TC_IS_THREAD, f->child_tgid == h->tgid);
+		if (f->child_tgid != h->tgid && (err = fdpaths__fork(&r->fdp, h->tgid, f->child_tgid)))
+			return err;
 		break;
 	}
 	case REC_EXIT: {
@@ -446,6 +494,8 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 		if (sig)
 			colbuf__set(c, TC_EXIT_SIGNAL, (uint32_t)sig);
 		colbuf__set(c, TC_IS_THREAD, !x->group_dead);
+		if (x->group_dead)
+			fdpaths__gone(&r->fdp, h->tgid);
 		break;
 	}
 	case REC_EXEC: {
@@ -456,6 +506,9 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 		if (id < 0)
 			return (int)id;
 		colbuf__set(c, TC_FILENAME, (uint64_t)id);
+		if ((id = argvcol__list(&r->argv, ref->item & ~ROWREF_EXIT_HALF)) >= 0)
+			colbuf__set(c, TC_ARGV, (uint64_t)id);
+		fdpaths__exec(&r->fdp, h->tgid);
 		break;
 	}
 	case REC_PAGE_FAULT: {
@@ -547,6 +600,8 @@ int rows__write(struct rows *r, struct pq_writer *w, struct stacklists *sl, uint
 		colbuf__set_dict(&c[i], TC_PROCESS_NAME, &comm[i], NULL);
 		colbuf__set_dict(&c[i], TC_WAKER_NAME, &comm[i], NULL);
 		colbuf__set_dict(&c[i], TC_FILENAME, &file[i], NULL);
+		colbuf__set_dict(&c[i], TC_FD_PATH, &file[i], NULL);
+		colbuf__set_dict(&c[i], TC_ARGV, &r->argv.dict, &r->argv.lists);
 		colbuf__set_dict(&c[i], TC_STACK_TRACE, stacklists__dict(sl), &lists[i]);
 		colbuf__set_dict(&c[i], TC_STACK_MODULES, stacklists__modules_dict(sl), &mods[i]);
 		colbuf__set_dict(&c[i], TC_WAKER_STACK, stacklists__dict(sl), &lists[i]);

@@ -81,6 +81,13 @@ int session__on_record(void *ctx, const void *data, uint32_t size)
 	}
 	if (size >= sizeof(*h) && (h->flags & REC_F_USTACK_COPY))
 		return append_copy(s, data, size);
+	if (size >= sizeof(struct rec_exec) && h->kind == REC_EXEC) {
+		const struct rec_exec *x = data;
+
+		/* Reserved with room for the longest command line: spool what it holds. */
+		if (sizeof(*x) + x->argv_len < size)
+			size = (uint32_t)sizeof(*x) + x->argv_len;
+	}
 	return spool_writer__append(s->spool, SPOOL_BPF, data, size);
 }
 

@@ -50,6 +50,7 @@ static const char *const counter_names[CNT__COUNT] = {
 	[CNT_PROBE_STR_FAULT] = "probe_string_unreadable",
 	[CNT_PROBE_STR_CUT] = "probe_string_truncated",
 	[CNT_PROBE_UNPAIRED] = "probe_return_unpaired",
+	[CNT_ARGV_CUT] = "argv_truncated",
 };
 
 static void *ksyms_main(void *arg)

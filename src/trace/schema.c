@@ -157,6 +157,8 @@ const struct trace_column trace_schema[TC__COUNT] = {
 	[TC_RUNNABLE] = { "runnable_ns", PQ_U64, .doc = "off_cpu: ns from its wakeup to running again, the end of latency_ns spent waiting for a CPU (NULL: no wakeup seen, or a trace without it)" },
 	[TC_PROBE_ARGS] = { "probe_args", PQ_STRING, .doc = "--probe rows (probe_*_enter, usdt_*, tp_*): arguments, the text of a JSON object" },
 	[TC_WAKER_NAME] = { "waker_name", PQ_STRING, .doc = "off_cpu: the waker's comm at the wakeup, traced or not (NULL: no waker, or a trace without it)" },
+	[TC_ARGV] = { "argv", PQ_STRING_LIST, .doc = "process_exec: the command line, at most 4 KiB in all (a longer one is cut, counted in probex.drops argv_truncated)" },
+	[TC_FD_PATH] = { "fd_path", PQ_STRING, .doc = "syscall enter with an fd (fd, mmap_fd): the path that fd was opened with, when probex saw the open or found it in /proc at the start (NULL: unknown)" },
 };
 
 static const char *const stack_kinds[] = { "user", "kernel", "both" };
