@@ -8,6 +8,7 @@
 #include "parquet/colbuf.h"
 #include "finalize/argvcol.h"
 #include "finalize/fdpaths.h"
+#include "finalize/fdseed.h"
 #include "finalize/offjoin.h"
 #include "finalize/probe_rows.h"
 #include "finalize/rgwriter.h"
@@ -110,7 +111,12 @@ void rows__set_unwinder(struct rows *r, struct unwinder *unw)
 int rows__set_probes(struct rows *r, const char *meta)
 {
 	struct probe_rows *pr;
-	int err = probe_rows__new(&pr, meta);
+	int err = fdseed__read(meta, &r->fdp, &r->files);
+
+	/* A damaged descriptor list only loses the paths it held. */
+	if (err == -ENOMEM)
+		return err;
+	err = probe_rows__new(&pr, meta);
 
 	if (err)
 		return err;

@@ -147,6 +147,8 @@ extern const struct pq_dict stack_kind_dict;
 #define META_LOSSLESS		"probex.lossless"		/* JSON: --lossless pauses, paused_ns */
 #define META_MISSING_PROBES	"probex.missing_probes"		/* JSON array */
 #define META_PROBES		"probex.probes"			/* --probe: JSON array, one object per probe id */
+#define META_FDS		"probex.fds"			/* JSON {tgid: {fd: path}} at the start */
+#define META_CMDLINES		"probex.cmdlines"		/* JSON {tgid: [argv]} of attached processes */
 
 /* probex.stack_mode values and --stacks names, indexed by enum trace_stack_mode. */
 enum trace_stack_mode { TRACE_STACKS_SAMPLED, TRACE_STACKS_ALL, TRACE_STACKS_NONE };
