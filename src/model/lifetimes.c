@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/hmap.h"
 #include "model/lifetimes.h"
@@ -124,4 +125,53 @@ int model__lifetimes(const struct model *m, struct lifetime **out, char **error)
 	free(fk.f);
 	free(lt);
 	return err < 0 ? err : 0;
+}
+
+int model__cpu_times(const struct model *m, struct cpu_times *c)
+{
+	int code = m->code_of[EV_CPU_SAMPLE];
+	uint64_t period = m->sample_freq_hz ? 1000000000ull / m->sample_freq_hz : 0;
+	struct hmap proc = { 0 };
+	int err = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->known = period > 0;
+	c->thread_ns = calloc(m->npids + 1, sizeof(*c->thread_ns));
+	c->process_ns = calloc(m->npids + 1, sizeof(*c->process_ns));
+	c->threads = calloc(m->npids + 1, sizeof(*c->threads));
+	if (!c->thread_ns || !c->process_ns || !c->threads) {
+		cpu_times__free(c);
+		return -ENOMEM;
+	}
+	for (uint32_t p = 0; p < m->npids && code >= 0; p++) {
+		uint64_t lo, hi, w = 0;
+
+		model__type_window(m, (unsigned int)code, p, 0, UINT64_MAX, &lo, &hi);
+		for (uint64_t k = lo; k < hi; k++)
+			w += m->has_stack_weight && m->w16 ? model__weight(m, model__by_type(m, k)) : 1;
+		c->thread_ns[p] = w * period;
+	}
+	for (uint32_t p = 0; p < m->npids && !err; p++)
+		if (model__tgid_of(m, m->pids[p]) == m->pids[p])
+			err = hmap__put(&proc, m->pids[p], p);
+	for (uint32_t p = 0; p < m->npids && !err; p++) {
+		uint32_t at;
+
+		if (!hmap__get(&proc, model__tgid_of(m, m->pids[p]), &at))
+			continue;
+		c->process_ns[at] += c->thread_ns[p];
+		c->threads[at]++;
+	}
+	hmap__free(&proc);
+	if (err)
+		cpu_times__free(c);
+	return err;
+}
+
+void cpu_times__free(struct cpu_times *c)
+{
+	free(c->thread_ns);
+	free(c->process_ns);
+	free(c->threads);
+	memset(c, 0, sizeof(*c));
 }

@@ -21,4 +21,15 @@ struct lifetime {
  * *error (to free).  -ENOMEM otherwise. */
 int model__lifetimes(const struct model *m, struct lifetime **out, char **error);
 
+/* CPU time by pid index: each thread's (samples × stack_weight × period) and, on a
+ * process's own row (pid == tgid), its threads' count and their summed time. */
+struct cpu_times {
+	uint64_t *thread_ns, *process_ns;
+	uint32_t *threads;
+	bool known;		/* the file has a sampling frequency */
+};
+
+int model__cpu_times(const struct model *m, struct cpu_times *out);
+void cpu_times__free(struct cpu_times *c);
+
 #endif

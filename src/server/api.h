@@ -60,8 +60,11 @@ void api__sched_note(struct request *rq, const struct sched *s, const char *extr
 void api__waker(struct request *rq, const struct sched *s, const struct sched_off *o);
 
 /* Precomputed at load: the two endpoints without parameters. */
-char *api__summary_json(const struct model *m, const struct exact_counts *x, size_t *len);
-int api__lifetimes_json(const struct model *m, char **json, size_t *len, char **error);
+char *api__summary_json(const struct model *m, const struct exact_counts *x, const uint32_t *tgids,
+			uint32_t ntgids, size_t *len);
+struct cmdlines;
+int api__lifetimes_json(const struct model *m, const struct cmdlines *cl, char **json,
+			size_t *len, char **error);
 
 /* Endpoints. */
 int ep_summary(struct request *rq);

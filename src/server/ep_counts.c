@@ -8,7 +8,8 @@
 #include "server/api.h"
 #include "server/ep_exact.h"
 
-char *api__summary_json(const struct model *m, const struct exact_counts *x, size_t *len)
+char *api__summary_json(const struct model *m, const struct exact_counts *x, const uint32_t *tgids,
+			uint32_t ntgids, size_t *len)
 {
 	struct json j;
 
@@ -25,6 +26,12 @@ char *api__summary_json(const struct model *m, const struct exact_counts *x, siz
 	json__arr_begin(&j);
 	for (uint32_t i = 0; i < m->npids; i++)
 		json__u64(&j, m->pids[i]);
+	json__arr_end(&j);
+	/* Additive: the processes (tgid) the threads belong to. */
+	json__key(&j, "unique_tgids");
+	json__arr_begin(&j);
+	for (uint32_t i = 0; i < ntgids; i++)
+		json__u64(&j, tgids[i]);
 	json__arr_end(&j);
 	/* An empty trace reports 0..0, as in the 0.1 viewer API. */
 	json__key(&j, "min_ts_ns");

@@ -8,10 +8,47 @@
 
 #include "common/hmap.h"
 #include "common/rng.h"
+#include "model/cmdlines.h"
 #include "model/lifetimes.h"
 #include "server/api.h"
 
-static void lifetime_json(struct json *j, const struct model *m, const struct lifetime *l)
+/* Additive: the process (tgid), command line, CPU time and, on a process's own row, its
+ * threads and their CPU time together. */
+static void process_json(struct json *j, const struct model *m, const struct lifetime *l,
+			 const struct cmdlines *cl, const struct cpu_times *ct)
+{
+	int64_t p = model__pid_index(m, l->pid);
+	uint32_t tgid = model__tgid_of(m, l->pid);
+	const char *argv = cmdlines__get(cl, l->pid);
+	bool process = tgid == l->pid;
+
+	json__key(j, "tgid");
+	json__u64(j, tgid);
+	json__key(j, "argv");
+	if (argv)
+		json__raw(j, argv, strlen(argv));
+	else
+		json__null(j);
+	if (p < 0 || !ct->thread_ns)
+		return;
+	json__key(j, "cpu_ns");
+	if (ct->known)
+		json__u64(j, process ? ct->process_ns[p] : ct->thread_ns[p]);
+	else
+		json__null(j);
+	if (!process)
+		return;
+	json__key(j, "thread_cpu_ns");
+	if (ct->known)
+		json__u64(j, ct->thread_ns[p]);
+	else
+		json__null(j);
+	json__key(j, "threads");
+	json__u64(j, ct->threads[p]);
+}
+
+static void lifetime_json(struct json *j, const struct model *m, const struct lifetime *l,
+			  const struct cmdlines *cl, const struct cpu_times *ct)
 {
 	const char *last;
 	uint32_t tgid;
@@ -29,9 +66,8 @@ static void lifetime_json(struct json *j, const struct model *m, const struct li
 	if (model__name_info(m, l->pid, &last, &tgid)) {
 		json__key(j, "last_process_name");
 		json__str(j, last);
-		json__key(j, "tgid");
-		json__u64(j, tgid);
 	}
+	process_json(j, m, l, cl, ct);
 	json__key(j, "parent_pid");
 	if (l->forked)
 		json__u64(j, l->parent);
@@ -51,8 +87,10 @@ static void lifetime_json(struct json *j, const struct model *m, const struct li
 	json__obj_end(j);
 }
 
-int api__lifetimes_json(const struct model *m, char **json, size_t *len, char **error)
+int api__lifetimes_json(const struct model *m, const struct cmdlines *cl, char **json,
+			size_t *len, char **error)
 {
+	struct cpu_times ct;
 	struct lifetime *lt;
 	struct json j;
 	int err;
@@ -61,15 +99,20 @@ int api__lifetimes_json(const struct model *m, char **json, size_t *len, char **
 	err = model__lifetimes(m, &lt, error);
 	if (err || !lt)
 		return err;
+	if ((err = model__cpu_times(m, &ct))) {
+		free(lt);
+		return err;
+	}
 	json__init(&j);
 	json__obj_begin(&j);
 	json__key(&j, "processes");
 	json__arr_begin(&j);
 	for (uint32_t i = 0; i < m->npids; i++)
-		lifetime_json(&j, m, &lt[i]);
+		lifetime_json(&j, m, &lt[i], cl, &ct);
 	json__arr_end(&j);
 	json__obj_end(&j);
 	free(lt);
+	cpu_times__free(&ct);
 	*json = json__steal(&j, len);
 	return *json ? 0 : -ENOMEM;
 }

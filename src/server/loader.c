@@ -11,6 +11,7 @@
 #include "common/rss.h"
 #include "model/load.h"
 #include "server/api.h"
+#include "model/cmdlines.h"
 #include "server/loader.h"
 #include "trace/duck.h"
 
@@ -76,8 +77,10 @@ static int create_payload_view(duckdb_connection con, const struct trace_file *t
 	char *sql = NULL;
 	int err;
 
-	if (asprintf(&sql, "CREATE OR REPLACE VIEW pl AS SELECT * EXCLUDE (stack_trace) "
-			   "FROM read_parquet(%s, file_row_number = true)", tf->literal) < 0)
+	/* argv, a list, as the text of its JSON array (payload.c writes it as is). */
+	if (asprintf(&sql, "CREATE OR REPLACE VIEW pl AS SELECT * EXCLUDE (stack_trace) %s"
+			   "FROM read_parquet(%s, file_row_number = true)",
+		     tf->has_argv ? "REPLACE (to_json(argv)::VARCHAR AS argv) " : "", tf->literal) < 0)
 		return -ENOMEM;
 	err = duck__exec(con, sql);
 	free(sql);
@@ -85,11 +88,45 @@ static int create_payload_view(duckdb_connection con, const struct trace_file *t
 }
 
 /* The summary is answered while the rows are sorted. */
+/* The processes of the trace, for the summary (the model has threads only). */
+static int read_tgids(struct loader *ld, uint32_t **tgids, uint32_t *n)
+{
+	duckdb_result res;
+	char *sql;
+	idx_t rows;
+
+	*tgids = NULL;
+	*n = 0;
+	if (asprintf(&sql, "SELECT DISTINCT tgid::UINTEGER FROM read_parquet(%s) WHERE tgid IS NOT NULL "
+			   "ORDER BY 1", ld->st->tf.literal) < 0)
+		return -ENOMEM;
+	if (duckdb_query(ld->con, sql, &res) == DuckDBError) {
+		free(sql);
+		duckdb_destroy_result(&res);
+		return 0;	/* the summary goes out with what the model has */
+	}
+	free(sql);
+	rows = duckdb_row_count(&res);
+	if (!(*tgids = malloc((rows + 1) * sizeof(**tgids)))) {
+		duckdb_destroy_result(&res);
+		return -ENOMEM;
+	}
+	for (idx_t i = 0; i < rows; i++)
+		(*tgids)[(*n)++] = duckdb_value_uint32(&res, 0, i);
+	duckdb_destroy_result(&res);
+	return 0;
+}
+
 static int summary_ready(void *ctx, const struct model *m)
 {
-	struct viewer_state *st = ctx;
+	struct loader *ld = ctx;
+	struct viewer_state *st = ld->st;
+	uint32_t *tgids, ntgids;
 
-	st->summary_json = api__summary_json(m, &st->exact, &st->summary_len);
+	if (read_tgids(ld, &tgids, &ntgids))
+		return -ENOMEM;
+	st->summary_json = api__summary_json(m, &st->exact, tgids, ntgids, &st->summary_len);
+	free(tgids);
 	if (!st->summary_json)
 		return -ENOMEM;
 	state__set_ready(st, READY_SUMMARY);
@@ -99,13 +136,17 @@ static int summary_ready(void *ctx, const struct model *m)
 static int load_rows(struct loader *ld, struct trace_rows *rows)
 {
 	struct viewer_state *st = ld->st;
-	int err = model__load_rows(ld->con, &st->tf, &st->stopping, &st->m, rows, summary_ready, st);
+	struct cmdlines cl;
+	int err = model__load_rows(ld->con, &st->tf, &st->stopping, &st->m, rows, summary_ready, ld);
 
 	if (err)
 		return err;
-	if (api__lifetimes_json(&st->m, &st->lifetimes_json, &st->lifetimes_len, &st->lifetimes_error))
-		return -ENOMEM;
-	return 0;
+	err = cmdlines__read(ld->con, &st->tf, &cl);
+	if (!err)
+		err = api__lifetimes_json(&st->m, &cl, &st->lifetimes_json, &st->lifetimes_len,
+					  &st->lifetimes_error);
+	cmdlines__free(&cl);
+	return err ? -ENOMEM : 0;
 }
 
 /* Pairing needs only the sorted rows: it runs on its own thread while DuckDB builds the

@@ -142,6 +142,20 @@ fail:
 	return status;
 }
 
+/* A failed syscall's (or io_uring operation's) error by name, as strace prints it. */
+static void errno_field(struct json *j, const char *col, int64_t v)
+{
+	const char *name;
+
+	if (v >= 0 || v < -4095 || (strcmp(col, "ret") && strcmp(col, "io_uring_res")))
+		return;
+	name = strerrorname_np((int)-v);
+	if (!name)
+		return;
+	json__key(j, "errno");
+	json__str(j, name);
+}
+
 void payload__write(struct payload *pl, struct json *j, uint32_t fr)
 {
 	struct hit key = { .fr = fr }, *h;
@@ -168,7 +182,9 @@ void payload__write(struct payload *pl, struct json *j, uint32_t fr)
 		case DUCKDB_TYPE_VARCHAR: {
 			char *s = duckdb_value_varchar(res, c, h->row);
 
-			if (s)
+			if (s && !strcmp(duckdb_column_name(res, c), "argv"))
+				json__raw(j, s, strlen(s));	/* JSON text (loader.c) */
+			else if (s)
 				json__str(j, s);
 			else
 				json__null(j);
@@ -177,6 +193,7 @@ void payload__write(struct payload *pl, struct json *j, uint32_t fr)
 		}
 		default:
 			json__i64(j, duckdb_value_int64(res, c, h->row));
+			errno_field(j, duckdb_column_name(res, c), duckdb_value_int64(res, c, h->row));
 			break;
 		}
 	}

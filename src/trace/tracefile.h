@@ -17,6 +17,7 @@ struct trace_file {
 	bool has_latency_ns;	/* probex's own files: per exit/completion latency */
 	bool has_stack_weight;	/* probex's own files: events a sampled stack stands for */
 	bool has_stack_trace_id;	/* stack_trace_id and stack_trace_first: lists numbered */
+	bool has_argv;		/* process_exec command lines */
 };
 
 /* Validate PATH with connection CON.  On failure logs "PATH: problem" and returns a
