@@ -10,6 +10,8 @@
 #include "model/opstats.h"
 #include "server/api.h"
 #include "server/ep_exact.h"
+#include "server/iofiles.h"
+#include "trace/syscalls.h"
 
 static uint64_t sel_lat(const void *ctx, uint64_t k)
 {
@@ -99,7 +101,7 @@ static void event_detail(struct request *rq, const struct op_sel *sel, uint64_t 
 /* IoTypeStats; percentile events by pct__index (the table's rule).  With w, the exact
  * count's fields where the rows are fewer. */
 static void type_stats(struct request *rq, const struct op_sel *sel, uint64_t bytes,
-		       uint64_t max_points, const struct window *w)
+		       uint64_t max_points, const struct window *w, const struct io_files *files)
 {
 	static const unsigned int pct[] = { 50, 95, 99 };
 	static const char *const keys[] = { "p50_event", "p95_event", "p99_event" };
@@ -133,6 +135,11 @@ static void type_stats(struct request *rq, const struct op_sel *sel, uint64_t by
 	dist__histogram(j, sel_lat, sel, n);
 	json__key(j, "size_histogram");
 	dist__histogram(j, sel_size, sel, n);
+	if (files) {
+		/* Additive: where the calls went (the io_uring op's fd is the ring's). */
+		json__key(j, "files");
+		io_files__json(j, files, sel->op == OP_IO_URING ? "" : sel->name);
+	}
 	if (w) {
 		char type[160];
 
@@ -161,7 +168,8 @@ static int cmp_op_out(const void *x, const void *y)
 }
 
 static void by_operation(struct request *rq, struct op_sel *sels, int nsel, uint64_t max_points,
-			 const struct window *w, uint64_t *total_ops, uint64_t *total_bytes)
+			 const struct window *w, const struct io_files *files, uint64_t *total_ops,
+			 uint64_t *total_bytes)
 {
 	struct op_out out[OP_MAX];
 	int n = 0;
@@ -181,7 +189,7 @@ static void by_operation(struct request *rq, struct op_sel *sels, int nsel, uint
 	json__key(&rq->out, "by_operation");
 	json__arr_begin(&rq->out);
 	for (int i = 0; i < n; i++)
-		type_stats(rq, out[i].sel, out[i].bytes, max_points, w);
+		type_stats(rq, out[i].sel, out[i].bytes, max_points, w, files);
 	json__arr_end(&rq->out);
 }
 
@@ -200,24 +208,31 @@ int ep_io_statistics(struct request *rq)
 	struct viewer_state *st = rq->st;
 	struct op_sel sel[OP_MAX] = { 0 };
 	uint64_t max_points, total_ops, total_bytes;
-	/* The 0.1 viewer API's five, then every other syscall's operation. */
-	int nsel = 5 + st->ops.nops - OP__COUNT;
+	struct io_files files = { 0 };
+	int nsel = 0;
 	struct window w;
 	int status, err;
 
 	if ((status = api__window(rq, &w)) || (status = api__max_points(rq, &max_points)))
 		return status;
-	for (int i = 0; i < nsel; i++) {
-		int op = i < 5 ? (int)ops[i] : OP__COUNT + i - 5;
+	/* The 0.1 viewer API's five, then the other syscalls that do I/O (and --probe
+	 * functions, timed the same way). */
+	for (int op = 0; op < 5 + st->ops.nops - OP__COUNT; op++) {
+		int o = op < 5 ? (int)ops[op] : OP__COUNT + op - 5;
+		const char *name = ops__name(&st->ops, o);
 
-		if ((err = op_sel__build(&sel[i], &st->m, &st->ops, op, &w, SEL_SIZES | SEL_RET))) {
-			status = sel_status(rq, &sel[i], err);
+		if (o >= OP__COUNT && !syscall__is_io(name) && strncmp(name, "probe_", 6))
+			continue;
+		if ((err = op_sel__build(&sel[nsel++], &st->m, &st->ops, o, &w, SEL_SIZES | SEL_RET))) {
+			status = sel_status(rq, &sel[nsel - 1], err);
 			goto cleanup;
 		}
 	}
+	if ((status = io_files__read(rq, &w, &files)))
+		goto cleanup;
 	status = 200;
 	json__obj_begin(&rq->out);
-	by_operation(rq, sel, nsel, max_points, &w, &total_ops, &total_bytes);
+	by_operation(rq, sel, nsel, max_points, &w, &files, &total_ops, &total_bytes);
 	json__key(&rq->out, "total_ops");
 	json__u64(&rq->out, total_ops);
 	json__key(&rq->out, "total_bytes");
@@ -228,6 +243,7 @@ int ep_io_statistics(struct request *rq)
 cleanup:
 	for (int i = 0; i < nsel; i++)
 		op_sel__free(&sel[i]);
+	io_files__free(&files);
 	return status;
 }
 
@@ -367,7 +383,7 @@ int ep_memory_statistics(struct request *rq)
 	munmap_bytes = op_sel__bytes_sum(&sel[1]);
 	status = 200;
 	json__obj_begin(&rq->out);
-	by_operation(rq, sel, 3, max_points, NULL, &total_ops, &total_bytes);
+	by_operation(rq, sel, 3, max_points, NULL, NULL, &total_ops, &total_bytes);
 	json__key(&rq->out, "total_alloc_ops");
 	json__u64(&rq->out, sel[0].n + grow_ops);
 	json__key(&rq->out, "total_alloc_bytes");

@@ -94,3 +94,22 @@ bool syscall__ret_is_bytes(const char *name)
 
 	return d && (d->facts & SYSCALL_RET_BYTES);
 }
+
+/* Calls that move data to or from a file, pipe or socket, or sync it: read/write and their
+ * positional and vector forms, send/recv, the zero-copy ones, the syncs, and AIO/io_uring
+ * submission. */
+static const char *const io_calls[] = {
+	"read", "write", "pread64", "pwrite64", "readv", "writev", "preadv", "pwritev", "preadv2",
+	"pwritev2", "sendfile", "splice", "tee", "vmsplice", "copy_file_range", "sendto",
+	"recvfrom", "sendmsg", "recvmsg", "sendmmsg", "recvmmsg", "fsync", "fdatasync",
+	"sync_file_range", "sync", "syncfs", "msync", "io_submit", "io_getevents", "io_pgetevents",
+	"io_uring_enter", "io_uring",
+};
+
+bool syscall__is_io(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(io_calls) / sizeof(io_calls[0]); i++)
+		if (!strcmp(io_calls[i], name))
+			return true;
+	return false;
+}

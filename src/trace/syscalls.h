@@ -34,5 +34,7 @@ struct syscall_args {
 void syscall__args(unsigned int nr, struct syscall_args *a, uint8_t *facts);
 /* Whether the return value of the syscall named name is a byte count. */
 bool syscall__ret_is_bytes(const char *name);
+/* Whether the syscall named name does I/O (moves or syncs data: the viewer's IO tab). */
+bool syscall__is_io(const char *name);
 
 #endif

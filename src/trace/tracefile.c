@@ -258,6 +258,7 @@ static int check_columns(duckdb_connection con, struct trace_file *tf)
 	tf->has_latency_ns = seen[TC_LATENCY];
 	tf->has_stack_weight = seen[TC_WEIGHT];
 	tf->has_argv = seen[TC_ARGV];
+	tf->has_fd_path = seen[TC_FD_PATH];
 	tf->has_stack_trace_id = seen[TC_STACK_TRACE_ID] && seen[TC_STACK_TRACE_FIRST];
 	return 0;
 }

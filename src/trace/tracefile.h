@@ -18,6 +18,7 @@ struct trace_file {
 	bool has_stack_weight;	/* probex's own files: events a sampled stack stands for */
 	bool has_stack_trace_id;	/* stack_trace_id and stack_trace_first: lists numbered */
 	bool has_argv;		/* process_exec command lines */
+	bool has_fd_path;	/* the path of a syscall's descriptor */
 };
 
 /* Validate PATH with connection CON.  On failure logs "PATH: problem" and returns a
