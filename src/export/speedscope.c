@@ -2,6 +2,7 @@
  * "sampled" profile whose samples are the distinct stacks, weighted by their events. */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "common/strbuf.h"
 #include "export/export.h"
@@ -17,6 +18,9 @@ static void put_str(FILE *out, struct strbuf *b, const char *s)
 
 int export__speedscope(const struct ex_profile *p, FILE *out, const char *name)
 {
+	/* CPU samples weigh their sampling period, so every time profile is in ns. */
+	uint64_t scale = !p->by_ns && !strcmp(p->event_type, "cpu_sample") && p->sample_freq_hz ?
+			 1000000000ull / p->sample_freq_hz : 0;
 	struct strbuf b = { 0 };
 	int err;
 
@@ -33,9 +37,9 @@ int export__speedscope(const struct ex_profile *p, FILE *out, const char *name)
 	}
 	fputs("]},\"profiles\":[{\"type\":\"sampled\",\"name\":", out);
 	put_str(out, &b, p->event_type);
-	fprintf(out, ",\"unit\":\"%s\",", p->by_ns ? "nanoseconds" : "none");
+	fprintf(out, ",\"unit\":\"%s\",", p->by_ns || scale ? "nanoseconds" : "none");
 	fprintf(out, "\"startValue\":0,\"endValue\":%llu,\"samples\":[",
-		(unsigned long long)p->total);
+		(unsigned long long)(p->total * (scale ? scale : 1)));
 	for (uint64_t i = 0; i < p->nstacks; i++) {
 		fputs(i ? ",\n[" : "\n[", out);
 		for (uint32_t k = 0; k < p->stacks[i].n; k++)
@@ -44,7 +48,8 @@ int export__speedscope(const struct ex_profile *p, FILE *out, const char *name)
 	}
 	fputs("],\"weights\":[", out);
 	for (uint64_t i = 0; i < p->nstacks; i++)
-		fprintf(out, i ? ",%llu" : "%llu", (unsigned long long)p->stacks[i].weight);
+		fprintf(out, i ? ",%llu" : "%llu",
+			(unsigned long long)(p->stacks[i].weight * (scale ? scale : 1)));
 	fputs("]}]}\n", out);
 	err = b.err ? b.err : ferror(out) ? -EIO : 0;
 	strbuf__free(&b);

@@ -84,6 +84,11 @@ int ep_event_flamegraph(struct request *rq)
 	json__key(&rq->out, "weight_unit");
 	json__str(&rq->out, !strcmp(type, "off_cpu") && m->has_latency_ns ? "ns" :
 			    !strcmp(type, "cpu_sample") ? "samples" : "events");
+	/* Additive: a CPU sample stands for this much CPU time (weight × period_ns). */
+	if (!strcmp(type, "cpu_sample") && m->sample_freq_hz) {
+		json__key(&rq->out, "period_ns");
+		json__u64(&rq->out, 1000000000ull / m->sample_freq_hz);
+	}
 	json__obj_end(&rq->out);
 cleanup:
 	free(svg);
