@@ -146,22 +146,38 @@ static void print_drops(const struct record_result *r)
 			  (unsigned long long)dropped, kinds);
 }
 
+/* ", N what" into buf when n is not zero. */
+static size_t add_loss(char *buf, size_t size, size_t at, uint64_t n, const char *what)
+{
+	if (!n || at >= size)
+		return at;
+	at += (size_t)snprintf(buf + at, size - at, ", %llu %s", (unsigned long long)n, what);
+	return at < size ? at : size - 1;
+}
+
+/* Only what was lost is named.  Syscall exits without their enter are not: the
+ * command's own execve (and, attached, the calls threads were in) always returns so;
+ * probex.drops counts them (syscall_exit_unpaired). */
 static void print_summary(const struct record_result *r, uint64_t rows)
 {
 	const uint64_t *c = r->counters;
 	uint64_t rb = 0;
+	char lost[512] = "";
+	size_t n = 0;
 
 	for (int k = 0; k < REC__COUNT; k++)
 		rb += c[CNT_RB_DROP0 + k];
-	log__info("%llu events; dropped: %llu records (ring buffer full), %llu mmap records; "
-		  "stack failures: %llu user, %llu kernel, %llu truncated; map full: %llu; unpaired: %llu "
-		  "syscalls, %llu io_uring completions; cpu samples: %llu",
-		  (unsigned long long)rows, (unsigned long long)rb, (unsigned long long)r->sideband_lost,
-		  (unsigned long long)c[CNT_USTACK_ERR], (unsigned long long)c[CNT_KSTACK_ERR],
-		  (unsigned long long)c[CNT_STACK_TRUNC],
-		  (unsigned long long)(c[CNT_TRACED_FULL] + c[CNT_TSTATE_FULL] + c[CNT_IOU_FULL]),
-		  (unsigned long long)c[CNT_UNPAIRED_EXIT], (unsigned long long)c[CNT_IOU_UNMATCHED],
-		  (unsigned long long)c[CNT_SAMPLES_TRACED]);
+	n = add_loss(lost, sizeof(lost), n, rb, "records dropped (ring buffer full)");
+	n = add_loss(lost, sizeof(lost), n, r->sideband_lost, "mmap records lost");
+	n = add_loss(lost, sizeof(lost), n, c[CNT_USTACK_ERR], "user stacks failed");
+	n = add_loss(lost, sizeof(lost), n, c[CNT_KSTACK_ERR], "kernel stacks failed");
+	n = add_loss(lost, sizeof(lost), n, c[CNT_STACK_TRUNC], "stacks truncated");
+	n = add_loss(lost, sizeof(lost), n, c[CNT_TRACED_FULL] + c[CNT_TSTATE_FULL] + c[CNT_IOU_FULL],
+		     "events lost to full maps");
+	n = add_loss(lost, sizeof(lost), n, c[CNT_IOU_UNMATCHED], "io_uring completions unpaired");
+	n = add_loss(lost, sizeof(lost), n, c[CNT_ARGV_CUT], "command lines cut");
+	log__info("%llu events, %llu cpu samples%s", (unsigned long long)rows,
+		  (unsigned long long)c[CNT_SAMPLES_TRACED], lost);
 	print_drops(r);
 	if (r->pauses)
 		log__info("--lossless: the traced processes were paused %llu times, %.3f s in all, "
@@ -214,10 +230,11 @@ static void discard_pending(const sigset_t *set)
 		;
 }
 
-static int view(const char *file, const struct probex_opts *o, const struct priv_target *priv)
+static int view(const char *file, const struct probex_opts *o, const struct priv_target *priv,
+		bool after_recording)
 {
 	struct viewer_opts vo = { .bind = o->bind, .port = o->port, .no_token = o->no_token,
-				  .base = o->base_file };
+				  .base = o->base_file, .port_fallback = after_recording };
 	int err;
 
 	/* The viewer never needs root: become the invoking user before touching the file. */
@@ -236,7 +253,7 @@ int cmd_view(const struct probex_opts *o)
 
 	if (priv__resolve(&priv))
 		return 1;
-	return view(o->view_file, o, &priv);
+	return view(o->view_file, o, &priv, false);
 }
 
 int cmd_record(const struct probex_opts *o)
@@ -264,7 +281,7 @@ int cmd_record(const struct probex_opts *o)
 	struct priv_target priv;
 	sigset_t stops, caller;
 	struct paths p;
-	int err, vstatus;
+	int err;
 
 	if (priv__resolve(&priv))
 		return 1;
@@ -303,6 +320,7 @@ int cmd_record(const struct probex_opts *o)
 		return res.status > 1 ? res.status : 1;
 	if (o->no_viewer)
 		return res.status;
-	vstatus = view(p.output, o, &priv);
-	return res.status ? res.status : vstatus;
+	/* The command's status, whatever became of the viewer (it said why). */
+	view(p.output, o, &priv, true);
+	return res.status;
 }

@@ -310,28 +310,44 @@ static void print_urls(const struct sockaddr_storage *ss, unsigned int port)
 	fflush(stderr);
 }
 
+static struct MHD_Daemon *listen_on(struct viewer_state *st, const struct viewer_opts *opts,
+				    unsigned int port, struct sockaddr_storage *ss)
+{
+	socklen_t len = sizeof(*ss);
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+			     MHD_USE_ERROR_LOG;
+
+	if (resolve(opts->bind, port, ss, &len))
+		return NULL;
+	if (ss->ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	/* A thread per connection: the UI fires half a dozen requests at once, and a slow
+	 * one must not hold up the others. */
+	return MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, st,
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)ss,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)256,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
+				MHD_OPTION_END);
+}
+
 static struct MHD_Daemon *start_http(struct viewer_state *st, const struct viewer_opts *opts,
 				     unsigned int *bound)
 {
 	struct sockaddr_storage ss, got;
-	socklen_t len = sizeof(ss), glen = sizeof(got);
+	socklen_t glen = sizeof(got);
 	const union MHD_DaemonInfo *info;
 	struct MHD_Daemon *d;
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-			     MHD_USE_ERROR_LOG;
 
-	if (resolve(opts->bind, opts->port, &ss, &len))
-		return NULL;
-	if (ss.ss_family == AF_INET6)
-		flags |= MHD_USE_IPv6;
-	/* A thread per connection: the UI fires half a dozen requests at once, and a slow
-	 * one must not hold up the others. */
-	d = MHD_start_daemon(flags, (uint16_t)opts->port, NULL, NULL, on_request, st,
-			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-			     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)256,
-			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
-			     MHD_OPTION_END);
+	d = listen_on(st, opts, opts->port, &ss);
+	if (!d && opts->port_fallback && opts->port) {
+		int e = errno;
+
+		d = listen_on(st, opts, 0, &ss);
+		if (d)
+			log__warn("port %u is busy (%s): the viewer takes a free port instead", opts->port,
+				  e ? strerror(e) : "in use or not available");
+	}
 	if (!d) {
 		log__error("cannot listen on %s port %u: %s", opts->bind, opts->port,
 			   errno ? strerror(errno) : "address in use or not available");

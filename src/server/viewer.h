@@ -9,6 +9,7 @@ struct viewer_opts {
 	unsigned int port;	/* 0 = any free port (the real one is printed) */
 	bool no_token;		/* a non-loopback bind serves without a token */
 	const char *base;	/* --base: a second trace to compare FILE with, or NULL */
+	bool port_fallback;	/* a busy port: take any free one (and say so) */
 };
 
 /* Load and validate FILE (errors name the file and the problem, before binding), bind,
