@@ -1,25 +1,77 @@
 /* The process tree: each process (tgid) under the process that forked it, with its
  * start, lifetime, exit code and thread count.  Times are from the trace's first row. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/log.h"
 #include "report/report.h"
+#include "trace/schema.h"
 
 #define MAX_DEPTH 24
 
 struct proc {
-	int64_t tgid, parent, start, end, code, sig, threads;
+	int64_t tgid, parent, start, end, code, sig, threads, cpu;
 	bool has_end, has_code, has_sig;
-	char *name;
+	char *name, *argv, *command;	/* argv: JSON text */
 	size_t first_child, next_sibling;	/* index + 1; 0 none */
 };
 
 static const struct rcol cols[] = {
 	{ "pid", RC_INT, NULL }, { "ppid", RC_INT, NULL }, { "process", RC_TEXT, NULL }, { "start", RC_NS, "start_ns" },
-	{ "lifetime", RC_NS, "lifetime_ns" }, { "exit", RC_INT, "exit_code" }, { "signal", RC_INT, NULL },
-	{ "threads", RC_INT, NULL },
+	{ "lifetime", RC_NS, "lifetime_ns" }, { "cpu", RC_NS, "cpu_ns" }, { "exit", RC_INT, "exit_code" },
+	{ "signal", RC_INT, NULL }, { "threads", RC_INT, NULL }, { "command", RC_TEXT, NULL },
+	{ "argv", RC_JSON, NULL },
 };
+
+/* Per process: CPU samples (× stack_weight) and its last command line: its exec's, else
+ * what /proc said when probex attached (probex.cmdlines). */
+static const char *const extra_sql =
+	"WITH c AS (SELECT tgid, sum(coalesce(stack_weight, 1)) AS w FROM events "
+	"WHERE event_type = 'cpu_sample' GROUP BY 1), "
+	"x AS (SELECT tgid, arg_max(argv, ts_ns) AS a FROM events WHERE event_type = 'process_exec' "
+	"AND argv IS NOT NULL GROUP BY 1), "
+	"m AS (SELECT decode(value)::JSON AS j FROM parquet_kv_metadata(%s) WHERE decode(key) = '"
+	META_CMDLINES "'), "
+	"k AS (SELECT k::BIGINT AS tgid, json_extract(j, '$.\"' || k || '\"')::VARCHAR[] AS a "
+	"FROM m, unnest(json_keys(j)) AS t(k)), "
+	"a AS (SELECT coalesce(x.tgid, k.tgid) AS tgid, coalesce(x.a, k.a) AS a FROM x FULL JOIN k "
+	"ON x.tgid = k.tgid) "
+	"SELECT coalesce(c.tgid, a.tgid)::BIGINT, coalesce(c.w, 0)::BIGINT, to_json(a.a)::VARCHAR, "
+	"array_to_string(a.a, ' ') FROM c FULL JOIN a ON c.tgid = a.tgid";
+
+static void load_extra(struct report *r, struct proc *p, size_t n)
+{
+	uint64_t period = r->sample_freq_hz ? 1000000000ull / r->sample_freq_hz : 0;
+	duckdb_result res;
+	char *sql;
+
+	if (asprintf(&sql, extra_sql, r->tf->literal) < 0)
+		return;
+	if (duckdb_query(r->con, sql, &res) == DuckDBError) {
+		log__warn("processes: no CPU times or command lines: %s", duckdb_result_error(&res));
+		free(sql);
+		duckdb_destroy_result(&res);
+		return;		/* the table goes out without them */
+	}
+	free(sql);
+	for (idx_t i = 0; i < duckdb_row_count(&res); i++) {
+		int64_t tgid = duckdb_value_int64(&res, 0, i);
+
+		for (size_t k = 0; k < n; k++) {
+			if (p[k].tgid != tgid)
+				continue;
+			p[k].cpu = duckdb_value_int64(&res, 1, i) * (int64_t)period;
+			if (!duckdb_value_is_null(&res, 2, i)) {
+				p[k].argv = duckdb_value_varchar(&res, 2, i);
+				p[k].command = duckdb_value_varchar(&res, 3, i);
+			}
+			break;
+		}
+	}
+	duckdb_destroy_result(&res);
+}
 
 const char *const report_procs_sql =
 	/* Per thread and name first: arg_max over every row's name is 2x slower. */
@@ -118,9 +170,12 @@ static void add(struct report *r, struct rtable *t, const struct proc *p, size_t
 			rtable__str(t, name);
 			rtable__int(t, q->start);
 			q->has_end ? rtable__int(t, q->end) : rtable__null(t);
+			r->sample_freq_hz ? rtable__int(t, q->cpu) : rtable__null(t);
 			q->has_code ? rtable__int(t, q->code) : rtable__null(t);
 			q->has_sig ? rtable__int(t, q->sig) : rtable__null(t);
 			rtable__int(t, q->threads);
+			q->command ? rtable__str(t, q->command) : rtable__null(t);
+			q->argv ? rtable__str(t, q->argv) : rtable__null(t);
 		}
 		add(r, t, p, q->first_child, depth + 1, shown);
 	}
@@ -136,6 +191,7 @@ int report__processes(struct report *r)
 
 	if ((err = load(r, &p, &n)))
 		return err;
+	load_extra(r, p, n);
 	link(p, n);
 	rtable__init(&t, "processes", "Processes (children indented under their parent; '-': no exit seen)",
 		     cols, sizeof(cols) / sizeof(cols[0]));
@@ -150,8 +206,11 @@ int report__processes(struct report *r)
 		p[i].next_sibling = sib;
 	}
 	report__emit(r, &t);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		free(p[i].name);
+		duckdb_free(p[i].argv);
+		duckdb_free(p[i].command);
+	}
 	free(p);
 	return 0;
 }

@@ -136,7 +136,7 @@ static void cell_text(const struct rtable *t, size_t r, int k, char *buf, size_t
 		return;
 	}
 	switch (t->cols[k].kind) {
-	case RC_TEXT: snprintf(buf, size, "%s", c->s ? c->s : ""); break;
+	case RC_TEXT: case RC_JSON: snprintf(buf, size, "%s", c->s ? c->s : ""); break;
 	case RC_INT: snprintf(buf, size, "%lld", (long long)c->v); break;
 	case RC_NS: rtable__fmt_ns(buf, size, c->v); break;
 	case RC_BYTES: rtable__fmt_bytes(buf, size, c->v); break;
@@ -204,6 +204,8 @@ void rtable__print(const struct rtable *t, FILE *out, int width)
 		return;
 	}
 	for (int k = 0; k < t->ncols && k < 32; k++) {
+		if (t->cols[k].kind == RC_JSON)
+			continue;
 		w[k] = cols_of(t->cols[k].name);
 		for (size_t r = 0; r < t->rows; r++) {
 			cell_text(t, r, k, buf, sizeof(buf));
@@ -220,6 +222,11 @@ void rtable__print(const struct rtable *t, FILE *out, int width)
 		fputs("  ", out);
 		for (int k = 0; k < t->ncols && k < 32; k++) {
 			bool right = t->cols[k].kind != RC_TEXT, last = k + 1 == t->ncols;
+
+			for (int x = k + 1; x < t->ncols && t->cols[x].kind == RC_JSON; x++)
+				last = x + 1 == t->ncols;
+			if (t->cols[k].kind == RC_JSON)
+				continue;
 
 			if (r == 0)
 				snprintf(buf, sizeof(buf), "%s", t->cols[k].name);
@@ -252,6 +259,8 @@ void rtable__json(const struct rtable *t, struct json *j)
 				json__null(j);
 			else if (t->cols[k].kind == RC_TEXT)
 				json__str(j, c->s ? c->s : "");
+			else if (t->cols[k].kind == RC_JSON)
+				c->s ? json__raw(j, c->s, strlen(c->s)) : json__null(j);
 			else if (t->cols[k].kind == RC_PCT || t->cols[k].kind == RC_RATIO)
 				json__double(j, c->d);
 			else

@@ -11,7 +11,8 @@
 #include "common/json.h"
 
 /* RC_DNS: a signed change of a duration ("+1.2ms"); RC_RATIO: new / base ("2.00x"). */
-enum rcol_kind { RC_TEXT, RC_INT, RC_NS, RC_BYTES, RC_PCT, RC_DNS, RC_RATIO };
+/* RC_JSON: JSON text, written as is in JSON and left out of the text table. */
+enum rcol_kind { RC_TEXT, RC_INT, RC_NS, RC_BYTES, RC_PCT, RC_DNS, RC_RATIO, RC_JSON };
 
 struct rcol {
 	const char *name;	/* header in text, key in JSON */
@@ -21,7 +22,7 @@ struct rcol {
 
 struct rcell {
 	bool null;
-	char *s;		/* RC_TEXT */
+	char *s;		/* RC_TEXT, RC_JSON */
 	int64_t v;		/* RC_INT, RC_NS, RC_BYTES */
 	double d;		/* RC_PCT: a fraction, 0..1; RC_RATIO */
 	bool mark;		/* rests on incomplete rows (rtable__mark) */
