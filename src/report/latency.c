@@ -196,7 +196,10 @@ static int cmp_total(const void *x, const void *y)
 }
 
 static const struct rcol cols[] = {
-	{ "name", RC_TEXT, NULL }, { "calls", RC_INT, NULL }, { "errors", RC_INT, NULL }, { "total", RC_NS, "total_ns" },
+	/* errors: the count in JSON; in text, by errno name where known ("ENOENT 3"). */
+	{ "name", RC_TEXT, NULL }, { "calls", RC_INT, NULL }, { NULL, RC_INT, "errors" },
+	{ "errors", RC_TEXT, "" }, { NULL, RC_TEXT, "errnos" },
+	{ "total", RC_NS, "total_ns" },
 	{ "avg", RC_NS, "avg_ns" }, { "p50", RC_NS, "p50_ns" }, { "p95", RC_NS, "p95_ns" },
 	{ "p99", RC_NS, "p99_ns" }, { "max", RC_NS, "max_ns" }, { "bytes", RC_BYTES, NULL },
 	{ "time%", RC_PCT, "time_fraction" },
@@ -215,6 +218,17 @@ static void fill(struct rtable *t, const struct latency_group *gs, size_t n)
 		rtable__str(t, g->name);
 		rtable__int(t, (int64_t)g->n);
 		rtable__int(t, (int64_t)g->errors);
+		if (g->errnos) {
+			rtable__str(t, g->errnos);
+		} else if (g->errors) {
+			char buf[32];
+
+			snprintf(buf, sizeof(buf), "%llu", (unsigned long long)g->errors);
+			rtable__str(t, buf);
+		} else {
+			rtable__null(t);
+		}
+		g->errnos ? rtable__str(t, g->errnos) : rtable__null(t);
 		rtable__int(t, (int64_t)g->sum);
 		rtable__int(t, (int64_t)(g->sum / g->n));
 		for (int k = 0; k < 4; k++) {
@@ -271,9 +285,53 @@ int latency__collect(struct report *r, const char *what, const char *sql,
 
 void latency__free(struct latency_group *g, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		free(g[i].name);
+		free(g[i].errnos);
+	}
 	free(g);
+}
+
+/* Failed syscalls by errno name, as strace -c users read them: the two most frequent per
+ * syscall, then how many other names. */
+static int errno_names(struct report *r, struct latency_group *g, size_t n)
+{
+	duckdb_result res;
+	int err = report__query(r, "errno names",
+				"SELECT regexp_extract(event_type, '^syscall_(.*)_exit$', 1) AS name, -ret, "
+				"count(*) AS c FROM events WHERE event_type LIKE 'syscall\\_%\\_exit' ESCAPE '\\' "
+				"AND ret BETWEEN -4095 AND -1 GROUP BY 1, 2 ORDER BY 1, 3 DESC, 2", &res);
+
+	if (err)
+		return err;
+	for (idx_t i = 0, shown = 0; i < duckdb_row_count(&res); i++) {
+		char *name = duckdb_value_varchar(&res, 0, i), buf[64], *s;
+		const char *e = strerrorname_np((int)duckdb_value_int64(&res, 1, i));
+		struct latency_group *x = NULL;
+
+		for (size_t k = 0; name && k < n && !x; k++)
+			if (!strcmp(g[k].name, name))
+				x = &g[k];
+		shown = i && x && x->errnos ? shown + 1 : 0;
+		duckdb_free(name);
+		if (!x || shown > 2)
+			continue;
+		if (shown == 2)
+			snprintf(buf, sizeof(buf), " +more");
+		else if (e)
+			snprintf(buf, sizeof(buf), "%s%s %llu", shown ? ", " : "", e,
+				 (unsigned long long)duckdb_value_uint64(&res, 2, i));
+		else
+			snprintf(buf, sizeof(buf), "%s%lld %llu", shown ? ", " : "",
+				 (long long)duckdb_value_int64(&res, 1, i),
+				 (unsigned long long)duckdb_value_uint64(&res, 2, i));
+		if (asprintf(&s, "%s%s", x->errnos ? x->errnos : "", buf) < 0)
+			break;
+		free(x->errnos);
+		x->errnos = s;
+	}
+	duckdb_destroy_result(&res);
+	return 0;
 }
 
 int latency__table(struct report *r, const char *key, const char *title, const char *what,
@@ -292,6 +350,10 @@ int latency__table(struct report *r, const char *key, const char *title, const c
 	}
 	if (n)	/* g is NULL when there is none */
 		qsort(g, n, sizeof(*g), cmp_total);
+	if (!strcmp(key, "syscalls") && (err = errno_names(r, g, n))) {
+		latency__free(g, n);
+		return err;
+	}
 	rtable__init(&t, key, title, cols, sizeof(cols) / sizeof(cols[0]));
 	t.note = "from the rows kept, fewer than the calls: calls, errors, total and avg are exact";
 	fill(&t, g, n);

@@ -11,6 +11,7 @@ struct latency_group {
 	uint64_t rows;			/* rows behind p[] and bytes: n unless incomplete */
 	int64_t bytes;
 	bool has_bytes, incomplete;
+	char *errnos;			/* "ENOENT 3, EAGAIN 1" (syscalls), or NULL */
 };
 
 /* Run sql (the shape latency__table takes) into groups ordered by total latency, then

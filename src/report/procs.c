@@ -22,7 +22,7 @@ static const struct rcol cols[] = {
 	{ "pid", RC_INT, NULL }, { "ppid", RC_INT, NULL }, { "process", RC_TEXT, NULL }, { "start", RC_NS, "start_ns" },
 	{ "lifetime", RC_NS, "lifetime_ns" }, { "cpu", RC_NS, "cpu_ns" }, { "exit", RC_INT, "exit_code" },
 	{ "signal", RC_INT, NULL }, { "threads", RC_INT, NULL }, { "command", RC_TEXT, NULL },
-	{ "argv", RC_JSON, NULL },
+	{ NULL, RC_JSON, "argv" },
 };
 
 /* Per process: CPU samples (× stack_weight) and its last command line: its exec's, else

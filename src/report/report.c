@@ -105,7 +105,8 @@ static int header(struct report *r, const struct trace_file *tf)
 	if (err)
 		return err;
 	if ((err = report__query(r, "the rows", "SELECT count(*), max(ts_ns) - min(ts_ns), "
-				 "(SELECT count(*) FROM trace) FROM events", &cnt))) {
+				 "(SELECT count(*) FROM trace), count(DISTINCT tgid), count(DISTINCT pid) "
+				 "FROM events", &cnt))) {
 		duckdb_destroy_result(&res);
 		return err;
 	}
@@ -128,6 +129,14 @@ static int header(struct report *r, const struct trace_file *tf)
 		 (unsigned long long)duckdb_value_uint64(&cnt, 2, 0));
 	rtable__str(&t, buf);
 	rtable__row(&t);
+	rtable__str(&t, "processes");
+	snprintf(buf, sizeof(buf), "%llu process%s, %llu thread%s",
+		 (unsigned long long)duckdb_value_uint64(&cnt, 3, 0),
+		 duckdb_value_uint64(&cnt, 3, 0) == 1 ? "" : "es",
+		 (unsigned long long)duckdb_value_uint64(&cnt, 4, 0),
+		 duckdb_value_uint64(&cnt, 4, 0) == 1 ? "" : "s");
+	rtable__str(&t, buf);
+	rtable__row(&t);
 	rtable__str(&t, "duration");
 	rtable__fmt_ns(buf, sizeof(buf), (int64_t)duckdb_value_uint64(&cnt, 1, 0));
 	rtable__str(&t, buf);
@@ -141,7 +150,13 @@ static int header(struct report *r, const struct trace_file *tf)
 	return 0;
 }
 
-/* Every counter of the probex.drops object, zero or not. */
+/* Counters of probex.drops that count what was recorded, not what was lost (the syscall
+ * exits without their enter: the command's own execve, calls in flight at attach). */
+static const char *const not_drops =
+	"'cpu_sampler_calls', 'cpu_samples_traced', 'records_submitted', 'off_cpu_short_intervals', "
+	"'off_cpu_short_ns', 'off_cpu_stacks_at_end', 'syscall_exit_unpaired'";
+
+/* The counters of probex.drops that lost something, when any did. */
 static int drops(struct report *r, const struct trace_file *tf)
 {
 	static const struct rcol cols[] = { { "counter", RC_TEXT, NULL }, { "count", RC_INT, NULL } };
@@ -151,8 +166,9 @@ static int drops(struct report *r, const struct trace_file *tf)
 	int err;
 
 	if (asprintf(&sql, "SELECT key, value::BIGINT FROM json_each((SELECT decode(value) FROM "
-		     "parquet_kv_metadata(%s) WHERE decode(key) = '%s' LIMIT 1)) ORDER BY value::BIGINT "
-		     "DESC, key", tf->literal, META_DROPS) < 0)
+		     "parquet_kv_metadata(%s) WHERE decode(key) = '%s' LIMIT 1)) WHERE value::BIGINT <> 0 "
+		     "AND key NOT IN (%s) ORDER BY value::BIGINT DESC, key", tf->literal, META_DROPS,
+		     not_drops) < 0)
 		return -ENOMEM;
 	err = report__query(r, "the drop counters", sql, &res);
 	free(sql);
@@ -168,7 +184,10 @@ static int drops(struct report *r, const struct trace_file *tf)
 		duckdb_free(k);
 	}
 	duckdb_destroy_result(&res);
-	report__emit(r, &t);
+	if (t.rows || r->j)
+		report__emit(r, &t);
+	else
+		rtable__free(&t);
 	return 0;
 }
 

@@ -204,7 +204,7 @@ void rtable__print(const struct rtable *t, FILE *out, int width)
 		return;
 	}
 	for (int k = 0; k < t->ncols && k < 32; k++) {
-		if (t->cols[k].kind == RC_JSON)
+		if (!t->cols[k].name)
 			continue;
 		w[k] = cols_of(t->cols[k].name);
 		for (size_t r = 0; r < t->rows; r++) {
@@ -223,9 +223,9 @@ void rtable__print(const struct rtable *t, FILE *out, int width)
 		for (int k = 0; k < t->ncols && k < 32; k++) {
 			bool right = t->cols[k].kind != RC_TEXT, last = k + 1 == t->ncols;
 
-			for (int x = k + 1; x < t->ncols && t->cols[x].kind == RC_JSON; x++)
+			for (int x = k + 1; x < t->ncols && !t->cols[x].name; x++)
 				last = x + 1 == t->ncols;
-			if (t->cols[k].kind == RC_JSON)
+			if (!t->cols[k].name)
 				continue;
 
 			if (r == 0)
@@ -254,6 +254,8 @@ void rtable__json(const struct rtable *t, struct json *j)
 		for (int k = 0; k < t->ncols; k++) {
 			const struct rcell *c = &t->cells[r * t->ncols + k];
 
+			if (t->cols[k].json && !*t->cols[k].json)
+				continue;
 			json__key(j, t->cols[k].json ? t->cols[k].json : t->cols[k].name);
 			if (c->null)
 				json__null(j);

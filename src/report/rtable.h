@@ -11,9 +11,11 @@
 #include "common/json.h"
 
 /* RC_DNS: a signed change of a duration ("+1.2ms"); RC_RATIO: new / base ("2.00x"). */
-/* RC_JSON: JSON text, written as is in JSON and left out of the text table. */
+/* RC_JSON: JSON text, written as is. */
 enum rcol_kind { RC_TEXT, RC_INT, RC_NS, RC_BYTES, RC_PCT, RC_DNS, RC_RATIO, RC_JSON };
 
+/* A column without a name shows only in JSON (under json); one whose json is "" only in
+ * text. */
 struct rcol {
 	const char *name;	/* header in text, key in JSON */
 	enum rcol_kind kind;
