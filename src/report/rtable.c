@@ -216,7 +216,7 @@ void rtable__print(const struct rtable *t, FILE *out, int width)
 			cut = k;
 	}
 	/* Leading two spaces, two between columns. */
-	if (total > width && cut >= 0)
+	if (total > width && cut >= 0 && !t->no_cut)
 		w[cut] = w[cut] - (total - width) > 8 ? w[cut] - (total - width) : 8;
 	for (size_t r = 0; r <= t->rows; r++) {
 		fputs("  ", out);

@@ -40,6 +40,7 @@ struct rtable {
 	int col;		/* next cell of the current row */
 	uint64_t left_out;	/* rows not shown (a top-N table) */
 	const char *note;	/* text: printed under a table with marked cells */
+	bool no_cut;		/* text: cells fit themselves (or are kept whole past width) */
 	bool oom;
 };
 

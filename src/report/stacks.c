@@ -9,6 +9,7 @@
 #include "common/strbuf.h"
 #include "export/export.h"
 #include "report/report.h"
+#include "trace/schema.h"
 
 #define CHAIN_FUNCS 8	/* functions whose callees/callers are listed */
 #define CHAIN_ROWS 4	/* callees/callers per function */
@@ -170,17 +171,62 @@ static void chains_table(struct report *r, const struct ex_profile *p, const str
 	free(nb);
 }
 
+/* A stack read from the user's code, leaf first, in at most width columns: the kernel end
+ * shortened to its leaf and how many frames more, the first user frame whole, then its
+ * callers while they fit; a frame is never cut, the rest is counted. */
+static void stack_text(const struct ex_profile *p, const struct ex_stack *st, size_t width,
+		       struct strbuf *b)
+{
+	uint32_t k = st->n, nk = 0;
+	char name[1024];
+
+	const char *ours = NULL;
+
+	while (nk < st->n && p->frames[st->frames[st->n - 1 - nk]].kernel) {
+		const char *f = p->frames[st->frames[st->n - 1 - nk]].name;
+
+		/* Time in probex's own programs is named as probex's. */
+		if (!ours && !strncmp(f, STACK_PROBEX_BPF_PREFIX, strlen(STACK_PROBEX_BPF_PREFIX)))
+			ours = f + strlen(STACK_PROBEX_BPF_PREFIX);
+		nk++;
+	}
+	if (nk) {
+		if (ours)
+			snprintf(name, sizeof(name), "[probex] %.*s", (int)strcspn(ours, " "), ours);
+		else
+			frame_name(p, st->frames[st->n - 1], name, sizeof(name));
+		strbuf__addf(b, nk > 1 ? "%s +%u" : "%s", name, nk - 1);
+		k -= nk;
+	}
+	for (bool first = true; k-- > 0; first = false) {
+		size_t len;
+
+		frame_name(p, st->frames[k], name, sizeof(name));
+		len = strlen(name) + (b->len ? 3 : 0);
+		/* Room for the count of what is left out. */
+		if (!first && b->len + len + (k ? 7 : 0) > width) {
+			strbuf__addf(b, " < +%u", k + 1);
+			return;
+		}
+		strbuf__addf(b, "%s%s", b->len ? " < " : "", name);
+	}
+}
+
 /* The heaviest distinct stacks (ex_profile__load orders them by weight), leaf first. */
 static void stacks_table(struct report *r, const struct ex_profile *p)
 {
 	static const struct rcol cols[] = {
 		{ "share%", RC_PCT, "fraction" }, { "weight", RC_INT, NULL },
-		{ "stack (leaf first)", RC_TEXT, "stack" },
+		{ "stack (leaf first; kernel frames shortened: +N more)", RC_TEXT, "stack" },
 	};
 	char name[1024];
 	struct rtable t;
+	int digits = 6;
 
 	rtable__init(&t, "stacks", "Top stacks", cols, 3);
+	t.no_cut = true;
+	for (uint64_t w = p->nstacks ? p->stacks[0].weight : 0; w >= 1000000; w /= 10)
+		digits++;
 	for (uint64_t i = 0; i < p->nstacks; i++) {
 		const struct ex_stack *st = &p->stacks[i];
 		struct strbuf b = { 0 };
@@ -189,9 +235,14 @@ static void stacks_table(struct report *r, const struct ex_profile *p)
 			t.left_out = p->nstacks - i;
 			break;
 		}
-		for (uint32_t k = st->n; k-- > 0;) {
-			frame_name(p, st->frames[k], name, sizeof(name));
-			strbuf__addf(&b, "%s%s", k + 1 < st->n ? " < " : "", name);
+		if (r->j) {	/* JSON: every frame */
+			for (uint32_t k = st->n; k-- > 0;) {
+				frame_name(p, st->frames[k], name, sizeof(name));
+				strbuf__addf(&b, "%s%s", k + 1 < st->n ? " < " : "", name);
+			}
+		} else {
+			/* Two spaces before each column; share% is at most 7 wide. */
+			stack_text(p, st, REPORT_WIDTH - 2 - 9 - (size_t)(digits + 2), &b);
 		}
 		rtable__row(&t);
 		rtable__pct(&t, (double)st->weight / (double)p->total);
