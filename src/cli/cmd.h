@@ -10,6 +10,7 @@ struct cmd {
 	int (*fn)(int argc, char **argv);
 	const char *usage;	/* "probex NAME ARGS", for --help and usage errors */
 	const char *summary;	/* one line */
+	const char *options;	/* --help: each option on its own line, or NULL */
 };
 
 /* Every subcommand, ending with { NULL }. */
@@ -35,5 +36,7 @@ int cmd_recover_as_root(void);
 
 /* The usage line of a subcommand by name. */
 const char *cmd__usage(const char *name);
+/* --help of a subcommand: its usage, what it does and its options, on stdout; 0. */
+int cmd__help(const char *name);
 
 #endif

@@ -81,7 +81,7 @@ int cmd_export(int argc, char **argv)
 			o.pid = (uint32_t)pid;
 			break;
 		case 'o': path = optarg; break;
-		case 'h': printf("Usage: %s\n", usage); return 0;
+		case 'h': return cmd__help("export");
 		default: return args__usage_error("export", usage, "unknown option or missing value '%s'", argv[optind - 1]);
 		}
 	}

@@ -33,7 +33,7 @@ int cmd_recover(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' }, { "verbose", no_argument, NULL, 'v' },
 		{ "force", no_argument, NULL, 'f' }, { "run-rows", required_argument, NULL, 'r' },
-		{ 0 },
+		{ "help", no_argument, NULL, 'h' }, { 0 },
 	};
 	struct finalize_result res;
 	struct finalize_opts fo = { 0 };
@@ -47,7 +47,9 @@ int cmd_recover(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "o:vf", longopts, NULL)) != -1) {
 		char *end;
 
-		if (c == 'o') {
+		if (c == 'h') {
+			return cmd__help("recover");
+		} else if (c == 'o') {
 			out = optarg;
 		} else if (c == 'f') {
 			fo.force = true;

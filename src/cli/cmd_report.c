@@ -61,7 +61,7 @@ int cmd_report(int argc, char **argv)
 				return EXIT_USAGE;
 			o.has_end = true;
 			break;
-		case 'h': printf("Usage: %s\n", usage); return 0;
+		case 'h': return cmd__help("report");
 		default: return args__usage_error("report", usage, "unknown option or missing value '%s'", argv[optind - 1]);
 		}
 	}

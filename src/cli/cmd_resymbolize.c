@@ -14,7 +14,8 @@ int cmd_resymbolize(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' }, { "force", no_argument, NULL, 'f' },
-		{ "verbose", no_argument, NULL, 'v' }, { "no-cache", no_argument, NULL, 'C' }, { 0 },
+		{ "verbose", no_argument, NULL, 'v' }, { "no-cache", no_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' }, { 0 },
 	};
 	struct priv_target priv;
 	const char *out = NULL;
@@ -32,6 +33,8 @@ int cmd_resymbolize(int argc, char **argv)
 			verbose++;
 		else if (c == 'C')
 			cache = false;
+		else if (c == 'h')
+			return cmd__help("resymbolize");
 		else
 			return args__usage_error("resymbolize", cmd__usage("resymbolize"), "bad option %s",
 						 argv[optind - 1]);

@@ -72,8 +72,7 @@ int cmd_sql(int argc, char **argv)
 		case 'T': fmt = RESULT_TABLE; break;
 		case 'H': header = false; break;
 		case 'h':
-			printf("Usage: %s\n", cmd__usage(name));
-			return 0;
+			return cmd__help(name);
 		default:
 			return args__usage_error(name, cmd__usage(name), "unknown option '%s'", argv[optind - 1]);
 		}
