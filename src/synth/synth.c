@@ -384,6 +384,8 @@ static int writer__open(struct writer *wr, const char *path, uint64_t n, uint64_
 	colbuf__set_dict(&wr->c, TC_STACK_MODULES, &synth_module_dict, &wr->mod_lists);
 	colbuf__set_dict(&wr->c, TC_WAKER_STACK, &wr->label_dict, &wr->lists);	/* unused: no waker stacks */
 	colbuf__set_dict(&wr->c, TC_PROBE_ARGS, &wr->name_dict, NULL);	/* unused: no probe rows */
+	colbuf__set_dict(&wr->c, TC_ARGV, &wr->label_dict, &wr->lists);	/* unused: no exec rows */
+	colbuf__set_dict(&wr->c, TC_FD_PATH, &wr->name_dict, NULL);	/* unused: no paths */
 	return pq_writer__open(&wr->w, path, trace_schema__pq_columns(), TC__COUNT, &opts);
 }
 

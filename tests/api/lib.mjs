@@ -121,7 +121,7 @@ export function qs(params) {
 }
 
 // The reference's fields only.  probex adds payload fields to event_list rows and
-// last_process_name/tgid to process_lifetimes (src/server/API.md, "Additive fields"):
+// last_process_name/tgid/argv/cpu_ns/threads to process_lifetimes (src/server/API.md):
 // tests of the reference's semantics compare these views; the additions have their own.
 const REF_EVENT = ['ts_ns', 'latency_ns', 'event_type', 'pid', 'stack_trace'];
 export function refEvent(e) {
@@ -131,7 +131,10 @@ export function refEvents(r) {
   return { ...r, events: r.events.map(refEvent) };
 }
 export function refLifetimes(r) {
-  return { ...r, processes: r.processes.map(({ last_process_name, tgid, ...p }) => p) };
+  return {
+    ...r,
+    processes: r.processes.map(({ last_process_name, tgid, argv, cpu_ns, thread_cpu_ns, threads, ...p }) => p),
+  };
 }
 // The payload event_list adds to a row: its non-null columns other than the core ones,
 // whatever the file's schema (`row`: the file row number the oracle read with the row).

@@ -15,16 +15,18 @@ for t in "${traces[@]}"; do
 	"$PROBEX" export "$t" --format folded --event-type "$et" >"$TMP/f.folded" 2>"$TMP/f.err" || bad "$name: export --event-type $et: $(head -c 200 "$TMP/f.err")"
 	check "$name: folded $et weights sum to the events" "$want" "$(awk '{ s += $NF } END { print s + 0 }' "$TMP/f.folded")"
 
+	# speedscope: CPU samples in their real unit, ns (samples x the sampling period).
 	samples=$(q "$t" "SELECT sum(coalesce(stack_weight, 1)) FROM events WHERE event_type = 'cpu_sample' AND stack_trace IS NOT NULL")
+	hz=$(q "$t" "SELECT value FROM metadata WHERE key = 'probex.sample_freq_hz'")
 	rm -f "$TMP/s.json"
 	"$PROBEX" export "$t" --format speedscope -o "$TMP/s.json"
-	check "$name: speedscope parses, weights sum to the samples" "$samples ok" "$($PY -c "
+	check "$name: speedscope parses, weights sum to the samples' ns" "$((samples * (1000000000 / hz))) ok nanoseconds" "$($PY -c "
 import json
 d = json.load(open('$TMP/s.json'))
 p = d['profiles'][0]
 nf = len(d['shared']['frames'])
 okf = all(0 <= i < nf for s in p['samples'] for i in s) and len(p['samples']) == len(p['weights'])
-print(sum(p['weights']), 'ok' if okf and p['type'] == 'sampled' else 'bad')")"
+print(sum(p['weights']), 'ok' if okf and p['type'] == 'sampled' else 'bad', p['unit'])")"
 
 	# Chrome: tracks named by thread and process, a slice per completed syscall.
 	slices=$(q "$t" "SELECT count(*) FROM events WHERE event_type LIKE 'syscall\\_%\\_exit' ESCAPE '\\' AND latency_ns IS NOT NULL")

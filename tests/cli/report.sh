@@ -3,7 +3,7 @@ for t in "${traces[@]}"; do
 	name=$(basename "$t" .parquet)
 	"$PROBEX" report "$t" >"$TMP/r.txt" || bad "$name: report failed"
 	check "$name: report fits 100 columns" 1 "$(awk '{ if (length($0) > m) m = length($0) } END { print (m <= 100) }' "$TMP/r.txt")"
-	for s in Processes Syscalls io_uring 'Page faults' 'Context switches' 'Top functions' Callees 'Top stacks' 'Drop counters'; do
+	for s in Processes Syscalls io_uring 'Page faults' 'Context switches' 'Top functions' Callees 'Top stacks'; do
 		grep -q "^$s" "$TMP/r.txt" || bad "$name: report has no '$s' section"
 	done
 	"$PROBEX" report --json --top 100000 "$t" >"$TMP/r.json" || bad "$name: report --json failed"
@@ -23,7 +23,9 @@ for t in "${traces[@]}"; do
 	"$PROBEX" sql --json "$t" "SELECT tgid AS pid, count(*) AS faults FROM events WHERE event_type = 'page_fault' GROUP BY 1" >"$TMP/pf.json"
 	"$PROBEX" sql --json "$t" "SELECT pid AS tid, count(*) AS switches FROM events WHERE event_type = 'sched_switch' AND prev_pid = pid GROUP BY 1" >"$TMP/cs.json"
 	"$PROBEX" sql --json "$t" "SELECT (SELECT count(DISTINCT tgid) FROM events) AS procs,
-		(SELECT count(*) FROM json_each((SELECT value FROM metadata WHERE key = 'probex.drops'))) AS drops,
+		(SELECT count(*) FROM json_each((SELECT value FROM metadata WHERE key = 'probex.drops'))
+		 WHERE value::BIGINT <> 0 AND key NOT IN ('cpu_sampler_calls', 'cpu_samples_traced', 'records_submitted',
+		 'off_cpu_short_intervals', 'off_cpu_short_ns', 'off_cpu_stacks_at_end', 'syscall_exit_unpaired')) AS drops,
 		(SELECT sum(coalesce(stack_weight, 1)) FROM events WHERE event_type = 'cpu_sample' AND stack_trace IS NOT NULL) AS samples" >"$TMP/misc.json"
 	"$PROBEX" sql --json "$t" "SELECT list_filter(stack_trace, f -> f NOT IN ('[user]', '[kernel]'))[-1] AS leaf,
 		sum(coalesce(stack_weight, 1)) AS self FROM events
@@ -75,6 +77,37 @@ for fn in r['functions'][:20]:
 print('ok' if not bad else '; '.join(bad[:5]))
 PYEOF
 )"
+done
+
+# The header counts processes and threads apart; failed syscalls by errno name, as strace
+# prints them; the drop table lists only what was lost.
+for t in "${traces[@]}"; do
+	name=$(basename "$t" .parquet)
+	"$PROBEX" report "$t" >"$TMP/r.txt"
+	check "$name: header counts processes and threads apart" \
+		"$(q "$t" "SELECT count(DISTINCT tgid) || ' process' || CASE WHEN count(DISTINCT tgid) = 1 THEN '' ELSE 'es' END
+			|| ', ' || count(DISTINCT pid) || ' thread' || CASE WHEN count(DISTINCT pid) = 1 THEN '' ELSE 's' END FROM events")" \
+		"$(sed -n 's/^  processes  *//p' "$TMP/r.txt")"
+	for k in records_submitted cpu_sampler_calls syscall_exit_unpaired; do
+		grep -q "^  $k " "$TMP/r.txt" && bad "$name: $k in the drop table"
+	done
+	want=$(q "$t" "SELECT coalesce(string_agg(n || ' ' || e, '; ' ORDER BY n), '') FROM (SELECT
+		regexp_extract(event_type, '^syscall_(.*)_exit\$', 1) AS n, count(*) AS e FROM events
+		WHERE event_type LIKE 'syscall\\_%\\_exit' ESCAPE '\\' AND ret = -2 GROUP BY 1)")
+	"$PROBEX" report --json "$t" >"$TMP/r.json"
+	check "$name: ENOENT errors by name" "$want" "$($PY - "$TMP/r.json" <<'PYEOF'
+import json, re, sys
+r = json.load(open(sys.argv[1]))['syscalls']
+print('; '.join(x['name'] + ' ' + re.search(r'ENOENT (\d+)', x['errnos']).group(1)
+                for x in sorted(r, key=lambda x: x['name']) if x['errnos'] and 'ENOENT' in x['errnos']))
+PYEOF
+)"
+done
+[ "${#traces[@]}" -gt 1 ] && { grep -q 'ENOENT' <("$PROBEX" report "${traces[1]}") && ok "rec: ENOENT in the text report" || bad "rec: no ENOENT in the text report"; }
+n=$("$PROBEX" report --help | grep -c '^  -')
+[ "$n" -ge 8 ] && ok "report --help: $n options, each on its own line" || bad "report --help lists $n options"
+for c in export sql recover resymbolize; do
+	"$PROBEX" "$c" --help | grep -q '^Options:' && ok "$c --help explains its options" || bad "$c --help has no options"
 done
 
 # Filters: --pid and a time window give the counts SQL gives over the same rows.

@@ -47,7 +47,7 @@ traces=("$TMP/synth.parquet")
 "$PROBEX" synth -o "$TMP/synth.parquet" --events 30000 --seed 7 2>/dev/null || { echo "FAIL: synth" >&2; exit 1; }
 if [ "$(id -u)" -eq 0 ]; then
 	if "$PROBEX" -q --no-viewer -o "$TMP/rec.parquet" -- sh -c \
-		'head -c 8000000 /dev/urandom | gzip -1 >/dev/null; ls -R /usr/include >/dev/null; exit 3'; [ $? -eq 3 ]; then
+		'head -c 8000000 /dev/urandom | gzip -1 >/dev/null; ls -R /usr/include >/dev/null; cat /nonexistent/x 2>/dev/null; exit 3'; [ $? -eq 3 ]; then
 		traces+=("$TMP/rec.parquet")
 	else
 		bad "recording the fixture trace"

@@ -137,6 +137,8 @@ int main(int argc, char **argv)
 	colbuf__set_dict(&c, TC_STACK_MODULES, &label_dict, &lists);
 	colbuf__set_dict(&c, TC_WAKER_STACK, &label_dict, &lists);
 	colbuf__set_dict(&c, TC_PROBE_ARGS, &name_dict, NULL);
+	colbuf__set_dict(&c, TC_ARGV, &label_dict, &lists);
+	colbuf__set_dict(&c, TC_FD_PATH, &name_dict, NULL);
 	err = pq_writer__open(&w, argv[1], trace_schema__pq_columns(), TC__COUNT, NULL);
 	for (int i = 0; i < nrows && !err; i++) {
 		const struct edge_row *r = &rows[i];

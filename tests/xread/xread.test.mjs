@@ -30,6 +30,7 @@ const SCHEMA = [
   'stack_modules List<item: Utf8View>', 'offset Int64', 'futex_op Int32', 'syscall_nr UInt32',
   'waker_pid UInt32', 'waker_tgid UInt32', 'waker_stack_trace List<item: Utf8View>',
   'stack_trace_id UInt32', 'stack_trace_first Bool', 'runnable_ns UInt64', 'probe_args Utf8', 'waker_name Utf8',
+  'argv List<item: Utf8View>', 'fd_path Utf8',
 ];
 
 // polars names its dtypes itself (String is its Utf8View-backed string).
