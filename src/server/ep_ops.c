@@ -135,7 +135,7 @@ static void type_stats(struct request *rq, const struct op_sel *sel, uint64_t by
 	dist__histogram(j, sel_lat, sel, n);
 	json__key(j, "size_histogram");
 	dist__histogram(j, sel_size, sel, n);
-	if (files) {
+	if (files && rq->st->tf.has_fd_path) {
 		/* Additive: where the calls went (the io_uring op's fd is the ring's). */
 		json__key(j, "files");
 		io_files__json(j, files, sel->op == OP_IO_URING ? "" : sel->name);

@@ -40,7 +40,7 @@ after(async () => {
 test('empty trace: every endpoint answers, empty', async () => {
   const w = { start_ns: 0, end_ns: 10 };
   assert.deepEqual(await getJson(empty, '/api/summary'), {
-    total_events: 0, event_types: [], unique_pids: [], min_ts_ns: 0, max_ts_ns: 0, cpu_sample_frequency_hz: 1000,
+    total_events: 0, event_types: [], unique_pids: [], unique_tgids: [], min_ts_ns: 0, max_ts_ns: 0, cpu_sample_frequency_hz: 1000,
   });
   assert.deepEqual(await getJson(empty, `/api/histogram?${qs({ ...w, num_buckets: 2 })}`), {
     buckets: [
@@ -63,14 +63,16 @@ test('empty trace: every endpoint answers, empty', async () => {
     cumulative_usage: [], time_range_ns: [0, 10],
   });
   assert.deepEqual(await getJson(empty, `/api/event_flamegraph?${qs({ ...w, event_type: 'cpu_sample', max_stacks: 10 })}`),
-    { event_type: 'cpu_sample', total_samples: 0, total_in_range: 0, svg: null, stacks: [], weight_unit: 'samples' });
+    { event_type: 'cpu_sample', total_samples: 0, total_in_range: 0, svg: null, stacks: [], weight_unit: 'samples',
+      period_ns: 1000000 });
   assert.deepEqual(await getJson(empty, `/api/event_list?${qs({ ...w, pid: 1, limit: 5, offset: 0 })}`), { events: [], total_in_range: 0 });
 });
 
 test('one event, zero-width window on it', async () => {
   const w = { start_ns: 5, end_ns: 5 };
   assert.deepEqual(await getJson(one, '/api/summary'), {
-    total_events: 1, event_types: ['cpu_sample'], unique_pids: [1], min_ts_ns: 5, max_ts_ns: 5, cpu_sample_frequency_hz: 1000,
+    total_events: 1, event_types: ['cpu_sample'], unique_pids: [1], unique_tgids: [1], min_ts_ns: 5, max_ts_ns: 5,
+    cpu_sample_frequency_hz: 1000,
   });
   // Range 0: bucket size 1; buckets after the first end at end_ns.
   assert.deepEqual(await getJson(one, `/api/histogram?${qs({ ...w, num_buckets: 3 })}`), {
@@ -110,7 +112,8 @@ test('windows outside the trace are empty', async () => {
     { events_by_pid: {}, total_events_by_pid: {}, cpu_sample_counts_by_pid: {}, cpu_sample_bucket_count: 1 });
   assert.deepEqual(refEvents(await getJson(one, `/api/event_list?${qs({ ...w, pid: 1, limit: 1, offset: 0 })}`)), { events: [], total_in_range: 0 });
   assert.deepEqual(await getJson(one, `/api/event_flamegraph?${qs({ ...w, event_type: 'cpu_sample', max_stacks: 5 })}`),
-    { event_type: 'cpu_sample', total_samples: 0, total_in_range: 0, svg: null, stacks: [], weight_unit: 'samples' });
+    { event_type: 'cpu_sample', total_samples: 0, total_in_range: 0, svg: null, stacks: [], weight_unit: 'samples',
+      period_ns: 1000000 });
   assert.deepEqual(await getJson(one, `/api/io_statistics?${qs({ start_ns: 0, end_ns: 4 })}`),
     { by_operation: [], total_ops: 0, total_bytes: 0, time_range_ns: [0, 4] });
 });

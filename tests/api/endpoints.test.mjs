@@ -17,7 +17,7 @@ test('summary', async () => {
       'syscall_brk_enter', 'syscall_brk_exit', 'syscall_fsync_enter', 'syscall_fsync_exit',
       'syscall_mmap_enter', 'syscall_mmap_exit', 'syscall_munmap_enter', 'syscall_munmap_exit',
       'syscall_read_enter', 'syscall_read_exit', 'syscall_write_enter', 'syscall_write_exit'],
-    unique_pids: [10, 11, 20], min_ts_ns: 100, max_ts_ns: 600, cpu_sample_frequency_hz: 1000,
+    unique_pids: [10, 11, 20], unique_tgids: [10, 20], min_ts_ns: 100, max_ts_ns: 600, cpu_sample_frequency_hz: 1000,
   });
 });
 

@@ -138,12 +138,18 @@ export function refLifetimes(r) {
 }
 // The payload event_list adds to a row: its non-null columns other than the core ones,
 // whatever the file's schema (`row`: the file row number the oracle read with the row).
+// errno names by number, as glibc's strerrorname_np gives them (EAGAIN, not EWOULDBLOCK).
+const ERRNO = {};
+for (const [name, n] of Object.entries(os.constants.errno)) if (!(n in ERRNO)) ERRNO[n] = name;
+Object.assign(ERRNO, { 11: 'EAGAIN', 35: 'EDEADLK', 95: 'EOPNOTSUPP' });
 export function payloadOf(row) {
   const out = {};
   for (const [k, v] of Object.entries(row)) {
     if (['event_type', 'ts_ns', 'pid', 'stack_trace', 'latency_ns', 'row'].includes(k)) continue;
     if (Array.isArray(v)) continue;	// list columns (stack_modules) are no payload: scalars only
     if (v !== null && v !== undefined) out[k] = v;
+    // A failed call's error by name beside the number (ret, io_uring_res).
+    if ((k === 'ret' || k === 'io_uring_res') && v < 0 && v >= -4095 && ERRNO[-v]) out.errno = ERRNO[-v];
   }
   return out;
 }

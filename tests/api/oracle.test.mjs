@@ -83,8 +83,9 @@ function ops(w) {
 function summary(xs) {
   if (!xs.length) return { count: 0, avg_ns: 0, p50_ns: 0, p95_ns: 0, max_ns: 0 };
   const s = [...xs].sort((a, b) => a - b), n = s.length;
-  return { count: n, avg_ns: Math.floor(s.reduce((a, b) => a + b, 0) / n), p50_ns: s[Math.floor(((n - 1) * 50) / 100)],
-    p95_ns: s[Math.floor(((n - 1) * 95) / 100)], max_ns: s[n - 1] };
+  // One percentile rule for every figure (common/pct.h): index min(n*p/100, n-1).
+  return { count: n, avg_ns: Math.floor(s.reduce((a, b) => a + b, 0) / n), p50_ns: s[Math.min(Math.floor((n * 50) / 100), n - 1)],
+    p95_ns: s[Math.min(Math.floor((n * 95) / 100), n - 1)], max_ns: s[n - 1] };
 }
 
 function typeStats(op, recs) {
@@ -101,7 +102,8 @@ function byOperation(data, names) {
     .sort((a, b) => b.total_ops - a.total_ops || (a.operation < b.operation ? -1 : 1));
 }
 
-const strip = (o) => { const { latency_cdf, size_cdf, latency_histogram, size_histogram, ...rest } = o; return rest; };
+// files: synth writes no fd_path (processes.test.mjs checks them on a recording).
+const strip = (o) => { const { latency_cdf, size_cdf, latency_histogram, size_histogram, files, ...rest } = o; return rest; };
 
 function windows() {
   const span = tmax - tmin, ws = [{ start_ns: tmin, end_ns: tmax }, { start_ns: 0, end_ns: tmax * 2 }];
@@ -229,7 +231,7 @@ test('process_lifetimes matches the oracle', async () => {
       end_ns: e ? e[1] : r[r.length - 1].ts_ns, exit: e ? e[0] : null, was_forked: !!f };
   }).sort((a, b) => a.start_ns - b.start_ns || a.pid - b.pid);
   const got = (await getJson(v, '/api/process_lifetimes')).processes;
-  assert.deepEqual(got.map(({ last_process_name, tgid, ...p }) => p), want);
+  assert.deepEqual(got.map(({ last_process_name, tgid, argv, cpu_ns, thread_cpu_ns, threads, ...p }) => p), want);
   // Additive: the last non-empty name of each pid.
   const last = new Map();
   for (const x of byTs) if (x.process_name) last.set(x.pid, x.process_name);
