@@ -124,10 +124,10 @@ int fdseed__read(const char *meta, struct fdpaths *f, struct intern *files)
 	if (!eat(&c, '{'))
 		return -EINVAL;
 	if (eat(&c, '}'))
-		return 0;
+		return 1;
 	do {
 		if (!number(&c, &tgid) || !eat(&c, ':') || (err = one_process(&c, f, files, tgid)))
 			return err ? err : -EINVAL;
 	} while (eat(&c, ','));
-	return eat(&c, '}') ? 0 : -EINVAL;
+	return eat(&c, '}') ? 1 : -EINVAL;
 }

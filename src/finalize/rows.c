@@ -35,6 +35,7 @@ struct rows {
 	struct intern comms, files;
 	struct argvcol argv;		/* process_exec command lines, by spool item */
 	struct fdpaths fdp;		/* fd → path per process, as of the row being written */
+	bool fd_track;			/* the recording followed descriptors (META_FDS) */
 	uint64_t bad;
 	/* The last name and stack pair looked up, and what they gave. */
 	char last_comm[PROBEX_COMM_LEN];
@@ -116,6 +117,7 @@ int rows__set_probes(struct rows *r, const char *meta)
 	/* A damaged descriptor list only loses the paths it held. */
 	if (err == -ENOMEM)
 		return err;
+	r->fd_track = err != 0;
 	err = probe_rows__new(&pr, meta);
 
 	if (err)
@@ -330,6 +332,8 @@ static int fd_cols(struct rows *r, struct colbuf *c, const struct rec_syscall *s
 	const char *label;
 	int err;
 
+	if (!r->fd_track)
+		return 0;
 	if (fd >= 0 && (id = fdpaths__get(&r->fdp, s->h.tgid, fd)) >= 0)
 		colbuf__set(c, TC_FD_PATH, (uint64_t)id);
 	if (!exit_half || s->h.kind == REC_SYSCALL_UNFINISHED || s->ret < 0)

@@ -9,6 +9,7 @@
 #include "bpf/records.h"
 #include "record/procinfo.h"
 #include "trace/schema.h"
+#include "trace/syscalls.h"
 
 /* Whether fd of pid is close-on-exec (fdinfo's octal flags). */
 static bool cloexec(int pid, const char *fd)
@@ -83,17 +84,33 @@ static void add_cmdline(struct strbuf *t, int pid)
 	strbuf__add(t, "]", 1);
 }
 
-void procinfo__add(struct strbuf *t, const int *pids, int n, bool cmdlines)
+/* Whether every call that changes what a descriptor names is recorded (and a path read). */
+static bool follows_fds(const uint8_t *sys_flags)
 {
-	if (n <= 0)
-		return;
-	strbuf__addf(t, "%s\t{", META_FDS);
-	for (int i = 0; i < n; i++) {
-		strbuf__add(t, ",", i ? 1 : 0);
-		add_fds(t, pids[i], !cmdlines);
+	static const char *const calls[] = { "open", "openat", "creat", "close", "dup", "dup2", "dup3",
+					     "fcntl", "close_range" };
+
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		int nr = syscall__nr(calls[i]);
+
+		if (nr >= 0 && (!sys_flags || !(sys_flags[nr] & SYSF_ON)))
+			return false;
 	}
-	strbuf__add(t, "}\n", 2);
-	if (!cmdlines)
+	return true;
+}
+
+void procinfo__add(struct strbuf *t, const int *pids, int n, bool cmdlines,
+		   const uint8_t *sys_flags)
+{
+	if (follows_fds(sys_flags)) {
+		strbuf__addf(t, "%s\t{", META_FDS);
+		for (int i = 0; i < n; i++) {
+			strbuf__add(t, ",", i ? 1 : 0);
+			add_fds(t, pids[i], !cmdlines);
+		}
+		strbuf__add(t, "}\n", 2);
+	}
+	if (!cmdlines || n <= 0)
 		return;
 	strbuf__addf(t, "%s\t{", META_CMDLINES);
 	for (int i = 0; i < n; i++) {

@@ -275,7 +275,7 @@ static int session__start_command(struct session *s, struct child *child, const 
 	if (test_hooks__die_after_spawn())
 		raise(SIGKILL);
 	session_info__start(&s->info, o, child->pid, probes__missing(s->probes));
-	procinfo__add(&s->info.text, &child->pid, 1, false);
+	procinfo__add(&s->info.text, &child->pid, 1, false, o->sys_flags);
 	/* The spool has one writer at a time: this thread until the consumer starts.
 	 * Nothing is traced before probes__trace_pid, so the ring buffer is empty. */
 	err = spool_writer__append(s->spool, SPOOL_SESSION, s->info.text.s, (uint32_t)s->info.text.len);
@@ -319,7 +319,7 @@ static int session__attach(struct session *s)
 	int err;
 
 	session_info__start(&s->info, o, o->npids ? o->pids[0] : 0, probes__missing(s->probes));
-	procinfo__add(&s->info.text, o->pids, o->npids, true);
+	procinfo__add(&s->info.text, o->pids, o->npids, true, o->sys_flags);
 	err = spool_writer__append(s->spool, SPOOL_SESSION, s->info.text.s, (uint32_t)s->info.text.len);
 	for (int i = 0; !err && i < o->npids; i++)
 		err = sbfilter__add_pid(s->sbf, (uint32_t)o->pids[i]);
