@@ -65,3 +65,12 @@ kill -INT "$pp"
 wait_exit "$pp" 20
 assert_eq "busy port: probex exits with the command's status" 5 $?
 kill "$holder"
+
+# A command line past 4 KiB is cut there, and counted.
+"$PROBEX" -q -o "$TMP/long.parquet" --no-viewer -- sh -c 'exec /bin/true $(seq 1 1500)'
+assert_eq "a long command line: cut and counted" "1 1" \
+	"$(q "$TMP/long.parquet" "SELECT json_extract(decode(value), '\$.argv_truncated') FROM parquet_kv_metadata('$TMP/long.parquet') WHERE decode(key) = 'probex.drops'") $(q "$TMP/long.parquet" "SELECT count(*) FROM events WHERE event_type = 'process_exec' AND argv[1] = '/bin/true' AND len(array_to_string(argv, ' ')) BETWEEN 4000 AND 4096")"
+
+# --syscalls without the calls that close descriptors: no path is guessed.
+"$PROBEX" -q -o "$TMP/io.parquet" --no-viewer --syscalls=%io -- "$FIXTURES/fdworkers" "$TMP/io.out" 1000 >/dev/null
+assert_eq "--syscalls=%io: no fd_path" 0 "$(q "$TMP/io.parquet" "SELECT count(*) FROM events WHERE fd_path IS NOT NULL")"
