@@ -31,7 +31,8 @@ void rows__free(struct rows *r);
 /* Unwind records' copied user stacks with unw (not owned); without one they have none. */
 struct unwinder;
 void rows__set_unwinder(struct rows *r, struct unwinder *unw);
-/* The --probe descriptions of the session text (its probex.probes line), before writing. */
+/* What the rows need of the session text, before writing: the --probe descriptions (its
+ * probex.probes line) and the descriptors open at the start (probex.fds). */
 int rows__set_probes(struct rows *r, const char *meta);
 /* Index one record, the spool item at offset item (its data is not kept): its stacks are
  * interned (a copied user stack unwound) and an off_cpu row joined with its blocking
