@@ -280,6 +280,8 @@ static void synth_meta__init(struct synth_meta *m, const struct synth_opts *o, u
 	m->kv[m->n++] = (struct pq_kv){ META_DROPS, "{}" };
 	/* No exact counts: the rows are all there is (an empty array changes no figure). */
 	m->kv[m->n++] = (struct pq_kv){ META_EXACT, "[]" };
+	/* Descriptors followed, none open at the start (no row has a descriptor's path). */
+	m->kv[m->n++] = (struct pq_kv){ META_FDS, "{}" };
 }
 
 /* One row into the current row group: the schema's columns, null where the row has none. */
