@@ -9,6 +9,7 @@
 #include "common/hmap.h"
 #include "common/rng.h"
 #include "server/api.h"
+#include "server/evlist_select.h"
 #include "server/flame_svg.h"
 #include "server/payload.h"
 
@@ -118,7 +119,8 @@ int ep_event_list(struct request *rq)
 	struct type_filter f = { .m = m };
 	uint64_t pid, limit, offset, total = 0, lo = 0, hi = 0, start, end, skipped = 0, shown = 0;
 	const char *types = rq->p.get(rq->p.ctx, "event_types");
-	bool filter = types && *types;
+	const char *order = rq->p.get(rq->p.ctx, "order"), *search = rq->p.get(rq->p.ctx, "search");
+	bool filter = types && *types, by_latency = order && !strcmp(order, "latency");
 	struct payload *pl = NULL;
 	uint64_t *page = NULL;
 	uint32_t *rows = NULL;
@@ -129,6 +131,10 @@ int ep_event_list(struct request *rq)
 	    params__count(&rq->p, "limit", true, 10000, 0, &limit) ||
 	    params__u64(&rq->p, "offset", true, UINT64_MAX, &offset, NULL))
 		return api__bad_param(rq);
+	if (order && strcmp(order, "ts") && !by_latency) {
+		rq->error_param = "order";
+		return api__fail(rq, 400, "parameter 'order' must be ts or latency");
+	}
 	if (filter)
 		params__split(types, add_type, &f);
 	p = model__pid_index(m, (uint32_t)pid);
@@ -138,6 +144,17 @@ int ep_event_list(struct request *rq)
 	page = malloc((limit < hi - lo ? limit : hi - lo) * sizeof(*page) + 1);
 	if (!page)
 		return api__fail(rq, 500, "out of memory");
+	/* Ordered by latency or searched: every matching row is looked at. */
+	if ((by_latency || (search && *search)) && (!filter || f.n)) {
+		struct evlist_query q = { .types = filter ? f.seen : NULL, .search = search,
+					  .by_latency = by_latency, .pid = (uint32_t)pid };
+
+		if (evlist__select(m, lo, hi, &q, offset, limit, page, &shown, &total)) {
+			free(page);
+			return api__fail(rq, 500, "out of memory");
+		}
+		lo = hi;
+	}
 	/* Asked-for types the trace lacks match nothing (f.n == 0 with a filter). */
 	for (uint64_t r = lo; r < hi && (!filter || f.n); r++) {
 		if (filter && !f.seen[model__type(m, r)])

@@ -1,0 +1,51 @@
+// event_list's order=ts|latency and search=TEXT, on a hand-built trace whose answers are
+// worked out from its rows: pid 10 "main" makes three syscalls of known latency, one of
+// them through a stack with a distinctive frame.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { get, getJson, qs, startViewer, stopViewer, tmpdir, writeTrace } from './lib.mjs';
+
+const slow = ['[user]', 'main', 'flush_journal', '[kernel]', 'do_fsync'];
+const rd = ['[user]', 'main', 'load_config', '[kernel]', 'ksys_read'];
+const rows = [
+  { event_type: 'syscall_read_enter', ts_ns: 100, pid: 10, tgid: 10, process_name: 'main', fd: 3, count: 10, stack_trace: rd },
+  { event_type: 'syscall_read_exit', ts_ns: 130, pid: 10, tgid: 10, process_name: 'main', ret: 10, latency_ns: 30, stack_trace: rd },
+  { event_type: 'syscall_fsync_enter', ts_ns: 200, pid: 10, tgid: 10, process_name: 'main', fd: 3, stack_trace: slow },
+  { event_type: 'syscall_fsync_exit', ts_ns: 700, pid: 10, tgid: 10, process_name: 'main', ret: 0, latency_ns: 500, stack_trace: slow },
+  { event_type: 'syscall_read_enter', ts_ns: 800, pid: 10, tgid: 10, process_name: 'main', fd: 3, count: 10, stack_trace: rd },
+  { event_type: 'syscall_read_exit', ts_ns: 890, pid: 10, tgid: 10, process_name: 'main', ret: -2, latency_ns: 90, stack_trace: rd },
+  { event_type: 'cpu_sample', ts_ns: 900, pid: 11, tgid: 10, process_name: 'worker', stack_trace: ['[user]', 'worker_main'] },
+];
+const ALL = { start_ns: 0, end_ns: 1000, pid: 10, offset: 0 };
+let v;
+before(async () => {
+  v = await startViewer(writeTrace(`${tmpdir()}/evlist.parquet`, rows, { columns: { latency_ns: 'UBIGINT' } }));
+});
+after(async () => assert.equal(await stopViewer(v), 0));
+
+const list = async (p) => {
+  const r = await getJson(v, `/api/event_list?${qs({ ...ALL, ...p })}`);
+  return { ts: r.events.map((e) => e.ts_ns), total: r.total_in_range };
+};
+
+test('order=latency: longest first, rows without a latency last in time order; paging applies', async () => {
+  assert.deepEqual(await list({ limit: 10, order: 'latency' }), { ts: [700, 890, 130, 100, 200, 800], total: 6 });
+  assert.deepEqual(await list({ limit: 2, offset: 1, order: 'latency' }), { ts: [890, 130], total: 6 });
+  assert.deepEqual(await list({ limit: 10, order: 'ts' }), { ts: [100, 130, 200, 700, 800, 890], total: 6 });
+  assert.deepEqual(await list({ limit: 10, order: 'latency', event_types: 'syscall_read_exit' }), { ts: [890, 130], total: 2 });
+});
+
+test('search: type, thread name or a stack frame, case-insensitive', async () => {
+  assert.deepEqual(await list({ limit: 10, search: 'FLUSH_journal' }), { ts: [200, 700], total: 2 });
+  assert.deepEqual(await list({ limit: 10, search: 'read_exit' }), { ts: [130, 890], total: 2 });
+  assert.deepEqual(await list({ limit: 10, search: 'mai' }), { ts: [100, 130, 200, 700, 800, 890], total: 6 });
+  assert.deepEqual(await list({ limit: 10, search: 'nowhere' }), { ts: [], total: 0 });
+  assert.deepEqual(await list({ limit: 1, search: 'ksys', order: 'latency' }), { ts: [890], total: 4 });
+  assert.deepEqual(await list({ limit: 10, search: 'ksys', event_types: 'syscall_fsync_exit' }), { ts: [], total: 0 });
+});
+
+test('order must be ts or latency', async () => {
+  const r = await get(v, `/api/event_list?${qs({ ...ALL, limit: 1, order: 'size' })}`);
+  assert.equal(r.status, 400);
+  assert.equal(r.json.parameter, 'order');
+});
