@@ -58,7 +58,7 @@ async function flameFor(type, pid) {
   await page.waitForFunction(
     ([t, p]) => {
       const f = window.__probex.res.flame;
-      return f.status === 'ok' && f.data.event_type === t && Number(f.params.pid) === p;
+      return f.status === 'ok' && f.data.event_type === t && Number(f.params.pid ?? f.params.tgid) === p;
     },
     [type, pid],
     { timeout: 30000 },

@@ -180,8 +180,7 @@ function allOptions(): Option[] {
 function pickerText(): string {
   if (state.pid === null) return '';
   const p = processByPid(state.pid);
-  const kind = p && !isProcessRow(p) ? 'thread ' : '';
-  return `${kind}${p?.process_name ?? 'unknown'} (${state.pid})`;
+  return `${p?.process_name ?? 'unknown'} (${state.pid})`;
 }
 
 function pidPicker(): { el: HTMLElement } {
@@ -198,6 +197,7 @@ function pidPicker(): { el: HTMLElement } {
   const el = h('div', { class: 'pidpick' }, h('label', { class: 'dim' }, 'PID'), input, clearBtn, list);
   let opts: Option[] = [];
   let active = 0;
+  let firstHit = false;
   const LIMIT = 200;
 
   const close = () => {
@@ -221,6 +221,12 @@ function pidPicker(): { el: HTMLElement } {
       ? all.filter((o) => hit(o) || (o.thread ? procHit.has(o.tgid ?? -1) : threadHit.has(o.pid ?? -1)))
       : all;
     opts = [{ pid: null, label: 'All', name: 'All' }, ...matches.slice(0, LIMIT)];
+    // Typing picks the first option that matches itself (not one listed as context).
+    if (firstHit) {
+      firstHit = false;
+      const i = opts.findIndex((o, k) => k > 0 && hit(o));
+      active = i > 0 ? i : opts.length > 1 ? 1 : 0;
+    }
     active = Math.min(active, opts.length - 1);
     replace(
       list,
@@ -252,7 +258,8 @@ function pidPicker(): { el: HTMLElement } {
     renderList();
   });
   input.addEventListener('input', () => {
-    active = input.value.trim() ? 1 : 0;
+    active = 0;
+    firstHit = !!input.value.trim();
     renderList();
   });
   input.addEventListener('blur', close);

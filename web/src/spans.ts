@@ -14,8 +14,9 @@ import { formatOffsetPrecise, escapeHtml } from './format';
 import { formatMs } from './threadstates';
 import { fieldPairs, opName } from './evdetail';
 
-/** The band of the lane the spans take (below the 8 px state strip). */
-export const SPAN_Y = 10;
+/** The band of the lane the spans take: its lower third (the state strip is on top, the
+ *  middle still selects the row). */
+export const SPAN_Y = 13;
 export const SPAN_H = 6;
 /** Longest operations asked for per thread and view: more are narrower than these. */
 const PER_THREAD = 300;
