@@ -117,6 +117,8 @@ export interface OpStats {
   /** [[value, fraction of values <= value], ...], ascending, bounded by max_points. */
   latency_cdf: Array<[number, number]>;
   size_cdf: Array<[number, number]>;
+  /** IO operations: the files their fds were opened with, where known. */
+  files?: Array<{ path: string; ops: number; bytes: number; total_latency_ns: number }>;
   /** Exact counts in power-of-two bins [lo, hi). */
   latency_histogram: HistogramBin[];
   size_histogram: HistogramBin[];

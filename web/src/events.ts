@@ -2,7 +2,7 @@
 // page at a time, by time or longest latency first, searched on the server (type, thread
 // name, stack frames).  The leaf column is the first user frame (not the kernel's syscall
 // exit path); returns read `-1 ENOENT`, addresses hex, stack plumbing hidden; a row
-// opens its fields and stack, and its ⌖ button moves the timeline to it.
+// opens its fields and stack, and its show button moves the timeline to it.
 
 import { h, replace, spinner, errorBox } from './dom';
 import { state, set, subscribe, traceRange, setRange } from './state';
@@ -101,7 +101,7 @@ export function eventsView(): View {
       const jump = h('button', { class: 'link-btn jump', title: 'Show on the timeline', 'data-testid': 'event-jump', onclick: (e: Event) => {
         e.stopPropagation();
         jumpTo(ev);
-      } }, '⌖');
+      } }, 'show');
       rows.push(
         h(
           'tr',

@@ -115,13 +115,15 @@ export function spansOfTid(tid: number): OpSpan[] {
   return byTid.get(tid)?.spans ?? [];
 }
 
-/** Draw tid's spans wider than a pixel; touching ones merge into one bar. */
+/** Draw tid's spans: touching ones of a type merge into one bar, those narrower than a
+ *  pixel into a grey pixel column. */
 export function drawSpans(canvas: HTMLCanvasElement, width: number, tid: number, view: Range, selected: OpSpan | null): void {
   const spans = byTid.get(tid)?.spans;
   const vw = view.end - view.start;
   if (!spans || !spans.length || vw <= 0) return;
   const ctx = canvas.getContext('2d')!;
   const X = (ns: number) => ((ns - view.start) / vw) * width;
+  const tiny = new Set<number>();
   let runX0 = -1;
   let runX1 = -1;
   let runColor = '';
@@ -137,7 +139,11 @@ export function drawSpans(canvas: HTMLCanvasElement, width: number, tid: number,
     if (sp.end < view.start || sp.start > view.end) continue;
     const x0 = Math.max(0, X(sp.start));
     const x1 = Math.min(width, X(sp.end));
-    if (x1 - x0 < 1) continue;
+    // Narrower than a pixel: merged into that pixel's column, as Perfetto draws them.
+    if (x1 - x0 < 1) {
+      tiny.add(Math.floor(x0));
+      continue;
+    }
     const color = markerColor(sp.ev.event_type);
     if (runX1 >= 0 && x0 <= runX1 + 0.5 && color === runColor) {
       runX1 = Math.max(runX1, x1);
@@ -149,6 +155,8 @@ export function drawSpans(canvas: HTMLCanvasElement, width: number, tid: number,
     runColor = color;
   }
   flush();
+  ctx.fillStyle = 'rgba(75,85,99,0.55)';
+  for (const x of tiny) ctx.fillRect(x, SPAN_Y + 1, 1, SPAN_H - 2);
   if (selected && selected.end >= view.start && selected.start <= view.end) {
     ctx.strokeStyle = '#111827';
     ctx.lineWidth = 1.5;
