@@ -29,8 +29,6 @@ export interface ProcessLifetime {
   argv?: string[] | null;
   /** CPU time (samples × period) of this thread, or of all threads on a process row. */
   cpu_ns?: number;
-  /** Threads of a process row. */
-  threads?: number;
   /** probex's viewer: the name of the pid's last named row (after exec). */
   last_process_name?: string | null;
   /** @client Set by the UI when the last name replaced a different first one (never sent). */

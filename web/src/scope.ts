@@ -110,20 +110,16 @@ function periodNs(): number {
 }
 
 /** CPU time of a row: a thread's own, a process row's summed over its threads; null when
- *  unknown (no cpu_ns from the server and the full-range lanes not fetched yet). */
+ *  unknown.  Counted from the full-range lanes when fetched (the same samples for every
+ *  server), else the server's `cpu_ns` (a process row's covers its threads). */
 export function cpuNsOf(p: ProcessLifetime): number | null {
   const rows = isProcessRow(p) ? [p, ...threadsOf(p.pid)] : [p];
-  if (typeof p.cpu_ns === 'number') {
-    // A server that counts threads on the process row already summed them.
-    if (rows.length === 1 || typeof p.threads === 'number') return p.cpu_ns;
-    let sum = 0;
-    for (const r of rows) sum += typeof r.cpu_ns === 'number' ? r.cpu_ns : 0;
-    return sum;
+  if (samplesFrom && periodNs()) {
+    let n = 0;
+    for (const r of rows) n += fullSamples.get(r.pid) ?? 0;
+    return n * periodNs();
   }
-  if (!samplesFrom || !periodNs()) return null;
-  let n = 0;
-  for (const r of rows) n += fullSamples.get(r.pid) ?? 0;
-  return n * periodNs();
+  return typeof p.cpu_ns === 'number' ? p.cpu_ns : null;
 }
 
 export function wallNsOf(p: ProcessLifetime): number {
