@@ -147,9 +147,9 @@ int ep_event_list(struct request *rq)
 	/* Ordered by latency or searched: every matching row is looked at. */
 	if ((by_latency || (search && *search)) && (!filter || f.n)) {
 		struct evlist_query q = { .types = filter ? f.seen : NULL, .search = search,
-					  .by_latency = by_latency, .pid = (uint32_t)pid };
+					  .by_latency = by_latency };
 
-		if (evlist__select(m, lo, hi, &q, offset, limit, page, &shown, &total)) {
+		if (evlist__select(m, NULL, lo, hi, &q, offset, limit, page, &shown, &total)) {
 			free(page);
 			return api__fail(rq, 500, "out of memory");
 		}

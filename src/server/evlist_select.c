@@ -32,10 +32,28 @@ struct matcher {
 	const struct model *m;
 	const char *text;
 	size_t len;
-	bool name_hit;
+	uint32_t pid;		/* whose names name_hit is for */
+	bool have_pid, name_hit;
 	uint8_t type_hit[TRACE_MAX_TYPES];	/* 0 unknown, 1 no, 2 yes */
 	uint8_t *stack_hit;			/* per stack id, the same */
 };
+
+/* Whether pid's first or last name holds the text (rows come by thread: one check each). */
+static bool name_matches(struct matcher *mt, uint32_t pid)
+{
+	const char *last = NULL, *first;
+	uint32_t tgid;
+
+	if (mt->have_pid && mt->pid == pid)
+		return mt->name_hit;
+	first = model__name(mt->m, pid);
+	model__name_info(mt->m, pid, &last, &tgid);
+	mt->pid = pid;
+	mt->have_pid = true;
+	mt->name_hit = (first && ci_has(first, strlen(first), mt->text, mt->len)) ||
+		       (last && ci_has(last, strlen(last), mt->text, mt->len));
+	return mt->name_hit;
+}
 
 /* A row matches by its type, its thread's name, or any frame of its stack. */
 static bool row_matches(struct matcher *mt, uint64_t rn)
@@ -44,7 +62,7 @@ static bool row_matches(struct matcher *mt, uint64_t rn)
 	unsigned int t = model__type(m, rn);
 	uint32_t id;
 
-	if (mt->name_hit)
+	if (name_matches(mt, model__pid_of(m, rn)))
 		return true;
 	if (!mt->type_hit[t]) {
 		const char *s = m->type_names[t];
@@ -64,22 +82,17 @@ static bool row_matches(struct matcher *mt, uint64_t rn)
 
 static void matcher__init(struct matcher *mt, const struct model *m, const struct evlist_query *q)
 {
-	const char *last = NULL, *first = model__name(m, q->pid);
-	uint32_t tgid;
-
 	memset(mt, 0, sizeof(*mt));
 	mt->m = m;
 	mt->text = q->search;
 	mt->len = strlen(q->search);
-	model__name_info(m, q->pid, &last, &tgid);
-	mt->name_hit = (first && ci_has(first, strlen(first), mt->text, mt->len)) ||
-		       (last && ci_has(last, strlen(last), mt->text, mt->len));
 	if (m->nstacks)
 		mt->stack_hit = calloc(m->nstacks, 1);
 }
 
-int evlist__select(const struct model *m, uint64_t lo, uint64_t hi, const struct evlist_query *q,
-		   uint64_t offset, uint64_t limit, uint64_t *page, uint64_t *shown, uint64_t *total)
+int evlist__select(const struct model *m, const uint64_t *rows, uint64_t lo, uint64_t hi,
+		   const struct evlist_query *q, uint64_t offset, uint64_t limit, uint64_t *page,
+		   uint64_t *shown, uint64_t *total)
 {
 	struct cand *c = malloc((hi - lo) * sizeof(*c) + 1);
 	struct matcher mt;
@@ -90,7 +103,9 @@ int evlist__select(const struct model *m, uint64_t lo, uint64_t hi, const struct
 		return -ENOMEM;
 	if (q->search && *q->search)
 		matcher__init(&mt, m, q);
-	for (uint64_t r = lo; r < hi; r++) {
+	for (uint64_t i = lo; i < hi; i++) {
+		uint64_t r = rows ? rows[i] : i;
+
 		if (q->types && !q->types[model__type(m, r)])
 			continue;
 		if (q->search && *q->search && !row_matches(&mt, r))

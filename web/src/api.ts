@@ -28,7 +28,7 @@ export interface ProcessLifetime {
   /** The command line of the process's last exec, when the trace records it. */
   argv?: string[] | null;
   /** CPU time (samples × period) of this thread, or of all threads on a process row. */
-  cpu_ns?: number;
+  cpu_ns?: number | null;
   /** probex's viewer: the name of the pid's last named row (after exec). */
   last_process_name?: string | null;
   /** @client Set by the UI when the last name replaced a different first one (never sent). */
