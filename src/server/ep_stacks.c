@@ -120,7 +120,10 @@ int ep_event_list(struct request *rq)
 	uint64_t pid, limit, offset, total = 0, lo = 0, hi = 0, start, end, skipped = 0, shown = 0;
 	const char *types = rq->p.get(rq->p.ctx, "event_types");
 	const char *order = rq->p.get(rq->p.ctx, "order"), *search = rq->p.get(rq->p.ctx, "search");
+	const char *with = rq->p.get(rq->p.ctx, "payload");
 	bool filter = types && *types, by_latency = order && !strcmp(order, "latency");
+	/* payload=0: the rows alone (a page of scattered rows costs the file reads). */
+	bool want_payload = !with || strcmp(with, "0");
 	struct payload *pl = NULL;
 	uint64_t *page = NULL;
 	uint32_t *rows = NULL;
@@ -181,7 +184,7 @@ int ep_event_list(struct request *rq)
 		rows[i] = model__file_row(m, page[i]);
 	/* A payload the file cannot give (a damaged column the other endpoints never read)
 	 * leaves the list usable: the rows go out without it, and the reason with them. */
-	if (payload__fetch(rq, rows, (uint32_t)shown, &pl))
+	if (want_payload && payload__fetch(rq, rows, (uint32_t)shown, &pl))
 		pl = NULL;
 	json__obj_begin(&rq->out);
 	json__key(&rq->out, "events");
@@ -211,7 +214,7 @@ int ep_event_list(struct request *rq)
 	json__arr_end(&rq->out);
 	json__key(&rq->out, "total_in_range");
 	json__u64(&rq->out, total);
-	if (!pl) {
+	if (!pl && want_payload) {
 		json__key(&rq->out, "payload_error");
 		json__str(&rq->out, rq->error);
 		rq->error[0] = 0;

@@ -44,6 +44,15 @@ test('search: type, thread name or a stack frame, case-insensitive', async () =>
   assert.deepEqual(await list({ limit: 10, search: 'ksys', event_types: 'syscall_fsync_exit' }), { ts: [], total: 0 });
 });
 
+test('payload=0: the rows without their other columns', async () => {
+  const full = await getJson(v, `/api/event_list?${qs({ ...ALL, limit: 1, order: 'latency' })}`);
+  assert.equal(full.events[0].fd === undefined && full.events[0].ret, 0, 'the fsync exit carries ret');
+  const bare = await getJson(v, `/api/event_list?${qs({ ...ALL, limit: 1, order: 'latency', payload: 0 })}`);
+  assert.deepEqual(Object.keys(bare.events[0]), ['ts_ns', 'latency_ns', 'event_type', 'pid', 'stack_trace']);
+  assert.equal(bare.events[0].latency_ns, 500);
+  assert.equal(bare.payload_error, undefined);
+});
+
 test('order must be ts or latency', async () => {
   const r = await get(v, `/api/event_list?${qs({ ...ALL, limit: 1, order: 'size' })}`);
   assert.equal(r.status, 400);

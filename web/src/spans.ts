@@ -26,6 +26,8 @@ export interface OpSpan {
   start: number;
   end: number;
   ev: EventDetail;
+  /** ev carries the row's fields (read on the first click). */
+  full?: boolean;
 }
 
 interface Entry {
@@ -80,7 +82,8 @@ function pump(): void {
     queued.delete(tid);
     inflight++;
     const key = wantKey;
-    const params = { start_ns: r.start, end_ns: r.end, pid: tid, limit: PER_THREAD, offset: 0, order: 'latency', event_types: spanTypes() };
+    // The rows alone: a clicked span's fields are fetched on the click.
+    const params = { start_ns: r.start, end_ns: r.end, pid: tid, limit: PER_THREAD, offset: 0, order: 'latency', event_types: spanTypes(), payload: 0 };
     getJson<EventListResponse>('event_list', params, ctrl.signal)
       .then(
         (d) => {
@@ -197,7 +200,26 @@ export function opDetailEl(): HTMLElement {
 
 let escBound = false;
 
+/** The row of a span with its fields (its arguments, return, file), read on a click. */
+async function withFields(tid: number, sp: OpSpan): Promise<EventDetail> {
+  const ev = sp.ev;
+  try {
+    const d = await getJson<EventListResponse>('event_list', { start_ns: ev.ts_ns, end_ns: ev.ts_ns, pid: tid, limit: 16, offset: 0, event_types: ev.event_type });
+    return d.events.find((e) => e.latency_ns === ev.latency_ns) ?? ev;
+  } catch {
+    return ev;
+  }
+}
+
 export function selectOp(sel: { tid: number; span: OpSpan } | null, threadName: (tid: number) => string): void {
+  if (sel && !sel.span.full) {
+    const s = sel;
+    void withFields(s.tid, s.span).then((ev) => {
+      s.span.ev = ev;
+      s.span.full = true;
+      if (selectedOp === s) selectOp(s, threadName);
+    });
+  }
   selectedOp = sel;
   if (!escBound) {
     escBound = true;
