@@ -11,7 +11,7 @@ import type { EventDetail } from './api';
 /** Shown in their own columns, the same on every row, or stack and table plumbing. */
 export const HIDDEN = new Set(['ts_ns', 'event_type', 'pid', 'stack_trace', 'cpu', 'tgid', 'process_name',
   'stack_id', 'kernel_stack_id', 'stack_kind', 'stack_weight', 'stack_trace_id', 'syscall_nr', 'latency_ns',
-  'errno', 'fd_path', 'waker_stack_trace']);
+  'errno', 'fd_path', 'waker_stack_trace', 'stack_trace_first']);
 
 const HEX = new Set(['address', 'error_code', 'ip', 'addr']);
 

@@ -358,6 +358,11 @@ export function flamegraphView(): View {
     drawHead();
   });
   subscribe((c) => {
+    // Another scope starts from CPU samples again: it may have them.
+    if (c.has('pid') && autoOff) {
+      autoOff = false;
+      if (state.flameType === 'off_cpu') set({ flameType: 'cpu_sample' });
+    }
     if (!visible) return;
     if (c.has('flameType') || c.has('pid')) {
       if (c.has('flameType')) {
@@ -366,7 +371,6 @@ export function flamegraphView(): View {
       drawHead();
     }
     if (c.has('flameView') || c.has('sandwichFn')) drawSandwich();
-    if (c.has('pid')) autoOff = false;
     if (c.has('flameInverted')) {
       invert.textContent = state.flameInverted ? 'Flame' : 'Icicle';
       if (root) draw();
