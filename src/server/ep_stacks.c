@@ -151,11 +151,17 @@ int ep_event_list(struct request *rq)
 	if ((by_latency || (search && *search)) && (!filter || f.n)) {
 		struct evlist_query q = { .types = filter ? f.seen : NULL, .search = search,
 					  .by_latency = by_latency };
+		uint32_t *paths = NULL;
+		int err = search && *search ?
+			  evlist__path_rows(rq, start, end, search, &paths, &q.npath) : 0;
 
-		if (evlist__select(m, NULL, lo, hi, &q, offset, limit, page, &shown, &total)) {
+		q.path_rows = paths;
+		if (err || evlist__select(m, NULL, lo, hi, &q, offset, limit, page, &shown, &total)) {
+			free(paths);
 			free(page);
 			return api__fail(rq, 500, "out of memory");
 		}
+		free(paths);
 		lo = hi;
 	}
 	/* Asked-for types the trace lacks match nothing (f.n == 0 with a filter). */

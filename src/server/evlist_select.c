@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server/api.h"
 #include "server/evlist_select.h"
 
 struct cand {
@@ -32,6 +33,8 @@ struct matcher {
 	const struct model *m;
 	const char *text;
 	size_t len;
+	const uint32_t *path_rows;
+	size_t npath;
 	uint32_t pid;		/* whose names name_hit is for */
 	bool have_pid, name_hit;
 	uint8_t type_hit[TRACE_MAX_TYPES];	/* 0 unknown, 1 no, 2 yes */
@@ -55,7 +58,59 @@ static bool name_matches(struct matcher *mt, uint32_t pid)
 	return mt->name_hit;
 }
 
-/* A row matches by its type, its thread's name, or any frame of its stack. */
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* One column's matches appended to *rows; a file without the column has none. */
+static int path_column(struct request *rq, enum stmt_id id, uint64_t start, uint64_t end,
+		       const char *text, uint32_t **rows, size_t *n)
+{
+	struct conn_ctx *c = api__conn(rq);
+	duckdb_prepared_statement s;
+	duckdb_result res;
+	uint32_t *grown;
+	idx_t k;
+
+	if (!c || !(s = conn__stmt(c, id, rq->error, sizeof(rq->error))))
+		goto none;
+	duckdb_bind_uint64(s, 1, start);
+	duckdb_bind_uint64(s, 2, end);
+	duckdb_bind_varchar(s, 3, text);
+	if (conn__run(s, &res, rq->error, sizeof(rq->error)))
+		goto none;
+	k = duckdb_row_count(&res);
+	if (!(grown = realloc(*rows, (*n + k + 1) * sizeof(**rows)))) {
+		duckdb_destroy_result(&res);
+		return -ENOMEM;
+	}
+	*rows = grown;
+	for (idx_t i = 0; i < k; i++)
+		(*rows)[(*n)++] = (uint32_t)duckdb_value_uint64(&res, 0, i);
+	duckdb_destroy_result(&res);
+	return 0;
+none:
+	rq->error[0] = 0;
+	return 0;
+}
+
+int evlist__path_rows(struct request *rq, uint64_t start, uint64_t end, const char *text,
+		      uint32_t **rows, size_t *n)
+{
+	*rows = NULL;
+	*n = 0;
+	if (path_column(rq, Q_PATH_FILENAME, start, end, text, rows, n) ||
+	    path_column(rq, Q_PATH_FD_PATH, start, end, text, rows, n))
+		return -ENOMEM;
+	if (*n)
+		qsort(*rows, *n, sizeof(**rows), u32_cmp);
+	return 0;
+}
+
+/* A row matches by its type, its thread's name, a path, or any frame of its stack. */
 static bool row_matches(struct matcher *mt, uint64_t rn)
 {
 	const struct model *m = mt->m;
@@ -64,6 +119,12 @@ static bool row_matches(struct matcher *mt, uint64_t rn)
 
 	if (name_matches(mt, model__pid_of(m, rn)))
 		return true;
+	if (mt->npath) {
+		uint32_t fr = model__file_row(m, rn);
+
+		if (bsearch(&fr, mt->path_rows, mt->npath, sizeof(fr), u32_cmp))
+			return true;
+	}
 	if (!mt->type_hit[t]) {
 		const char *s = m->type_names[t];
 
@@ -86,6 +147,8 @@ static void matcher__init(struct matcher *mt, const struct model *m, const struc
 	mt->m = m;
 	mt->text = q->search;
 	mt->len = strlen(q->search);
+	mt->path_rows = q->path_rows;
+	mt->npath = q->npath;
 	if (m->nstacks)
 		mt->stack_hit = calloc(m->nstacks, 1);
 }

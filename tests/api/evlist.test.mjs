@@ -1,6 +1,7 @@
-// event_list's order=ts|latency and search=TEXT, on a hand-built trace whose answers are
-// worked out from its rows: pid 10 "main" makes three syscalls of known latency, one of
-// them through a stack with a distinctive frame.
+// event_list's order=ts|latency, search=TEXT and payload=0, on hand-built traces whose
+// answers are worked out from their rows: pid 10 "main" makes three syscalls of known
+// latency, one of them through a stack with a distinctive frame (and, in the second
+// file, opens a named file first).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { get, getJson, qs, startViewer, stopViewer, tmpdir, writeTrace } from './lib.mjs';
@@ -17,11 +18,24 @@ const rows = [
   { event_type: 'cpu_sample', ts_ns: 900, pid: 11, tgid: 10, process_name: 'worker', stack_trace: ['[user]', 'worker_main'] },
 ];
 const ALL = { start_ns: 0, end_ns: 1000, pid: 10, offset: 0 };
-let v;
+// The same rows in a file with probex's filename column: the open names the file.
+const withPath = [
+  { event_type: 'syscall_openat_enter', ts_ns: 50, pid: 10, tgid: 10, process_name: 'main', fd: -100, filename: '/etc/Probex.conf', stack_trace: rd },
+  { event_type: 'syscall_openat_exit', ts_ns: 60, pid: 10, tgid: 10, process_name: 'main', ret: 3, latency_ns: 10, stack_trace: rd },
+  ...rows,
+];
+let v, vp;
 before(async () => {
-  v = await startViewer(writeTrace(`${tmpdir()}/evlist.parquet`, rows, { columns: { latency_ns: 'UBIGINT' } }));
+  const dir = tmpdir();
+  [v, vp] = await Promise.all([
+    startViewer(writeTrace(`${dir}/evlist.parquet`, rows, { columns: { latency_ns: 'UBIGINT' } })),
+    startViewer(writeTrace(`${dir}/evpath.parquet`, withPath, { columns: { latency_ns: 'UBIGINT', filename: 'VARCHAR' } })),
+  ]);
 });
-after(async () => assert.equal(await stopViewer(v), 0));
+after(async () => {
+  assert.equal(await stopViewer(v), 0);
+  assert.equal(await stopViewer(vp), 0);
+});
 
 const list = async (p) => {
   const r = await getJson(v, `/api/event_list?${qs({ ...ALL, ...p })}`);
@@ -42,6 +56,14 @@ test('search: type, thread name or a stack frame, case-insensitive', async () =>
   assert.deepEqual(await list({ limit: 10, search: 'nowhere' }), { ts: [], total: 0 });
   assert.deepEqual(await list({ limit: 1, search: 'ksys', order: 'latency' }), { ts: [890], total: 4 });
   assert.deepEqual(await list({ limit: 10, search: 'ksys', event_types: 'syscall_fsync_exit' }), { ts: [], total: 0 });
+});
+
+test('search: a path (filename, where the file has the column) matches its row', async () => {
+  const r = await getJson(vp, `/api/event_list?${qs({ ...ALL, limit: 10, search: 'probex.CONF' })}`);
+  assert.deepEqual(r.events.map((e) => [e.ts_ns, e.filename]), [[50, '/etc/Probex.conf']]);
+  assert.equal(r.total_in_range, 1);
+  // A file without the column: no row matches by path, and no error.
+  assert.deepEqual(await list({ limit: 10, search: 'probex.conf' }), { ts: [], total: 0 });
 });
 
 test('payload=0: the rows without their other columns', async () => {

@@ -7,7 +7,8 @@
 // syscall spans on the lanes with their details, the overview's CPU series and drag-select,
 // W/S/A/D and Ctrl+wheel, ms in the call tree, the icicle fitting the panel, the event menu,
 // a thread without CPU samples opening on off-CPU time, the sandwich view, and the Events
-// tab (sort by latency, search, first user frame, errno names, jump to the time).
+// tab (sort by latency, search by type, thread, path or frame, first user frame, errno
+// names, jump to the time).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -266,6 +267,11 @@ test('events: sorted by latency, searched, first user frame, errno names, no plu
   assert.ok(rows.every((r) => !/syscall_write_exit/.test(r)), 'no unrelated rows');
   assert.ok(rows.some((r) => /ret=-1 ENOENT/.test(r)), `the missing file's open reads -1 ENOENT: ${rows.join('\n')}`);
   await shot(page, 'pv-11-events-search');
+  // A path: the file main writes and fsyncs, named by its open.
+  await page.fill('[data-testid=events-search]', 'threeworkers.dat');
+  await page.waitForFunction(() => window.__probex.res.events.params?.search === 'threeworkers.dat' && window.__probex.res.events.status === 'ok');
+  const byPath = await page.locator('[data-testid=event-row]').allInnerTexts();
+  assert.ok(byPath.some((r) => /syscall_openat_enter.*threeworkers\.dat/.test(r)), byPath.join('\n'));
   const before = await range();
   await page.locator('[data-testid=event-jump]').first().click();
   await page.waitForFunction((w) => window.__probex.state.range.end - window.__probex.state.range.start < w, before.end - before.start);

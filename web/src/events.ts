@@ -17,7 +17,7 @@ import type { View } from './flamegraph';
 export function eventsView(): View {
   const search = h('input', {
     type: 'search',
-    placeholder: 'Search type, thread, frame…',
+    placeholder: 'Search type, thread, path, frame…',
     'aria-label': 'Search events',
     'data-testid': 'events-search',
     style: 'width:16rem',
