@@ -22,7 +22,8 @@ import { wantStates, onStates, drawStates, spanAt, stateTip, isBlocked, statesNo
 import { selectedSpan, selectSpan, onSpanSelect, placeWakeArrow, spanDetailEl } from './statedetail';
 import { path as critPath, onCritPath, drawTrack, trackRow } from './critpath';
 import { wantSpans, onSpans, drawSpans, opSpanAt, opSpanTip, selectOp, selectedOp, opDetailEl, SPAN_Y, SPAN_H } from './spans';
-import { commandText, isProcessRow, threadsOf, cpuNsOf, wallNsOf, noteLaneSamples } from './scope';
+import { cpuNsOf, noteLaneSamples } from './scope';
+import { rowLabel } from './lanelabel';
 
 const ROW_H = 30;
 const SCROLL_AT = 15;
@@ -108,47 +109,7 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
     let re = els.get(r.p.pid);
     if (re && re.sig === sig) return re;
     const p = r.p;
-    const guides: HTMLElement[] = r.guides.map((g) => h('span', { class: 'guide' }, g ? '│' : ''));
-    if (r.depth > 0) guides.push(h('span', { class: 'guide' }, r.isLast ? '└' : '├'));
-    const collapsed = state.collapsed.has(p.pid);
-    const tog = r.hasChildren
-      ? h(
-          'button',
-          {
-            class: 'tog',
-            title: collapsed ? 'Expand children' : 'Collapse children',
-            'aria-label': collapsed ? 'Expand children' : 'Collapse children',
-            onclick: (e: Event) => {
-              e.stopPropagation();
-              const next = new Set(state.collapsed);
-              if (collapsed) next.delete(p.pid);
-              else next.add(p.pid);
-              set({ collapsed: next });
-            },
-          },
-          collapsed ? '▶' : '▼',
-        )
-      : h('span', { class: 'tog-sp' });
-    const name = p.process_name || 'unknown';
-    const cmd = commandText(p);
-    const nThreads = isProcessRow(p) ? threadsOf(p.pid).length : 0;
-    const idText = p.tgid !== null && p.tgid !== undefined && p.tgid !== p.pid
-      ? `TID ${p.pid} · PID ${p.tgid}`
-      : `PID ${p.pid}${nThreads ? ` · ${nThreads + 1} thr` : ''}`;
-    const nameBlk = h(
-      'div',
-      { class: 'nameblk', onclick: () => togglePid(p.pid) },
-      h(
-        'div',
-        { class: 'l1' },
-        h('span', { class: 'dot', style: 'display:none' }),
-        h('span', { class: 'name' }, name),
-        cmd !== name ? h('span', { class: 'argv', 'data-testid': 'lane-argv' }, cmd) : null,
-        collapsed && r.descendants ? h('span', { class: 'badge' }, `+${r.descendants}`) : null,
-      ),
-      h('div', { class: 'l2', 'data-testid': 'lane-times' }, idText, cpuText(p)),
-    );
-    const lbl = h('div', { class: 'lbl', title: `${cmd}\n${idText}${cpuText(p)} · wall ${formatDurationShort(wallNsOf(p))}${nThreads ? '\nselect: all threads of the process' : ''}` }, guides, tog, nameBlk);
+    const lbl = rowLabel(r);
     const canvas = re?.canvas ?? h('canvas');
     const selBox = h('div', { class: 'sel-box', style: 'display:none' });
     const lane = h('div', { class: 'lane', 'data-pid': String(p.pid) }, canvas, selBox);
@@ -597,13 +558,6 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
 
   rebuild();
   drawStatus();
-}
-
-/** " · CPU 1.2s": a process row's CPU time sums its threads (its wall time is the row's
- *  right-hand column and the tooltip). */
-function cpuText(p: ProcessLifetime): string {
-  const cpu = cpuNsOf(p);
-  return cpu === null ? '' : ` · CPU ${formatDurationShort(cpu)}`;
 }
 
 function durText(p: ProcessLifetime, v: Range): string {
