@@ -184,7 +184,7 @@ test('overview: CPU activity series, per-process on hover; a drag at full range 
   const box = await page.locator('[data-testid=overview]').boundingBox();
   const y = box.y + box.height / 2;
   await page.mouse.move(box.x + box.width * 0.3, y);
-  await page.waitForFunction(() => /CPU .*samples/.test(document.querySelector('.tip')?.textContent ?? ''));
+  await page.waitForFunction(() => /^CPU [\d,]+ samples/m.test(document.querySelector('.tip')?.textContent ?? ''));
   const tip = await page.evaluate(() => document.querySelector('.tip').textContent);
   assert.match(tip, /threeworkers \(PID \d+\): \d+ samples/, tip);
   await shot(page, 'pv-07-overview-hover');

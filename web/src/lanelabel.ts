@@ -5,7 +5,7 @@ import { h } from './dom';
 import { state, set } from './state';
 import { togglePid, type Row } from './tree';
 import { formatDurationShort } from './format';
-import { commandText, isProcessRow, threadsOf, cpuNsOf, wallNsOf } from './scope';
+import { argsText, fullCommand, isProcessRow, threadsOf, cpuNsOf, wallNsOf } from './scope';
 import type { ProcessLifetime } from './api';
 
 export function rowLabel(r: Row): HTMLElement {
@@ -32,7 +32,8 @@ export function rowLabel(r: Row): HTMLElement {
       )
     : h('span', { class: 'tog-sp' });
   const name = p.process_name || 'unknown';
-  const cmd = commandText(p);
+  const args = argsText(p);
+  const cmd = fullCommand(p);
   const nThreads = isProcessRow(p) ? threadsOf(p.pid).length : 0;
   const idText = p.tgid !== null && p.tgid !== undefined && p.tgid !== p.pid
     ? `TID ${p.pid} · PID ${p.tgid}`
@@ -45,7 +46,7 @@ export function rowLabel(r: Row): HTMLElement {
       { class: 'l1' },
       h('span', { class: 'dot', style: 'display:none' }),
       h('span', { class: 'name' }, name),
-      cmd !== name ? h('span', { class: 'argv', 'data-testid': 'lane-argv' }, cmd) : null,
+      args ? h('span', { class: 'argv', 'data-testid': 'lane-argv' }, args) : null,
       collapsed && r.descendants ? h('span', { class: 'badge' }, `+${r.descendants}`) : null,
     ),
     h('div', { class: 'l2', 'data-testid': 'lane-times' }, idText, cpuText(p)),

@@ -64,12 +64,22 @@ export function wallScopeParams(): Params {
   return processSelected() ? { tgid: pid } : { tid: pid };
 }
 
-/** The command line, else the name. */
+/** The command line as typed: the program's base name and its arguments, else the name. */
 export function commandText(p: ProcessLifetime | undefined): string {
   if (!p) return 'unknown';
   const argv = p.argv;
-  if (Array.isArray(argv) && argv.length) return argv.join(' ');
+  if (Array.isArray(argv) && argv.length) return [argv[0]!.replace(/^.*\//, ''), ...argv.slice(1)].join(' ');
   return p.process_name || 'unknown';
+}
+
+/** The arguments alone (what tells one cc1 from another), or ''. */
+export function argsText(p: ProcessLifetime): string {
+  return Array.isArray(p.argv) ? p.argv.slice(1).join(' ') : '';
+}
+
+/** The whole command line, program path included (tooltips). */
+export function fullCommand(p: ProcessLifetime): string {
+  return Array.isArray(p.argv) && p.argv.length ? p.argv.join(' ') : p.process_name || 'unknown';
 }
 
 /** "process make (PID 5, 3 threads)", "thread cc1 (TID 7 of PID 5)", "all processes". */
