@@ -171,6 +171,8 @@ test('syscalls are spans on their lane: hover gives the latency, a click its det
   await page.mouse.click(x, box.y + 16);
   await page.waitForSelector('[data-testid=op-detail]:visible');
   assert.match(await page.locator('[data-testid=op-detail-title]').innerText(), /^futex · \d+(\.\d+)? ms/);
+  // The row's fields (arguments, return) are read on the click.
+  await page.waitForFunction(() => /(^|\n)ret\s/.test(document.querySelector('[data-testid=op-detail-facts]')?.innerText ?? ''));
   const facts = await page.locator('[data-testid=op-detail-facts]').innerText();
   assert.match(facts, /latency/);
   assert.match(facts, /ret\s*0/);
@@ -184,8 +186,10 @@ test('overview: CPU activity series, per-process on hover; a drag at full range 
   const box = await page.locator('[data-testid=overview]').boundingBox();
   const y = box.y + box.height / 2;
   await page.mouse.move(box.x + box.width * 0.3, y);
-  await page.waitForFunction(() => /^CPU [\d,]+ samples/m.test(document.querySelector('.tip')?.textContent ?? ''));
-  const tip = await page.evaluate(() => document.querySelector('.tip').textContent);
+  const tip = await (await page.waitForFunction(() => {
+    const t = document.querySelector('.tip')?.textContent ?? '';
+    return /^CPU [\d,]+ samples/m.test(t) && t;
+  })).jsonValue();
   assert.match(tip, /threeworkers \(PID \d+\): \d+ samples/, tip);
   await shot(page, 'pv-07-overview-hover');
   const full = await range();
