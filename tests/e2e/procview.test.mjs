@@ -161,6 +161,7 @@ test('syscalls are spans on their lane: hover gives the latency, a click its det
   // main's pthread_join waits ~300 ms in futex: a span on its lane.
   await page.waitForFunction((m) => window.__probex.opSpans(m).some((s) => s.ev.event_type === 'syscall_futex_exit' && s.end - s.start > 100e6), tids.main, { timeout: 30000 });
   const sp = await page.evaluate((m) => window.__probex.opSpans(m).filter((s) => s.ev.event_type === 'syscall_futex_exit').sort((a, b) => b.end - b.start - (a.end - a.start))[0], tids.main);
+  await page.locator(`.row[data-pid="${tids.main}"] .lane`).scrollIntoViewIfNeeded();
   const box = await page.locator(`.row[data-pid="${tids.main}"] .lane`).boundingBox();
   const r = await range();
   const x = box.x + (((sp.start + sp.end) / 2 - r.start) / (r.end - r.start)) * box.width;
@@ -183,6 +184,7 @@ test('syscalls are spans on their lane: hover gives the latency, a click its det
 
 test('overview: CPU activity series, per-process on hover; a drag at full range selects a range', { skip }, async () => {
   await page.waitForFunction(() => Number(document.querySelector('[data-testid=overview] canvas').dataset.cpuMax) > 0);
+  await page.locator('[data-testid=overview]').scrollIntoViewIfNeeded();
   const box = await page.locator('[data-testid=overview]').boundingBox();
   const y = box.y + box.height / 2;
   await page.mouse.move(box.x + box.width * 0.3, y);
@@ -206,6 +208,7 @@ test('overview: CPU activity series, per-process on hover; a drag at full range 
 
 test('W/S zoom at the pointer, A/D pan, Ctrl+wheel zooms the lanes at the pointer', { skip }, async () => {
   await page.evaluate(() => window.__probex.resetRange());
+  await page.locator(`.row[data-pid="${tids.main}"] .lane`).scrollIntoViewIfNeeded();
   const box = await page.locator(`.row[data-pid="${tids.main}"] .lane`).boundingBox();
   const full = await range();
   const px = box.x + box.width * 0.25;
