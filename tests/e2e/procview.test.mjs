@@ -187,7 +187,14 @@ test('overview: CPU activity series, per-process on hover; a drag at full range 
   await page.locator('[data-testid=overview]').scrollIntoViewIfNeeded();
   const box = await page.locator('[data-testid=overview]').boundingBox();
   const y = box.y + box.height / 2;
-  await page.mouse.move(box.x + box.width * 0.3, y);
+  // The bucket with the most CPU samples.
+  const busiest = await page.evaluate(() => {
+    const d = window.__probex.res.overview.data;
+    const b = d.buckets.reduce((a, x) => ((x.counts_by_type.cpu_sample ?? 0) > (a.counts_by_type.cpu_sample ?? 0) ? x : a));
+    const s = window.__probex.state.summary;
+    return ((b.bucket_start_ns + b.bucket_end_ns) / 2 - s.min_ts_ns) / (s.max_ts_ns - s.min_ts_ns);
+  });
+  await page.mouse.move(box.x + box.width * busiest, y);
   const tip = await (await page.waitForFunction(() => {
     const t = document.querySelector('.tip')?.textContent ?? '';
     return /^CPU [\d,]+ samples/m.test(t) && t;
