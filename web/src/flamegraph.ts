@@ -22,6 +22,10 @@ export interface View {
   hide(): void;
 }
 
+/** Rows in range above which the event menu is not probed for stacks: the probes read
+ *  every row in range once between them. */
+const PROBE_MAX_ROWS = 2_000_000;
+
 /** The drawn graph, for the tests' hook: where the widest frame called name sits. */
 let drawn: { placed: Placed[][]; depthMax: number } | null = null;
 export function flameFrame(name: string): { x: number; y: number; w: number } | null {
@@ -124,6 +128,10 @@ export function flamegraphView(): View {
     const r = res.flame.range ?? state.range;
     const counts = res.counts.data?.counts;
     if (!r || !counts || key === stackProbe.key || key === probing || res.counts.status === 'loading') return;
+    // Past PROBE_MAX_ROWS the menu lists every type in range.
+    let rowsInRange = 0;
+    for (const t in counts) rowsInRange += counts[t]!;
+    if (rowsInRange > PROBE_MAX_ROWS) return;
     probing = key;
     const types = Object.keys(counts).filter((t) => counts[t]! > 0).slice(0, 80);
     const has = new Set<string>();
