@@ -251,6 +251,10 @@ test('sandwich: right-click a frame for its callers and callees over every call 
   const callers = await page.locator('[data-testid=sandwich-callers] tbody').innerText();
   assert.match(callers, /spin_work[\s\S]*worker/, 'worker calls spin_work');
   await shot(page, 'pv-09-sandwich');
+  // The view and its function are in the URL, so a link opens the same sandwich.
+  const q = new URLSearchParams(await page.evaluate(() => window.__probex.query()));
+  assert.equal(q.get('fv'), 'sandwich');
+  assert.equal(q.get('fn'), 'spin_work');
   await page.click('[data-testid=flame-view]');
   await page.waitForSelector('[data-testid=flame-canvas]');
 });
