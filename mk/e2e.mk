@@ -27,10 +27,11 @@ $(E2E_BIG): | $(BUILD)/probex
 	@mkdir -p $(@D)
 	$(BUILD)/probex synth -o $@.tmp.parquet --events 10000000 --seed 11 && mv $@.tmp.parquet $@
 
-# wallclock.test.mjs records tests/fixtures/waitchain.c itself (as root; skipped otherwise).
-test-e2e: $(BUILD)/probex $(BUILD)/probex-test $(BUILD)/fixtures/burst $(BUILD)/fixtures/waitchain $(BUILD)/fixtures/compare_modes $(WEB_STAMP) e2e-check-browser $(E2E_FIXTURE)
+# wallclock.test.mjs and procview.test.mjs record tests/fixtures/waitchain.c and threeworkers.c
+# themselves (as root; skipped otherwise).
+test-e2e: $(BUILD)/probex $(BUILD)/probex-test $(BUILD)/fixtures/burst $(BUILD)/fixtures/waitchain $(BUILD)/fixtures/compare_modes $(BUILD)/fixtures/threeworkers $(WEB_STAMP) e2e-check-browser $(E2E_FIXTURE)
 	@mkdir -p $(E2E_ARTIFACTS)
-	$(E2E_ENV) FIXTURES=$(BUILD)/fixtures E2E_FIXTURE=$(E2E_FIXTURE) RELAY=$(BUILD)/fixtures/waitchain node --test --test-concurrency=1 tests/e2e/viewer.test.mjs tests/e2e/interactions.test.mjs tests/e2e/syscalls.test.mjs tests/e2e/exact.test.mjs tests/e2e/wallclock.test.mjs tests/e2e/compare.test.mjs
+	$(E2E_ENV) FIXTURES=$(BUILD)/fixtures E2E_FIXTURE=$(E2E_FIXTURE) RELAY=$(BUILD)/fixtures/waitchain THREEWORKERS=$(BUILD)/fixtures/threeworkers node --test --test-concurrency=1 tests/e2e/viewer.test.mjs tests/e2e/interactions.test.mjs tests/e2e/syscalls.test.mjs tests/e2e/exact.test.mjs tests/e2e/wallclock.test.mjs tests/e2e/procview.test.mjs tests/e2e/compare.test.mjs
 
 e2e-big: $(BUILD)/probex $(WEB_STAMP) e2e-check-browser $(E2E_BIG)
 	@mkdir -p $(E2E_ARTIFACTS)

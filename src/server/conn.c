@@ -75,8 +75,14 @@ duckdb_prepared_statement conn__stmt(struct conn_ctx *c, enum stmt_id id, char *
 		duckdb_clear_bindings(c->stmt[id]);
 		return c->stmt[id];
 	}
-	const char *const sql[Q__COUNT] = { [Q_PAYLOAD] = payload_text,
-					    [Q_PAYLOAD_BIG] = payload_big_text };
+	const char *const sql[Q__COUNT] = {
+		[Q_PAYLOAD] = payload_text,
+		[Q_PAYLOAD_BIG] = payload_big_text,
+		[Q_PATH_FILENAME] = "SELECT file_row_number FROM pl WHERE ts_ns BETWEEN $1 AND $2 "
+				    "AND contains(lower(filename), lower($3))",
+		[Q_PATH_FD_PATH] = "SELECT file_row_number FROM pl WHERE ts_ns BETWEEN $1 AND $2 "
+				   "AND contains(lower(fd_path), lower($3))",
+	};
 
 	pthread_once(&payload_once, payload_sql);
 	if (duckdb_prepare(c->con, sql[id], &c->stmt[id]) == DuckDBError) {

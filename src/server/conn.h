@@ -12,6 +12,8 @@
 enum stmt_id {
 	Q_PAYLOAD,	/* PAYLOAD_BATCH file row numbers */
 	Q_PAYLOAD_BIG,	/* PAYLOAD_BATCH_BIG of them, for pages of more rows */
+	Q_PATH_FILENAME,	/* event_list search: rows in a window whose filename holds a text */
+	Q_PATH_FD_PATH,		/* the same for fd_path (files without the column fail to prepare) */
 	Q__COUNT,
 };
 

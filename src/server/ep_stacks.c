@@ -9,6 +9,7 @@
 #include "common/hmap.h"
 #include "common/rng.h"
 #include "server/api.h"
+#include "server/evlist_select.h"
 #include "server/flame_svg.h"
 #include "server/payload.h"
 
@@ -124,7 +125,11 @@ int ep_event_list(struct request *rq)
 	struct type_filter f = { .m = m };
 	uint64_t limit, offset, total = 0, lo = 0, hi = 0, skipped = 0, shown = 0;
 	const char *types = rq->p.get(rq->p.ctx, "event_types");
-	bool filter = types && *types;
+	const char *order = rq->p.get(rq->p.ctx, "order"), *search = rq->p.get(rq->p.ctx, "search");
+	const char *with = rq->p.get(rq->p.ctx, "payload");
+	bool filter = types && *types, by_latency = order && !strcmp(order, "latency");
+	/* payload=0: the rows alone (a page of scattered rows costs the file reads). */
+	bool want_payload = !with || strcmp(with, "0");
 	struct payload *pl = NULL;
 	uint64_t *page = NULL, *tg = NULL;
 	uint32_t *rows = NULL;
@@ -139,6 +144,10 @@ int ep_event_list(struct request *rq)
 	if (params__count(&rq->p, "limit", true, 10000, 0, &limit) ||
 	    params__u64(&rq->p, "offset", true, UINT64_MAX, &offset, NULL))
 		return api__bad_param(rq);
+	if (order && strcmp(order, "ts") && !by_latency) {
+		rq->error_param = "order";
+		return api__fail(rq, 400, "parameter 'order' must be ts or latency");
+	}
 	if (filter)
 		params__split(types, add_type, &f);
 	if (w.has_tgid) {
@@ -153,6 +162,24 @@ int ep_event_list(struct request *rq)
 	if (!page) {
 		free(tg);
 		return api__fail(rq, 500, "out of memory");
+	}
+	/* Ordered by latency or searched: every matching row is looked at. */
+	if ((by_latency || (search && *search)) && (!filter || f.n)) {
+		struct evlist_query q = { .types = filter ? f.seen : NULL, .search = search,
+					  .by_latency = by_latency };
+		uint32_t *paths = NULL;
+		int err = search && *search ?
+			  evlist__path_rows(rq, w.start, w.end, search, &paths, &q.npath) : 0;
+
+		q.path_rows = paths;
+		if (err || evlist__select(m, tg, lo, hi, &q, offset, limit, page, &shown, &total)) {
+			free(paths);
+			free(page);
+			free(tg);
+			return api__fail(rq, 500, "out of memory");
+		}
+		free(paths);
+		lo = hi;
 	}
 	/* Asked-for types the trace lacks match nothing (f.n == 0 with a filter). */
 	for (uint64_t i = lo; i < hi && (!filter || f.n); i++) {
@@ -183,7 +210,7 @@ int ep_event_list(struct request *rq)
 		rows[i] = model__file_row(m, page[i]);
 	/* A payload the file cannot give (a damaged column the other endpoints never read)
 	 * leaves the list usable: the rows go out without it, and the reason with them. */
-	if (payload__fetch(rq, rows, (uint32_t)shown, &pl))
+	if (want_payload && payload__fetch(rq, rows, (uint32_t)shown, &pl))
 		pl = NULL;
 	json__obj_begin(&rq->out);
 	json__key(&rq->out, "events");
@@ -213,7 +240,7 @@ int ep_event_list(struct request *rq)
 	json__arr_end(&rq->out);
 	json__key(&rq->out, "total_in_range");
 	json__u64(&rq->out, total);
-	if (!pl) {
+	if (!pl && want_payload) {
 		json__key(&rq->out, "payload_error");
 		json__str(&rq->out, rq->error);
 		rq->error[0] = 0;

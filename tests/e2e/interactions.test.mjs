@@ -1,4 +1,4 @@
-// Browser tests of the gestures: overview (wheel, click-to-snap, pan, double-click reset),
+// Browser tests of the gestures: overview (wheel, click-to-snap, Shift+drag pan, double-click reset),
 // navigation buttons, process tree (collapse, expand, reveal on selection), lanes (click,
 // double-click, drag-to-zoom, hover detail) and the aggregate IO/Memory card.
 import { test, before, after } from 'node:test';
@@ -45,15 +45,17 @@ test('overview: wheel zooms around the cursor, a click outside the window snaps 
   assert.equal(snapped.end, z.end, 'right edge kept');
   const expect = s.min_ts_ns + (s.max_ts_ns - s.min_ts_ns) * 0.1;
   assert.ok(Math.abs(snapped.start - expect) < (s.max_ts_ns - s.min_ts_ns) * 0.02, 'left edge at the click');
-  // Pan: drag the middle of the window.
+  // Pan: Shift+drag the middle of the window (a plain drag selects a new range).
   const wl = (snapped.start - s.min_ts_ns) / (s.max_ts_ns - s.min_ts_ns);
   const wr = (snapped.end - s.min_ts_ns) / (s.max_ts_ns - s.min_ts_ns);
   const cx = box.x + box.width * ((wl + wr) / 2);
   await page.waitForTimeout(350); // not a double-click
   await page.mouse.move(cx, y);
+  await page.keyboard.down('Shift');
   await page.mouse.down();
   await page.mouse.move(cx + box.width * 0.1, y, { steps: 4 });
   await page.mouse.up();
+  await page.keyboard.up('Shift');
   const panned = await range();
   assert.equal(panned.end - panned.start, snapped.end - snapped.start, 'pan keeps the width');
   assert.ok(panned.start > snapped.start, 'pan moved right');

@@ -65,9 +65,14 @@ test('page loads with the header, overview, chips and lanes, no console errors a
 
 test('nothing is fetched for hidden views', async () => {
   const reqs = await page.evaluate(() => window.__probex.requests.slice());
-  for (const hidden of ['event_flamegraph', 'io_statistics', 'memory_statistics', 'event_list']) {
+  // With nothing selected the panel shows the whole trace's flamegraph; the IO tab and the
+  // events (of a selected process only) are not fetched.  (event_list also feeds the
+  // lanes' syscall spans, with order=latency.)
+  assert.ok(reqs.some((u) => u.includes('/api/event_flamegraph')), 'the whole-trace flamegraph is shown');
+  for (const hidden of ['io_statistics', 'memory_statistics']) {
     assert.ok(!reqs.some((u) => u.includes(`/api/${hidden}`)), `${hidden} fetched with no view showing it: ${reqs.join(' ')}`);
   }
+  assert.ok(!reqs.some((u) => u.includes('/api/event_list') && !u.includes('order=latency')), 'no events table fetched');
 });
 
 test('hidden cpu samples do not starve the lane markers: the per-process budget grows by their share', async () => {
@@ -160,9 +165,10 @@ test('the flamegraph renders and search highlights a frame', async () => {
   // Hover shows a tooltip line; click zooms.
   await page.locator('[data-testid=flame-canvas]').scrollIntoViewIfNeeded();
   const box = await page.locator('[data-testid=flame-canvas]').boundingBox();
-  await page.mouse.move(box.x + box.width / 2, box.y + box.height - 25);
+  // Icicle by default: the root on top, its first callee the second row.
+  await page.mouse.move(box.x + box.width / 2, box.y + 25);
   await page.waitForFunction(() => document.querySelector('.flame-info').textContent.includes('samples'));
-  await page.mouse.click(box.x + box.width / 2, box.y + box.height - 25);
+  await page.mouse.click(box.x + box.width / 2, box.y + 25);
   await page.waitForSelector('[data-testid=flame-reset]:visible');
   await shot(page, '04-flamegraph-search');
   await page.click('[data-testid=flame-reset]');
@@ -239,7 +245,8 @@ test('keyboard: ← and → pan, + and − zoom, Esc deselects', async () => {
   assert.ok(r2.end - r2.start >= r1.end - r1.start, 'zooms out');
   await page.keyboard.press('Escape');
   await page.waitForFunction(() => window.__probex.state.pid === null);
-  assert.equal(await page.locator('[data-testid=panel]').count(), 0);
+  // With nothing selected the panel covers the whole trace.
+  assert.match(await page.locator('[data-testid=panel-scope]').innerText(), /All processes/);
 });
 
 test('a reload restores the URL state (range, PID, tab, flamegraph type)', async () => {

@@ -58,7 +58,7 @@ async function flameFor(type, pid) {
   await page.waitForFunction(
     ([t, p]) => {
       const f = window.__probex.res.flame;
-      return f.status === 'ok' && f.data.event_type === t && Number(f.params.pid) === p;
+      return f.status === 'ok' && f.data.event_type === t && Number(f.params.pid ?? f.params.tgid) === p;
     },
     [type, pid],
     { timeout: 30000 },
@@ -220,7 +220,8 @@ test('flamegraph: the wall-clock view weighs on- and off-CPU stacks by time, blo
   await page.selectOption('[data-testid=flame-type]', 'wall-clock');
   await page.waitForFunction((p) => {
     const f = window.__probex.res.flame;
-    return f.status === 'ok' && f.data.total_ns !== undefined && Number(f.params.tid) === p;
+    // main's row is its process's: all its threads (tgid=).
+    return f.status === 'ok' && f.data.total_ns !== undefined && Number(f.params.tgid ?? f.params.tid) === p;
   }, tids.main, { timeout: 30000 });
   await page.waitForSelector('[data-testid=calltree] tbody tr td.fn');
   const d = await page.evaluate(() => window.__probex.res.flame.data);
@@ -228,7 +229,8 @@ test('flamegraph: the wall-clock view weighs on- and off-CPU stacks by time, blo
   assert.match(info, /ms wall-clock \(.*ms on CPU\)/, info);
   assert.doesNotMatch(info, /samples/, info);
   const life = await page.evaluate((t) => window.__probex.state.processes.find((p) => p.pid === t), tids.main);
-  assert.ok(d.total_ns <= life.end_ns - life.start_ns + 1e6, `wall time within main's life: ${d.total_ns}`);
+  const threads = await page.evaluate((t) => window.__probex.state.processes.filter((p) => (p.tgid ?? p.pid) === t).length, tids.main);
+  assert.ok(d.total_ns <= threads * (life.end_ns - life.start_ns) + 1e6, `wall time within the threads' lives: ${d.total_ns}`);
   await page.check('[data-testid=calltree-invert]');
   const leaves = await page.locator('[data-testid=calltree] td.fn').allInnerTexts();
   assert.ok(leaves.some((f) => f.includes('[sleeping]')), `blocked time is marked with its state: ${leaves.slice(0, 6)}`);

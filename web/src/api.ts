@@ -12,6 +12,8 @@ export interface Summary {
   dropped_records?: number;
   /** Events the exact counts hold (absent without probex.exact). */
   exact_records?: number;
+  /** Distinct processes; present when the endpoints take `tgid=`. */
+  unique_tgids?: number[];
 }
 
 export interface ProcessLifetime {
@@ -23,6 +25,10 @@ export interface ProcessLifetime {
   exit: number | null;
   was_forked: boolean;
   tgid?: number | null;
+  /** The command line of the process's last exec, when the trace records it. */
+  argv?: string[] | null;
+  /** CPU time (samples × period) of this thread, or of all threads on a process row. */
+  cpu_ns?: number | null;
   /** probex's viewer: the name of the pid's last named row (after exec). */
   last_process_name?: string | null;
   /** @client Set by the UI when the last name replaced a different first one (never sent). */
@@ -109,6 +115,8 @@ export interface OpStats {
   /** [[value, fraction of values <= value], ...], ascending, bounded by max_points. */
   latency_cdf: Array<[number, number]>;
   size_cdf: Array<[number, number]>;
+  /** IO operations: the files their fds were opened with, where known. */
+  files?: Array<{ path: string; ops: number; bytes: number; total_latency_ns: number }>;
   /** Exact counts in power-of-two bins [lo, hi). */
   latency_histogram: HistogramBin[];
   size_histogram: HistogramBin[];
@@ -156,6 +164,8 @@ export interface FlamegraphResponse {
   stacks: Array<{ frames: string[]; weight: number }>;
   /** "ns" when weights are blocked time (off_cpu), "events" otherwise; absent on older servers. */
   weight_unit?: string;
+  /** cpu_sample: the sampling period, so samples read as time. */
+  period_ns?: number;
   /** wall_flamegraph only: on-CPU plus off-CPU ns, and each part. */
   total_ns?: number;
   on_cpu_ns?: number;

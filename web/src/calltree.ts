@@ -18,9 +18,11 @@ export interface WeightUnit {
   nsPerUnit: number;
 }
 
-export function weightUnit(eventType: string, serverUnit: string | undefined, hz: number): WeightUnit {
+export function weightUnit(eventType: string, serverUnit: string | undefined, hz: number, periodNs?: number): WeightUnit {
   // Servers before weight_unit already weighed off_cpu by ns.
   if (serverUnit === 'ns' || (serverUnit === undefined && eventType === 'off_cpu')) return { kind: 'ns', nsPerUnit: 1 };
+  // The server's sampling period when it sends one, else the trace's nominal rate.
+  if (eventType === 'cpu_sample' && periodNs && periodNs > 0) return { kind: 'samples', nsPerUnit: periodNs };
   if (eventType === 'cpu_sample' && hz > 0) return { kind: 'samples', nsPerUnit: 1e9 / hz };
   return { kind: 'events', nsPerUnit: 0 };
 }
@@ -111,10 +113,11 @@ export function callTreeView(testid = 'calltree'): CallTree {
 
   function render(): void {
     const u = unit.kind === 'events' ? 'events' : 'ms';
-    replace(thead, h('tr', null, h('th', null, `Total (${u})`), h('th', null, `Self (${u})`), h('th', null, '%'), h('th', { class: 'fn' }, 'Function')));
+    const samples = unit.kind === 'samples';
+    replace(thead, h('tr', null, h('th', null, `Total (${u})`), h('th', null, `Self (${u})`), samples ? h('th', null, 'Samples') : null, h('th', null, '%'), h('th', { class: 'fn' }, 'Function')));
     const rows: HTMLElement[] = [];
     if (!root || !root.total) {
-      replace(tbody, h('tr', null, h('td', { colspan: 4, class: 'muted' }, 'No stacks in the current scope')));
+      replace(tbody, h('tr', null, h('td', { colspan: 5, class: 'muted' }, 'No stacks in the current scope')));
       return;
     }
     const all = root.total;
@@ -130,6 +133,7 @@ export function callTreeView(testid = 'calltree'): CallTree {
           { 'data-id': c.id, class: has ? 'ct-node' : '' },
           h('td', null, val(c.total)),
           h('td', null, c.self ? val(c.self) : '—'),
+          samples ? h('td', { class: 'muted' }, formatInt(c.total)) : null,
           h('td', null, `${((c.total / all) * 100).toFixed(1)}%`),
           h('td', { class: 'fn', style: `padding-left:${6 + c.depth * 14}px`, title: c.name }, tog, c.name),
         );

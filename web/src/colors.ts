@@ -40,6 +40,9 @@ export const SERIES_COLORS = ['#60a5fa', '#f97316', '#a78bfa', '#34d399', '#f472
 export const CPU_AREA = 'rgba(107,114,128,0.12)';
 export const CPU_LINE = 'rgba(107,114,128,0.35)';
 export const OVERVIEW_FILL = 'rgba(107,114,128,0.4)';
+/** The overview's CPU activity series. */
+export const CPU_FILL = 'rgba(37,99,235,0.22)';
+export const CPU_STROKE = 'rgba(37,99,235,0.7)';
 export const FORK_COLOR = '#16a34a';
 export const EXIT_BAD_COLOR = '#dc2626';
 

@@ -10,6 +10,7 @@ import { res } from './data';
 import { formatDuration, formatInt } from './format';
 import { collapsibleIds, selectPid } from './tree';
 import { dropNotice } from './exact';
+import { commandText, isProcessRow, threadsOf, tgidOf } from './scope';
 
 export function mountHeader(parent: HTMLElement): void {
   const figures = h('div', { class: 'figures', 'data-testid': 'header-figures' });
@@ -31,13 +32,20 @@ export function mountHeader(parent: HTMLElement): void {
       figures,
       fig('Events', formatInt(s.total_events), 'Events in the whole trace'),
       fig('Duration', formatDuration(Math.max(0, s.max_ts_ns - s.min_ts_ns))),
-      fig('PIDs', formatInt(s.unique_pids.length), 'Distinct task ids (threads count separately)'),
+      fig('Processes', formatInt(s.unique_tgids?.length ?? processCount()), 'Processes (thread groups) in the trace'),
+      fig('Threads', formatInt(s.unique_pids.length), 'Distinct task ids: every thread of every process'),
       fig('Sample Hz', String(Math.round(s.cpu_sample_frequency_hz))),
       dropNotice(s),
     );
   };
-  subscribe((c) => c.has('summary') && draw());
+  subscribe((c) => (c.has('summary') || c.has('processes')) && draw());
   draw();
+}
+
+function processCount(): number {
+  const procs = state.processes;
+  if (!procs) return state.summary?.unique_pids.length ?? 0;
+  return new Set(procs.map(tgidOf)).size;
 }
 
 export function mountControls(parent: HTMLElement): void {
@@ -133,20 +141,39 @@ export function resetRange(): void {
 interface Option {
   pid: number | null;
   label: string;
+  /** Searched: name, command line. */
   name: string;
+  /** A thread listed under its process. */
+  thread?: boolean;
+  /** The process of a thread (for search hits on it). */
+  tgid?: number;
 }
 
+/** Processes by PID, each followed by its other threads. */
 function allOptions(): Option[] {
   const seen = new Set<number>();
   const out: Option[] = [];
-  for (const p of state.processes ?? []) {
+  const procs = (state.processes ?? []).filter(isProcessRow).sort((a, b) => a.pid - b.pid);
+  for (const p of procs) {
     seen.add(p.pid);
-    out.push({ pid: p.pid, name: p.process_name ?? 'unknown', label: `${p.process_name ?? 'unknown'}` });
+    const cmd = commandText(p);
+    const threads = threadsOf(p.pid);
+    out.push({ pid: p.pid, name: `${p.process_name ?? 'unknown'} ${cmd}`, label: threads.length ? `${cmd} · ${threads.length + 1} threads` : cmd });
+    for (const t of threads) {
+      seen.add(t.pid);
+      out.push({ pid: t.pid, name: t.process_name ?? 'unknown', label: `thread ${t.process_name ?? 'unknown'}`, thread: true, tgid: p.pid });
+    }
+  }
+  // Threads whose process row is missing, and pids without lifetimes.
+  for (const p of state.processes ?? []) {
+    if (!seen.has(p.pid)) {
+      seen.add(p.pid);
+      out.push({ pid: p.pid, name: p.process_name ?? 'unknown', label: `thread ${p.process_name ?? 'unknown'} (PID ${tgidOf(p)})`, thread: true });
+    }
   }
   for (const pid of state.summary?.unique_pids ?? []) {
     if (!seen.has(pid)) out.push({ pid, name: 'unknown', label: 'unknown' });
   }
-  out.sort((a, b) => a.pid! - b.pid!);
   return out;
 }
 
@@ -170,6 +197,7 @@ function pidPicker(): { el: HTMLElement } {
   const el = h('div', { class: 'pidpick' }, h('label', { class: 'dim' }, 'PID'), input, clearBtn, list);
   let opts: Option[] = [];
   let active = 0;
+  let firstHit = false;
   const LIMIT = 200;
 
   const close = () => {
@@ -185,10 +213,20 @@ function pidPicker(): { el: HTMLElement } {
   const renderList = () => {
     const q = input.value.trim().toLowerCase();
     const all = allOptions();
+    const hit = (o: Option) => String(o.pid).startsWith(q) || o.name.toLowerCase().includes(q);
+    // A matching process keeps its threads listed; a matching thread its process.
+    const procHit = new Set(all.filter((o) => !o.thread && hit(o)).map((o) => o.pid));
+    const threadHit = new Set(all.filter((o) => o.thread && hit(o)).map((o) => o.tgid));
     const matches = q
-      ? all.filter((o) => String(o.pid).startsWith(q) || o.name.toLowerCase().includes(q))
+      ? all.filter((o) => hit(o) || (o.thread ? procHit.has(o.tgid ?? -1) : threadHit.has(o.pid ?? -1)))
       : all;
     opts = [{ pid: null, label: 'All', name: 'All' }, ...matches.slice(0, LIMIT)];
+    // Typing picks the first option that matches itself (not one listed as context).
+    if (firstHit) {
+      firstHit = false;
+      const i = opts.findIndex((o, k) => k > 0 && hit(o));
+      active = i > 0 ? i : opts.length > 1 ? 1 : 0;
+    }
     active = Math.min(active, opts.length - 1);
     replace(
       list,
@@ -196,7 +234,7 @@ function pidPicker(): { el: HTMLElement } {
         h(
           'div',
           {
-            class: `opt${i === active ? ' active' : ''}`,
+            class: `opt${i === active ? ' active' : ''}${o.thread ? ' thread' : ''}`,
             role: 'option',
             'data-pid': o.pid === null ? '' : String(o.pid),
             onmousedown: (e: Event) => {
@@ -220,7 +258,8 @@ function pidPicker(): { el: HTMLElement } {
     renderList();
   });
   input.addEventListener('input', () => {
-    active = input.value.trim() ? 1 : 0;
+    active = 0;
+    firstHit = !!input.value.trim();
     renderList();
   });
   input.addEventListener('blur', close);

@@ -19,8 +19,9 @@ import {
 } from './api';
 import { state, subscribe, lastRangeDebounced, type Range, type Key } from './state';
 import { WALL_FLAME } from './calltree';
+import { scopeParams, wallScopeParams } from './scope';
 
-export const PAGE_SIZE = 50;
+export const PAGE_SIZE = 100;
 export const MAX_MARKERS_PER_PID = 500;
 export const MAX_FLAME_STACKS = 5000;
 /** Bounded distributions: the server summarises latencies and sizes into this many points. */
@@ -128,8 +129,8 @@ export const res = {
 let fetchRange: Range | null = null;
 let timer = 0;
 
-const RANGE_KEYS: Key[] = ['range', 'pid', 'enabled'];
-const VIEW_KEYS: Key[] = ['tab', 'flameType', 'latencyOpen', 'eventsPage', 'summary', 'processes'];
+const RANGE_KEYS: Key[] = ['range', 'pid', 'enabled', 'eventsSearch'];
+const VIEW_KEYS: Key[] = ['tab', 'flameType', 'latencyOpen', 'eventsPage', 'eventsOrder', 'summary', 'processes'];
 
 export function startData(): void {
   subscribe((changed) => {
@@ -147,8 +148,9 @@ export function startData(): void {
   });
 }
 
+/** The analysis panel is always shown: under the selected row, or for the whole trace. */
 export function panelVisible(): boolean {
-  return state.pid !== null;
+  return true;
 }
 
 /** Enabled chip types as a stable, comma-joined list. */
@@ -206,42 +208,46 @@ export function markerBudget(r: Range): number {
 function refreshViews(r: Range): void {
   const span = { start_ns: r.start, end_ns: r.end };
   const pid = state.pid;
+  const scope = scopeParams();
 
-  if (pid !== null) res.counts.want('pid_event_type_counts', { pid, ...span }, r);
+  if (pid !== null) res.counts.want('pid_event_type_counts', { ...scope, ...span }, r);
   else res.counts.want('event_type_counts', span, r);
 
-  res.latency.want('syscall_latency_stats', { ...span, pid }, r);
+  res.latency.want('syscall_latency_stats', { ...span, ...scope }, r);
 
   const ioVisible = (panelVisible() && state.tab === 'io') || state.latencyOpen;
   if (ioVisible) {
-    res.io.want('io_statistics', { ...span, pid, max_points: MAX_DIST_POINTS }, r);
-    res.mem.want('memory_statistics', { ...span, pid, max_points: MAX_DIST_POINTS }, r);
+    res.io.want('io_statistics', { ...span, ...scope, max_points: MAX_DIST_POINTS }, r);
+    res.mem.want('memory_statistics', { ...span, ...scope, max_points: MAX_DIST_POINTS }, r);
   } else {
     res.io.idle();
     res.mem.idle();
   }
 
-  if (panelVisible() && state.tab === 'flame' && state.flameType === WALL_FLAME) {
-    res.flame.want('wall_flamegraph', { ...span, tid: pid }, r);
-  } else if (panelVisible() && state.tab === 'flame' && state.flameType) {
+  if (panelVisible() && state.tab === 'flame' && state.flameType === WALL_FLAME && pid !== null) {
+    res.flame.want('wall_flamegraph', { ...span, ...wallScopeParams() }, r);
+  } else if (panelVisible() && state.tab === 'flame' && state.flameType && state.flameType !== WALL_FLAME) {
     res.flame.want(
       'event_flamegraph',
-      { ...span, event_type: state.flameType, max_stacks: MAX_FLAME_STACKS, pid },
+      { ...span, event_type: state.flameType, max_stacks: MAX_FLAME_STACKS, ...scope },
       r,
     );
   } else {
     res.flame.idle();
   }
 
-  if (panelVisible() && state.tab === 'events' && state.enabled.size > 0) {
+  // event_list lists one pid's (or, with tgid, one process's) rows: none for the whole trace.
+  if (pid !== null && state.tab === 'events' && state.enabled.size > 0) {
     res.events.want(
       'event_list',
       {
         ...span,
-        pid,
+        ...scope,
         limit: PAGE_SIZE,
         offset: state.eventsPage * PAGE_SIZE,
         event_types: enabledList(),
+        order: state.eventsOrder === 'latency' ? 'latency' : null,
+        search: state.eventsSearch.trim() || null,
       },
       r,
     );

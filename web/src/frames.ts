@@ -27,3 +27,16 @@ export function renderFrames(frames: string[] | null | undefined, emptyText: str
     ),
   );
 }
+
+/** The innermost frame of the user part of a stack (what the program was doing), else the
+ *  leaf: a syscall's stack ends in the kernel's `syscall_exit_work` on every row. */
+export function userLeaf(frames: string[] | null | undefined): string | null {
+  if (!frames) return null;
+  const u = frames.indexOf('[user]');
+  if (u >= 0) {
+    let last: string | null = null;
+    for (let i = u + 1; i < frames.length && frames[i] !== '[kernel]'; i++) if (!isMarker(frames[i]!)) last = frames[i]!;
+    if (last) return last;
+  }
+  return leafFrame(frames);
+}

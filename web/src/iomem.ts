@@ -199,7 +199,7 @@ export function ioMemoryView(testid: string): View {
           h(
             'tr',
             i >= TOP_ROWS ? { class: 'extra', style: 'display:none' } : null,
-            h('td', null, op.operation),
+            h('td', null, op.operation, filesOf(op)),
             ...(which === 'mem' ? memCountCells(op) : countCells(op)),
             pctCell(op, 'P50'),
             pctCell(op, 'P95'),
@@ -277,6 +277,20 @@ function countCells(op: OpStats): HTMLElement[] {
       : h('td', null, formatBytes(op.total_bytes)),
     h('td', { title: 'from the exact counts' }, formatDuration(Math.round((op.exact_total_ns ?? 0) / exact))),
   ];
+}
+
+/** The files an IO operation touched, busiest first (three, the rest in the title). */
+function filesOf(op: OpStats): HTMLElement | null {
+  const f = op.files;
+  if (!Array.isArray(f) || !f.length) return null;
+  const sorted = [...f].sort((a, b) => b.total_latency_ns - a.total_latency_ns || b.ops - a.ops);
+  const line = (x: (typeof sorted)[number]) => `${x.path} · ${formatInt(x.ops)}× · ${formatDuration(x.total_latency_ns)}`;
+  return h(
+    'div',
+    { class: 'op-files', 'data-testid': 'op-files', title: sorted.map(line).join('\n') },
+    sorted.slice(0, 3).map((x) => h('div', null, line(x))),
+    sorted.length > 3 ? h('div', { class: 'muted' }, `+${sorted.length - 3} more`) : null,
+  );
 }
 
 function stackPanel(title: string, ev: EventDetail | null, close: () => void): HTMLElement {

@@ -1,8 +1,16 @@
-// Keyboard shortcuts: ←/→ pan, +/− zoom, 0 or Home resets, Esc deselects.
+// Keyboard shortcuts: ←/→ pan, +/− zoom, 0 or Home resets, Esc deselects; Perfetto's
+// W/S zoom at the pointer (the time under the mouse, else the centre), A/D pan.
 
 import { state } from './state';
 import { pan, zoom, resetRange } from './controls';
 import { selectPid } from './tree';
+import { zoomAt } from './overview';
+
+/** Zoom at the pointer's time when the mouse is over the timeline, else at the centre. */
+function zoomHere(factor: number): void {
+  const r = state.range!;
+  zoomAt(state.hoverNs ?? (r.start + r.end) / 2, factor, false);
+}
 
 export function startKeyboard(): void {
   window.addEventListener('keydown', (e) => {
@@ -29,6 +37,22 @@ export function startKeyboard(): void {
       case '0':
       case 'Home':
         resetRange();
+        break;
+      case 'w':
+      case 'W':
+        zoomHere(0.7);
+        break;
+      case 's':
+      case 'S':
+        zoomHere(1 / 0.7);
+        break;
+      case 'a':
+      case 'A':
+        pan(-0.2);
+        break;
+      case 'd':
+      case 'D':
+        pan(0.2);
         break;
       case 'Escape':
         if (state.pid !== null) selectPid(null);

@@ -14,13 +14,16 @@ import { res, MAX_MARKERS_PER_PID } from './data';
 import { visibleRows, togglePid, selectPid, treeModel, type Row } from './tree';
 import { drawLane, cpuBins, markersNear, type LaneData } from './lanedraw';
 import { renderAxis } from './axis';
-import { onPreview } from './overview';
+import { onPreview, zoomAt } from './overview';
 import { formatDurationShort, formatOffsetPrecise, formatInt, escapeHtml } from './format';
 import { markerColor } from './colors';
 import type { ProcessLifetime } from './api';
 import { wantStates, onStates, drawStates, spanAt, stateTip, isBlocked, statesNotes, STATE_CLICK_H } from './threadstates';
 import { selectedSpan, selectSpan, onSpanSelect, placeWakeArrow, spanDetailEl } from './statedetail';
 import { path as critPath, onCritPath, drawTrack, trackRow } from './critpath';
+import { wantSpans, onSpans, drawSpans, opSpanAt, opSpanTip, selectOp, selectedOp, opDetailEl, SPAN_Y, SPAN_H } from './spans';
+import { cpuNsOf, noteLaneSamples } from './scope';
+import { rowLabel } from './lanelabel';
 
 const ROW_H = 30;
 const SCROLL_AT = 15;
@@ -43,14 +46,23 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
     'data-testid': 'tree-filter',
   });
   const hideOut = h('input', { type: 'checkbox', 'data-testid': 'hide-outside' });
+  const sortSel = h(
+    'select',
+    { 'aria-label': 'Order the processes', 'data-testid': 'tree-sort', title: 'Order siblings in the tree' },
+    h('option', { value: 'start' }, 'order: start time'),
+    h('option', { value: 'cpu' }, 'order: CPU time'),
+    h('option', { value: 'wall' }, 'order: wall time'),
+  );
+  sortSel.addEventListener('change', () => set({ treeSort: sortSel.value as 'start' | 'cpu' | 'wall' }));
   const note = h('span', { class: 'sample-note', 'data-testid': 'sample-note' });
   const tools = h(
     'div',
     { class: 'tree-tools' },
     filter,
     h('label', { class: 'dim' }, hideOut, ' hide processes outside the view'),
+    sortSel,
     note,
-    h('span', { class: 'kbd-help', style: 'margin-left:auto' }, 'Keys: ←/→ pan · +/− zoom · 0 reset · Esc deselect'),
+    h('span', { class: 'kbd-help', style: 'margin-left:auto' }, 'Keys: W/S zoom at pointer · A/D or ←/→ pan · +/− zoom · Ctrl+wheel zoom · 0 reset · Esc deselect'),
   );
   const axis = h('div', { class: 'axis', style: 'position:absolute;top:0' });
   const axisRow = h('div', { style: 'position:relative;height:14px' }, axis);
@@ -62,7 +74,8 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
   const outer = h('div', { style: 'position:relative' }, scroller, crosshair, arrows);
   const status = h('div');
   const detail = spanDetailEl();
-  const section = h('section', { 'data-testid': 'lanes' }, tools, status, axisRow, outer, detail);
+  const opDetail = opDetailEl();
+  const section = h('section', { 'data-testid': 'lanes' }, tools, status, axisRow, outer, detail, opDetail);
   parent.appendChild(section);
 
   let list: Row[] = [];
@@ -75,6 +88,7 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
   // Lane geometry is measured only after the rows or the size changed: measuring forces a
   // layout, which is costly right after other views changed the page.
   let geomDirty = true;
+  let sampledCpu = false;
 
   const view = (): Range | null => preview ?? state.range;
 
@@ -91,45 +105,11 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
 
   function rowEl(r: Row): RowEl {
     if (r.p.pid < 0) return trackEl(r);
-    const sig = `${r.depth}|${r.guides.join('')}|${r.isLast}|${r.hasChildren}|${state.collapsed.has(r.p.pid)}|${r.hit}|${r.descendants}`;
+    const sig = `${r.depth}|${r.guides.join('')}|${r.isLast}|${r.hasChildren}|${state.collapsed.has(r.p.pid)}|${r.hit}|${r.descendants}|${cpuNsOf(r.p)}`;
     let re = els.get(r.p.pid);
     if (re && re.sig === sig) return re;
     const p = r.p;
-    const guides: HTMLElement[] = r.guides.map((g) => h('span', { class: 'guide' }, g ? '│' : ''));
-    if (r.depth > 0) guides.push(h('span', { class: 'guide' }, r.isLast ? '└' : '├'));
-    const collapsed = state.collapsed.has(p.pid);
-    const tog = r.hasChildren
-      ? h(
-          'button',
-          {
-            class: 'tog',
-            title: collapsed ? 'Expand children' : 'Collapse children',
-            'aria-label': collapsed ? 'Expand children' : 'Collapse children',
-            onclick: (e: Event) => {
-              e.stopPropagation();
-              const next = new Set(state.collapsed);
-              if (collapsed) next.delete(p.pid);
-              else next.add(p.pid);
-              set({ collapsed: next });
-            },
-          },
-          collapsed ? '▶' : '▼',
-        )
-      : h('span', { class: 'tog-sp' });
-    const name = p.process_name || 'unknown';
-    const nameBlk = h(
-      'div',
-      { class: 'nameblk', onclick: () => togglePid(p.pid) },
-      h(
-        'div',
-        { class: 'l1' },
-        h('span', { class: 'dot', style: 'display:none' }),
-        h('span', { class: 'name' }, name),
-        collapsed && r.descendants ? h('span', { class: 'badge' }, `+${r.descendants}`) : null,
-      ),
-      h('div', { class: 'l2' }, p.tgid !== null && p.tgid !== undefined && p.tgid !== p.pid ? `TID ${p.pid} · PID ${p.tgid}` : `PID ${p.pid}`),
-    );
-    const lbl = h('div', { class: 'lbl', title: `${name} (PID ${p.pid})` }, guides, tog, nameBlk);
+    const lbl = rowLabel(r);
     const canvas = re?.canvas ?? h('canvas');
     const selBox = h('div', { class: 'sel-box', style: 'display:none' });
     const lane = h('div', { class: 'lane', 'data-pid': String(p.pid) }, canvas, selBox);
@@ -198,11 +178,9 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
     }
     if (panelPlaced) {
       if (panel.parentElement !== rows) rows.appendChild(panel);
-    } else if (state.pid !== null) {
-      panel.classList.add('below');
-      if (panel.previousElementSibling !== detail) detail.after(panel);
     } else {
-      panel.remove();
+      panel.classList.add('below');
+      if (panel.previousElementSibling !== opDetail) opDetail.after(panel);
     }
     drawAll();
   }
@@ -238,10 +216,14 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
       }
       drawLane(r.canvas, laneW, LANE_H, row.p, v, laneData(pid), state.enabled);
       drawStates(r.canvas, laneW, pid, v, selectedSpan?.tid === pid ? selectedSpan.span : null);
+      drawSpans(r.canvas, laneW, pid, v, selectedOp?.tid === pid ? selectedOp.span : null);
       r.dur.textContent = durText(row.p, v);
       if (row.p.end_ns >= v.start && row.p.start_ns <= v.end) stateTids.push(pid);
     }
-    if (state.range && laneW) wantStates(stateTids, state.range, laneW);
+    if (state.range && laneW) {
+      wantStates(stateTids, state.range, laneW);
+      wantSpans(stateTids, state.range);
+    }
     drawWakeArrow();
     drawNote();
     drawCrosshair();
@@ -359,7 +341,7 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
     lane.addEventListener('click', (ev) => {
       // The second click of a double-click belongs to the double-click.
       if (suppressClick || ev.detail > 1) return;
-      if (clickSpan(p, lane, ev)) return;
+      if (clickSpan(p, lane, ev) || clickOp(p, lane, ev)) return;
       firstClick = { p, at: ev.timeStamp };
       togglePid(p.pid);
     });
@@ -385,6 +367,8 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
     const lines = [`<b>${escapeHtml(p.process_name || 'unknown')}</b>${was} PID ${p.pid} · T+${formatOffsetPrecise(ns - t.start)}`];
     const sp = spanAt(p.pid, ns, ((v.end - v.start) / w) * 1);
     if (sp) lines.push(stateTip(sp, t.start, nameOf));
+    const op = opSpanAt(p.pid, ns, ((v.end - v.start) / w) * 1);
+    if (op) lines.push(opSpanTip(op, t.start));
     const near = markersNear(d, v, w, x, 3, state.enabled);
     for (const m of near.slice(0, 6)) {
       lines.push(
@@ -442,6 +426,20 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
     return true;
   }
 
+  /** A click on an operation's span (the band under the state strip) opens its details. */
+  function clickOp(p: ProcessLifetime, lane: HTMLElement, ev: MouseEvent): boolean {
+    const v = view();
+    if (!v) return false;
+    const b = lane.getBoundingClientRect();
+    const y = ev.clientY - b.top;
+    if (y < SPAN_Y - 1 || y > SPAN_Y + SPAN_H + 1) return false;
+    const ns = v.start + ((ev.clientX - b.left) / b.width) * (v.end - v.start);
+    const op = opSpanAt(p.pid, ns, ((v.end - v.start) / b.width) * 2);
+    if (!op) return false;
+    selectOp({ tid: p.pid, span: op }, (tid) => nameOf(tid) ?? 'thread');
+    return true;
+  }
+
   /** Bring tid's lane into view: expand its ancestors, drop a filter that hides it, scroll. */
   function reveal(tid: number): void {
     const m = treeModel();
@@ -476,6 +474,20 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
   }
 
   // ---- wiring -----------------------------------------------------------------------------
+  // Ctrl+wheel zooms at the pointer (a plain wheel scrolls the page).
+  outer.addEventListener(
+    'wheel',
+    (ev) => {
+      if (!ev.ctrlKey && !ev.metaKey) return;
+      const v = view();
+      const lane = (ev.target as Element | null)?.closest?.('.lane') as HTMLElement | null;
+      if (!v || !lane) return;
+      ev.preventDefault();
+      const b = lane.getBoundingClientRect();
+      zoomAt(v.start + ((ev.clientX - b.left) / b.width) * (v.end - v.start), 1 + (ev.deltaY / 100) * 0.15);
+    },
+    { passive: false },
+  );
   filter.addEventListener('input', () => set({ treeFilter: filter.value }));
   filter.addEventListener('keydown', (e) => e.stopPropagation());
   hideOut.addEventListener('change', () => set({ hideOutside: hideOut.checked }));
@@ -491,6 +503,7 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
   });
   onStates(() => drawAll());
   onSpanSelect(() => drawAll());
+  onSpans(() => drawAll());
   onCritPath(() => rebuild());
   onPreview((r) => {
     preview = r;
@@ -498,7 +511,8 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
   });
   subscribe((c) => {
     if (c.has('treeFilter') && filter.value !== state.treeFilter) filter.value = state.treeFilter;
-    if (c.has('processes') || c.has('collapsed') || c.has('treeFilter') || (c.has('range') && state.hideOutside) || c.has('hideOutside')) {
+    if (c.has('treeSort') && sortSel.value !== state.treeSort) sortSel.value = state.treeSort;
+    if (c.has('processes') || c.has('collapsed') || c.has('treeFilter') || c.has('treeSort') || (c.has('range') && state.hideOutside) || c.has('hideOutside')) {
       rebuild();
     } else if (c.has('pid')) {
       layout();
@@ -510,6 +524,17 @@ export function mountLanes(parent: HTMLElement, panel: HTMLElement): void {
     if (c.has('pid') && state.pid !== null) revealSelected();
   });
   res.lanes.on(() => {
+    // The lanes at full range give each thread's CPU samples: the rows' CPU time.
+    const f = res.lanes.range;
+    const t = traceRange();
+    if (res.lanes.status === 'ok' && f && t && f.start <= t.start && f.end >= t.end) {
+      const before = res.lanes.data;
+      noteLaneSamples(before, true);
+      if (!sampledCpu) {
+        sampledCpu = true;
+        rebuild();
+      }
+    }
     drawStatus();
     drawAll();
   });

@@ -5,7 +5,7 @@
 import { h, replace, errorBox, spinner } from './dom';
 import { getJson, errorText, requestLog, type Summary, type LifetimesResponse, type CompareInfo } from './api';
 import { mountCompare } from './compare';
-import { state, set, defaultEnabled, defaultFlameType, processByPid } from './state';
+import { state, set, setRange, defaultEnabled, defaultFlameType, processByPid } from './state';
 import { readUrlState, startUrlSync, flushUrl, currentQuery } from './url';
 import { startData, res } from './data';
 import { mountHeader, mountControls } from './controls';
@@ -18,6 +18,10 @@ import { formatDuration } from './format';
 import { liveCharts } from './charts';
 import { spansOf, statesStatus } from './threadstates';
 import { path as critPath } from './critpath';
+import { spansOfTid, spansStatus } from './spans';
+import { flameFrame } from './flamegraph';
+import { selectPid } from './tree';
+import { resetRange } from './controls';
 
 /** Set when the server has a base trace (`--base`): the compare card is shown. */
 let compare: CompareInfo | null = null;
@@ -115,12 +119,18 @@ function build(main: HTMLElement, summary: Summary, lifetimes: LifetimesResponse
   state,
   requests: requestLog,
   perf,
-  res: { ...res, states: statesStatus },
+  res: { ...res, states: statesStatus, spans: spansStatus },
   liveCharts: () => liveCharts.size,
   threadStates: spansOf,
   critPath: () => critPath,
   query: currentQuery,
   flushUrl,
+  opSpans: spansOfTid,
+  flameFrame,
+  select: selectPid,
+  setRange,
+  resetRange,
+  setEnabled: (types: 'all' | string[]) => set({ enabled: new Set(types === 'all' ? state.summary?.event_types ?? [] : types) }),
 };
 window.addEventListener('pagehide', flushUrl);
 

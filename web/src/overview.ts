@@ -1,13 +1,16 @@
-// Timeline overview strip: the full trace with an event histogram, the
-// selected window with draggable edges, pan, wheel zoom, click-to-snap and double-click
-// reset. Beyond the reference: a time axis with ticks, a hover time readout, and the all-types
-// outline kept visible when chips hide part of the histogram.
+// Timeline overview strip: the full trace with its CPU activity (CPU samples per bucket,
+// blue, per process on hover) and the event histogram as a second series, the selected
+// window with draggable edges; a drag anywhere else selects a new range (also at full
+// range), Shift+drag pans, wheel zooms at the pointer, click-to-snap and double-click
+// reset. Beyond the reference: a time axis with ticks, a hover time readout, and the
+// all-types outline kept visible when chips hide part of the histogram.
 
-import { h, fitCanvas, blurInputs } from './dom';
+import { h, fitCanvas, blurInputs, showTip, hideTip } from './dom';
 import { state, set, subscribe, traceRange, fullDuration, minWindow, setRange, isFullRange, type Range } from './state';
 import { res } from './data';
-import { OVERVIEW_FILL } from './colors';
-import { formatDuration } from './format';
+import { OVERVIEW_FILL, CPU_FILL, CPU_STROKE } from './colors';
+import { formatDuration, formatInt, escapeHtml } from './format';
+import { processByPid } from './state';
 import { renderAxis } from './axis';
 
 const EDGE_PX = 10;
@@ -28,7 +31,7 @@ export function mountOverview(parent: HTMLElement): void {
   parent.appendChild(h('div', { class: 'overview-wrap' }, strip, axis));
 
   let preview: Range | null = null;
-  let dragging: 'l' | 'r' | 'pan' | null = null;
+  let dragging: 'l' | 'r' | 'pan' | 'select' | null = null;
   let lastDown = 0;
 
   const frac = (ns: number) => {
@@ -70,8 +73,26 @@ export function mountOverview(parent: HTMLElement): void {
     const d = res.overview.data;
     if (!d || !d.buckets.length) return;
     const n = d.buckets.length;
-    const totals = d.buckets.map((b) => sumTypes(b.counts_by_type, null, b.count));
-    const shown = d.buckets.map((b) => sumTypes(b.counts_by_type, state.enabled, 0));
+    const totals = d.buckets.map((b) => sumTypes(b.counts_by_type, null, b.count) - (b.counts_by_type.cpu_sample ?? 0));
+    const shown = d.buckets.map((b) => sumTypes(b.counts_by_type, state.enabled, 0) - (state.enabled.has('cpu_sample') ? b.counts_by_type.cpu_sample ?? 0 : 0));
+    const cpu = d.buckets.map((b) => b.counts_by_type.cpu_sample ?? 0);
+    const maxCpu = Math.max(...cpu);
+    // CPU activity first, behind the events: samples per bucket on their own scale.
+    if (maxCpu > 0) {
+      ctx.fillStyle = CPU_FILL;
+      ctx.beginPath();
+      ctx.moveTo(0, hh);
+      stepPath(ctx, cpu, maxCpu, w, hh, n, false);
+      ctx.lineTo(w, hh);
+      ctx.closePath();
+      ctx.fill();
+      ctx.strokeStyle = CPU_STROKE;
+      ctx.lineWidth = 1;
+      ctx.beginPath();
+      stepPath(ctx, cpu, maxCpu, w, hh, n, true);
+      ctx.stroke();
+    }
+    canvas.dataset.cpuMax = String(maxCpu);
     const max = Math.max(...shown);
     const maxAll = Math.max(...totals);
     // Outline of all types, so the strip never goes blank when chips hide everything.
@@ -135,9 +156,11 @@ export function mountOverview(parent: HTMLElement): void {
     let start = state.range.start;
     let end = state.range.end;
     const t = traceRange()!;
-    if (x >= lx - EDGE_PX && x <= lx + EDGE_PX) dragging = 'l';
+    const onHandle = (x >= lx - EDGE_PX && x <= lx + EDGE_PX) || (x >= rx - EDGE_PX && x <= rx + EDGE_PX);
+    if (ev.shiftKey && !isFullRange()) dragging = 'pan';
+    else if (x >= lx - EDGE_PX && x <= lx + EDGE_PX) dragging = 'l';
     else if (x >= rx - EDGE_PX && x <= rx + EDGE_PX) dragging = 'r';
-    else if (x > lx + EDGE_PX && x < rx - EDGE_PX) dragging = 'pan';
+    else if (!onHandle && x > lx && x < rx) dragging = 'select';
     else if (x < lx) {
       // Click-to-snap: the nearest edge jumps to the click.
       dragging = 'l';
@@ -155,9 +178,19 @@ export function mountOverview(parent: HTMLElement): void {
     drawWindow();
     const overlay = h('div', { class: 'drag-overlay', style: `cursor:${dragging === 'pan' ? 'grabbing' : 'ew-resize'}` });
     document.body.appendChild(overlay);
+    // A select that never moved is a click: it keeps the range.
+    if (dragging === 'select') preview = null;
+    let moved = false;
     const move = (e: MouseEvent) => {
       const dns = ((e.clientX - x0) / b.width) * full;
-      if (dragging === 'pan') {
+      if (Math.abs(e.clientX - x0) >= 3) moved = true;
+      if (dragging === 'select') {
+        if (!moved) return;
+        const a = xToNs(x0);
+        const c = xToNs(e.clientX);
+        const lo = Math.round(Math.min(a, c));
+        preview = { start: lo, end: Math.max(lo + mw, Math.round(Math.max(a, c))) };
+      } else if (dragging === 'pan') {
         const size = e0 - s0;
         const s = Math.max(t.start, Math.min(t.end - size, s0 + dns));
         preview = { start: Math.round(s), end: Math.round(s) + size };
@@ -208,11 +241,15 @@ export function mountOverview(parent: HTMLElement): void {
     const tw = hoverTime.offsetWidth;
     hoverTime.style.left = `${Math.min(b.width - tw - 2, x + 4)}px`;
     set({ hoverNs: ns });
+    const tip = cpuTip(ns);
+    if (tip) showTip(ev.clientX, ev.clientY + 12, tip);
+    else hideTip();
   });
   strip.addEventListener('mouseleave', () => {
     hoverLine.style.display = 'none';
     hoverTime.style.display = 'none';
     set({ hoverNs: null });
+    hideTip();
   });
 
   subscribe((c) => {
@@ -229,9 +266,49 @@ export function mountOverview(parent: HTMLElement): void {
   redraw();
 }
 
+/** The overview's bucket at ns: CPU samples and events, and the processes whose threads
+ *  took the samples there (from the lanes' CPU density, when fetched over that time). */
+function cpuTip(ns: number): string {
+  const d = res.overview.data;
+  const b = d?.buckets.find((x) => ns >= x.bucket_start_ns && ns <= x.bucket_end_ns);
+  if (!b) return '';
+  const cpu = b.counts_by_type.cpu_sample ?? 0;
+  const events = sumTypes(b.counts_by_type, null, b.count) - cpu;
+  const hz = state.summary?.cpu_sample_frequency_hz ?? 0;
+  const span = b.bucket_end_ns - b.bucket_start_ns;
+  const cpus = hz > 0 && span > 0 ? cpu / ((hz * span) / 1e9) : 0;
+  const lines = [`<b>CPU</b> ${formatInt(cpu)} samples${cpus ? ` (≈${cpus.toFixed(1)} CPUs busy)` : ''} · ${formatInt(events)} events`];
+  const per = perProcessCpu(b.bucket_start_ns, b.bucket_end_ns);
+  for (const [name, n] of per.slice(0, 5)) lines.push(`${escapeHtml(name)}: ${formatInt(n)} samples`);
+  return lines.join('\n');
+}
+
+/** CPU samples by process (threads summed under their tgid) in [t0, t1]. */
+function perProcessCpu(t0: number, t1: number): Array<[string, number]> {
+  const d = res.lanes.data;
+  const f = res.lanes.range;
+  if (!d || !f || !d.cpu_sample_bucket_count) return [];
+  const B = d.cpu_sample_bucket_count;
+  const bs = Math.max(1, Math.ceil(Math.max(1, f.end - f.start) / B));
+  const i0 = Math.max(0, Math.floor((t0 - f.start) / bs));
+  const i1 = Math.min(B - 1, Math.floor((t1 - f.start) / bs));
+  if (i1 < i0) return [];
+  const by = new Map<string, number>();
+  for (const [pid, arr] of Object.entries(d.cpu_sample_counts_by_pid)) {
+    let n = 0;
+    for (let i = i0; i <= i1; i++) n += arr[i] ?? 0;
+    if (!n) continue;
+    const p = processByPid(Number(pid));
+    const g = p?.tgid ?? Number(pid);
+    const name = `${processByPid(g)?.process_name ?? p?.process_name ?? 'unknown'} (PID ${g})`;
+    by.set(name, (by.get(name) ?? 0) + n);
+  }
+  return [...by.entries()].sort((a, b) => b[1] - a[1]);
+}
+
 /** Zoom by `factor` keeping `cursorNs` at its fractional position; the cursor is clamped into
  *  the window first, so zooming with the cursor outside it does not make the window jump. */
-export function zoomAt(cursorNs: number, factor: number): void {
+export function zoomAt(cursorNs: number, factor: number, debounce = true): void {
   const r = state.range;
   const t = traceRange();
   if (!r || !t) return;
@@ -240,7 +317,7 @@ export function zoomAt(cursorNs: number, factor: number): void {
   const nw = Math.round(Math.max(minWindow(), Math.min(full, w * factor)));
   const c = Math.max(r.start, Math.min(r.end, cursorNs));
   const f = w > 0 ? (c - r.start) / w : 0.5;
-  setRange(c - f * nw, c - f * nw + nw, true);
+  setRange(c - f * nw, c - f * nw + nw, debounce);
 }
 
 function sumTypes(m: Record<string, number>, only: Set<string> | null, fallback: number): number {

@@ -1,12 +1,14 @@
-// Analysis panel under the selected process: Flamegraph, IO / Memory and Events
-// tabs. Only the active tab is rendered and fetched; the choice survives PID changes.
+// Analysis panel under the selected process or thread (below the lanes for the whole
+// trace when nothing is selected): Flamegraph, IO / Memory and Events tabs. Only the
+// active tab is rendered and fetched; the choice survives PID changes.
 
 import { h, replace } from './dom';
-import { state, set, subscribe, processByPid, type Tab } from './state';
+import { state, set, subscribe, type Tab } from './state';
 import { flamegraphView, type View } from './flamegraph';
 import { ioMemoryView } from './iomem';
 import { eventsView } from './events';
 import { critPathView } from './critpath';
+import { scopeLabel } from './scope';
 
 const TABS: Array<[Tab, string]> = [
   ['flame', 'Flamegraph'],
@@ -16,7 +18,7 @@ const TABS: Array<[Tab, string]> = [
 ];
 
 export function createPanel(): HTMLElement {
-  const title = h('div', { class: 'panel-title' });
+  const title = h('div', { class: 'panel-title', 'data-testid': 'panel-scope' });
   const buttons = TABS.map(([id, label]) =>
     h('button', { 'data-tab': id, role: 'tab', onclick: () => set({ tab: id }) }, label),
   );
@@ -26,14 +28,7 @@ export function createPanel(): HTMLElement {
   let shown: Tab | null = null;
 
   const draw = () => {
-    if (state.pid === null) {
-      if (shown) views[shown].hide();
-      shown = null;
-      replace(body);
-      return;
-    }
-    const p = processByPid(state.pid);
-    title.textContent = panel.classList.contains('below') ? `${p?.process_name ?? 'unknown'} · PID ${state.pid}` : '';
+    title.textContent = scopeLabel();
     for (const b of buttons) b.classList.toggle('on', b.dataset.tab === state.tab);
     for (const b of buttons) b.setAttribute('aria-selected', b.dataset.tab === state.tab ? 'true' : 'false');
     if (shown !== state.tab) {
@@ -44,15 +39,8 @@ export function createPanel(): HTMLElement {
     }
   };
   subscribe((c) => {
-    if (c.has('pid') || c.has('tab')) draw();
+    if (c.has('pid') || c.has('tab') || c.has('processes')) draw();
   });
-  // The lanes move the panel between "under the row" and "below the list".
-  new MutationObserver(() => {
-    if (state.pid !== null) {
-      const p = processByPid(state.pid);
-      title.textContent = panel.classList.contains('below') ? `${p?.process_name ?? 'unknown'} · PID ${state.pid}` : '';
-    }
-  }).observe(panel, { attributes: true, attributeFilter: ['class'] });
   draw();
   return panel;
 }

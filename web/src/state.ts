@@ -30,7 +30,17 @@ export interface State {
   /** Hide rows whose lifetime does not overlap the view. */
   hideOutside: boolean;
   flameSearch: string;
+  /** Root at the top (icicle, the default) or at the bottom (flame). */
   flameInverted: boolean;
+  /** The flamegraph tab's view: the graph, or one function's callers and callees. */
+  flameView: 'graph' | 'sandwich';
+  /** The sandwich view's function ('' until one is picked). */
+  sandwichFn: string;
+  /** Events tab: by time or longest latency first, and the server-side search text. */
+  eventsOrder: 'ts' | 'latency';
+  eventsSearch: string;
+  /** Process tree order: by start (the tree), CPU time or wall time. */
+  treeSort: 'start' | 'cpu' | 'wall';
 }
 
 export type Key = keyof State;
@@ -51,7 +61,12 @@ export const state: State = {
   treeFilter: '',
   hideOutside: false,
   flameSearch: '',
-  flameInverted: false,
+  flameInverted: true,
+  flameView: 'graph',
+  sandwichFn: '',
+  eventsOrder: 'ts',
+  eventsSearch: '',
+  treeSort: 'start',
 };
 
 const listeners: Listener[] = [];
@@ -71,7 +86,7 @@ export function set(patch: Partial<State>): void {
     pending.add(k);
   }
   // Paging always restarts when what is paged changes, so no page past the end is shown.
-  if (!('eventsPage' in patch) && (pending.has('range') || pending.has('pid') || pending.has('enabled'))) {
+  if (!('eventsPage' in patch) && (pending.has('range') || pending.has('pid') || pending.has('enabled') || pending.has('eventsOrder') || pending.has('eventsSearch'))) {
     if (state.eventsPage !== 0) {
       state.eventsPage = 0;
       pending.add('eventsPage');

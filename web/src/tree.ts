@@ -4,6 +4,7 @@
 
 import type { ProcessLifetime } from './api';
 import { state, set, processByPid } from './state';
+import { cpuNsOf, wallNsOf } from './scope';
 
 export interface Row {
   p: ProcessLifetime;
@@ -90,8 +91,19 @@ export function collapsibleIds(): number[] {
   return [...m.children.keys()];
 }
 
-function matches(p: ProcessLifetime, q: string): boolean {
-  return String(p.pid).startsWith(q) || (p.process_name ?? 'unknown').toLowerCase().includes(q);
+export function matches(p: ProcessLifetime, q: string): boolean {
+  return (
+    String(p.pid).startsWith(q) ||
+    (p.process_name ?? 'unknown').toLowerCase().includes(q) ||
+    (Array.isArray(p.argv) && p.argv.join(' ').toLowerCase().includes(q))
+  );
+}
+
+/** Siblings in the chosen order: as started (the tree), or by CPU or wall time, most first. */
+function ordered(list: ProcessLifetime[]): ProcessLifetime[] {
+  if (state.treeSort === 'start') return list;
+  const key = state.treeSort === 'cpu' ? (p: ProcessLifetime) => cpuNsOf(p) ?? 0 : wallNsOf;
+  return [...list].sort((a, b) => key(b) - key(a) || a.start_ns - b.start_ns || a.pid - b.pid);
 }
 
 /** Rows to show, depth first. */
@@ -116,7 +128,7 @@ export function visibleRows(): Row[] {
   }
   const out: Row[] = [];
   const walk = (list: ProcessLifetime[], depth: number, guides: boolean[]) => {
-    const shown = keep ? list.filter((p) => keep!.has(p.pid)) : list;
+    const shown = ordered(keep ? list.filter((p) => keep!.has(p.pid)) : list);
     shown.forEach((p, i) => {
       const kids = m.children.get(p.pid) ?? [];
       const isLast = i === shown.length - 1;

@@ -1,6 +1,8 @@
-// URL state: range, PID, tab, flamegraph type, enabled chips and the open
-// latency card live in the query string, so a reload restores the view and a link shares it.
+// URL state: range, PID, tab, flamegraph type, enabled chips, the open latency card, the
+// sandwich view and its function, the events' order and search, and the tree's order live
+// in the query string, so a reload restores the view and a link shares it.
 //   ?s=<offset ns>&e=<offset ns>&pid=<pid>&tab=flame|io|events|critpath&fg=<type>&types=a,b|none&lat=1
+//   &fv=sandwich&fn=<function>&eo=latency&q=<event search>&order=cpu|wall
 // Offsets are relative to the trace start: small, exact integers.
 
 import { state, set, subscribe, traceRange, clampRange, defaultEnabled, type Tab, type Key } from './state';
@@ -30,10 +32,16 @@ export function readUrlState(): void {
     patch.enabled = types === 'none' ? new Set() : new Set(types.split(',').filter((x) => x));
   }
   if (q.get('lat') === '1') patch.latencyOpen = true;
+  if (q.get('fv') === 'sandwich') patch.flameView = 'sandwich';
+  if (q.get('fn')) patch.sandwichFn = q.get('fn')!;
+  if (q.get('eo') === 'latency') patch.eventsOrder = 'latency';
+  if (q.get('q')) patch.eventsSearch = q.get('q')!;
+  const order = q.get('order');
+  if (order === 'cpu' || order === 'wall') patch.treeSort = order;
   set(patch);
 }
 
-const WATCHED: Key[] = ['range', 'pid', 'tab', 'flameType', 'enabled', 'latencyOpen'];
+const WATCHED: Key[] = ['range', 'pid', 'tab', 'flameType', 'enabled', 'latencyOpen', 'flameView', 'sandwichFn', 'eventsOrder', 'eventsSearch', 'treeSort'];
 let timer = 0;
 
 export function startUrlSync(): void {
@@ -60,6 +68,11 @@ export function currentQuery(): string {
   const same = def.size === en.size && [...def].every((x) => en.has(x));
   if (!same) q.set('types', en.size ? [...en].sort().join(',') : 'none');
   if (state.latencyOpen) q.set('lat', '1');
+  if (state.flameView === 'sandwich') q.set('fv', 'sandwich');
+  if (state.flameView === 'sandwich' && state.sandwichFn) q.set('fn', state.sandwichFn);
+  if (state.eventsOrder === 'latency') q.set('eo', 'latency');
+  if (state.eventsSearch.trim()) q.set('q', state.eventsSearch.trim());
+  if (state.treeSort !== 'start') q.set('order', state.treeSort);
   return q.toString();
 }
 
