@@ -61,7 +61,35 @@ void fdpaths__init(struct fdpaths *f)
 
 void fdpaths__free(struct fdpaths *f)
 {
+	for (uint32_t i = 0; i < f->nlists; i++)
+		free(f->lists[i].fd);
+	free(f->lists);
+	hmap__free(&f->by_tgid);
 	hmap__free(&f->map);
+}
+
+/* tgid's list, added when new; NULL when out of memory. */
+static struct fdlist *list_of(struct fdpaths *f, uint32_t tgid, bool add)
+{
+	uint32_t i;
+
+	if (hmap__get(&f->by_tgid, tgid, &i))
+		return &f->lists[i];
+	if (!add)
+		return NULL;
+	if (f->nlists == f->cap_lists) {
+		uint32_t cap = f->cap_lists ? 2 * f->cap_lists : 64;
+		struct fdlist *l = realloc(f->lists, cap * sizeof(*l));
+
+		if (!l)
+			return NULL;
+		f->lists = l;
+		f->cap_lists = cap;
+	}
+	if (hmap__put(&f->by_tgid, tgid, f->nlists))
+		return NULL;
+	f->lists[f->nlists] = (struct fdlist){ 0 };
+	return &f->lists[f->nlists++];
 }
 
 static uint64_t key(uint32_t tgid, int64_t fd)
@@ -85,8 +113,25 @@ int64_t fdpaths__get(const struct fdpaths *f, uint32_t tgid, int64_t fd)
 
 int fdpaths__set(struct fdpaths *f, uint32_t tgid, int64_t fd, uint32_t id, bool cloexec)
 {
+	struct fdlist *l;
+	uint32_t v;
+
 	if (!valid_fd(fd))
 		return 0;
+	/* A key never leaves the map, so it joins its process's list once. */
+	if (!hmap__get(&f->map, key(tgid, fd), &v)) {
+		if (!(l = list_of(f, tgid, true)))
+			return -ENOMEM;
+		if (l->n == l->cap) {
+			uint32_t cap = l->cap ? 2 * l->cap : 8, *n = realloc(l->fd, cap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			l->fd = n;
+			l->cap = cap;
+		}
+		l->fd[l->n++] = (uint32_t)fd;
+	}
 	return hmap__put(&f->map, key(tgid, fd), id | (cloexec ? FDP_CLOEXEC : 0));
 }
 
@@ -110,11 +155,12 @@ static int copy(struct fdpaths *f, uint32_t tgid, int64_t from, int64_t to, bool
 /* Close tgid's known descriptors lo..hi (only the cloexec ones, if asked). */
 static void close_where(struct fdpaths *f, uint32_t tgid, uint64_t lo, uint64_t hi, bool only_cloexec)
 {
-	for (uint64_t i = 0; i < f->map.cap; i++) {
-		struct hmap_slot *s = &f->map.slots[i];
-		uint32_t fd = (uint32_t)s->key;
+	struct fdlist *l = list_of(f, tgid, false);
 
-		if (!s->used || s->key >> 32 != tgid || s->val == FDP_CLOSED || fd < lo || fd > hi ||
+	for (uint32_t i = 0; l && i < l->n; i++) {
+		struct hmap_slot *s = hmap__slot(&f->map, key(tgid, l->fd[i]));
+
+		if (!s->used || s->val == FDP_CLOSED || l->fd[i] < lo || l->fd[i] > hi ||
 		    (only_cloexec && !(s->val & FDP_CLOEXEC)))
 			continue;
 		s->val = FDP_CLOSED;
@@ -162,20 +208,17 @@ int fdpaths__exit(struct fdpaths *f, uint32_t tgid, unsigned int nr, const uint6
 
 int fdpaths__fork(struct fdpaths *f, uint32_t parent, uint32_t child)
 {
-	uint64_t cap = f->map.cap;
+	struct fdlist *l = list_of(f, parent, false);
+	uint32_t n = l ? l->n : 0, pi = l ? (uint32_t)(l - f->lists) : 0;
 	int err = 0;
 
-	/* Copied from a snapshot: puts may grow (and move) the table. */
-	struct hmap_slot *snap = cap ? malloc(cap * sizeof(*snap)) : NULL;
+	/* By index: adding the child's list may move the lists. */
+	for (uint32_t i = 0; i < n && !err; i++) {
+		uint32_t fd = f->lists[pi].fd[i], v;
 
-	if (cap && !snap)
-		return -ENOMEM;
-	if (cap)
-		memcpy(snap, f->map.slots, cap * sizeof(*snap));
-	for (uint64_t i = 0; i < cap && !err; i++)
-		if (snap[i].used && snap[i].key >> 32 == parent && snap[i].val != FDP_CLOSED)
-			err = hmap__put(&f->map, key(child, (uint32_t)snap[i].key), snap[i].val);
-	free(snap);
+		if (hmap__get(&f->map, key(parent, fd), &v) && v != FDP_CLOSED)
+			err = fdpaths__set(f, child, fd, v & ~FDP_CLOEXEC, v & FDP_CLOEXEC);
+	}
 	return err;
 }
 

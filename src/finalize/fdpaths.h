@@ -10,8 +10,17 @@
 #include "common/hmap.h"
 #include "trace/syscalls.h"
 
+/* The descriptors a process ever had in the map: exec, exit and fork visit these only. */
+struct fdlist {
+	uint32_t *fd;
+	uint32_t n, cap;
+};
+
 struct fdpaths {
 	struct hmap map;	/* (tgid << 32 | fd) → file id | FDP_CLOEXEC, or FDP_CLOSED */
+	struct hmap by_tgid;	/* tgid → index in lists */
+	struct fdlist *lists;
+	uint32_t nlists, cap_lists;
 	/* Per syscall number: what its exit does (fdpaths.c), its descriptor argument (-1:
 	 * none, -2: mmap's, unless anonymous) and the label of an anonymous one it makes. */
 	int8_t kind[TRACE_SYSCALL_MAX];

@@ -198,6 +198,7 @@ static int sections(struct report *r, const struct trace_file *tf)
 		int (*fn)(struct report *r);
 	} list[] = {
 		{ "processes", report__processes }, { "syscalls", report__syscalls },
+		{ "files", report__files },
 		{ "io_uring", report__io_uring },   { "page faults", report__faults },
 		{ "scheduling", report__sched },    { "thread states", report__threads },
 		{ "probes", report__probes },

@@ -54,8 +54,9 @@ int report__sched(struct report *r);
 int report__stacks(struct report *r);
 int report__threads(struct report *r);
 int report__probes(struct report *r);
+int report__files(struct report *r);
 /* The sections above, in report__run's progress phases. */
-#define REPORT_SECTIONS 8
+#define REPORT_SECTIONS 9
 /* The window of `events` in ts_ns. */
 void report__window(const struct report *r, uint64_t *start, uint64_t *end);
 

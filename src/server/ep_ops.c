@@ -207,7 +207,7 @@ int ep_io_statistics(struct request *rq)
 	static const enum op ops[] = { OP_READ, OP_WRITE, OP_FSYNC, OP_FDATASYNC, OP_IO_URING };
 	struct viewer_state *st = rq->st;
 	struct op_sel sel[OP_MAX] = { 0 };
-	uint64_t max_points, total_ops, total_bytes;
+	uint64_t max_points, total_ops, total_bytes, all = 0;
 	struct io_files files = { 0 };
 	int nsel = 0;
 	struct window w;
@@ -215,13 +215,16 @@ int ep_io_statistics(struct request *rq)
 
 	if ((status = api__window(rq, &w)) || (status = api__max_points(rq, &max_points)))
 		return status;
+	/* all_syscalls=1: every syscall (a syscall table, the compare view's), I/O or not. */
+	if (params__u64(&rq->p, "all_syscalls", false, 1, &all, NULL))
+		return api__bad_param(rq);
 	/* The 0.1 viewer API's five, then the other syscalls that do I/O (and --probe
 	 * functions, timed the same way). */
 	for (int op = 0; op < 5 + st->ops.nops - OP__COUNT; op++) {
 		int o = op < 5 ? (int)ops[op] : OP__COUNT + op - 5;
 		const char *name = ops__name(&st->ops, o);
 
-		if (o >= OP__COUNT && !syscall__is_io(name) && strncmp(name, "probe_", 6))
+		if (o >= OP__COUNT && !all && !syscall__is_io(name) && strncmp(name, "probe_", 6))
 			continue;
 		if ((err = op_sel__build(&sel[nsel++], &st->m, &st->ops, o, &w, SEL_SIZES | SEL_RET))) {
 			status = sel_status(rq, &sel[nsel - 1], err);

@@ -98,6 +98,6 @@ test('a process and its threads, command lines, files and errno names', { skip }
     assert.equal(lat.write.p50_ns, op('write').p50_event.latency_ns);
     assert.equal(lat.write.count, op('write').total_ops);
   } finally {
-    await stopViewer(v);
+    assert.equal(await stopViewer(v), 0);
   }
 });

@@ -36,6 +36,9 @@ test('io_statistics: the reference operations first, then the other I/O syscalls
   // A window cutting a pair off counts only whole pairs, as for the reference's operations.
   const part = await getJson(v, `/api/io_statistics?${qs({ start_ns: 205, end_ns: 1000 })}`);
   assert.deepEqual(part.by_operation.map((o) => [o.operation, o.total_ops]), [['pread64', 2]]);
+  // all_syscalls=1: every syscall, as before.
+  const every = await getJson(v, `/api/io_statistics?${qs({ start_ns: 0, end_ns: 1000, all_syscalls: 1 })}`);
+  assert.deepEqual(every.by_operation.map((o) => o.operation), ['read', 'pread64', 'openat']);
   assert.equal(part.by_operation[0].max_event.event_type, 'pread64');
 });
 

@@ -90,5 +90,5 @@ if command -v script >/dev/null; then
 	script -qec "'$PROBEX' export '$t' --format chrome -o '$TMP/tty.json'" /dev/null >"$TMP/tty.out" 2>&1
 	check "export shows its phases on a terminal" 1 "$(grep -c 'export: \[5/5\] instants' "$TMP/tty.out")"
 	script -qec "'$PROBEX' report '$t'" /dev/null >"$TMP/tty.out" 2>&1
-	check "report shows its phases on a terminal" 1 "$(grep -c 'report: \[8/8\] stacks' "$TMP/tty.out")"
+	check "report shows its phases on a terminal" 1 "$(grep -c 'report: \[9/9\] stacks' "$TMP/tty.out")"
 fi

@@ -16,6 +16,13 @@ assert_eq "gzip loop: each gzip's writes name its own file" 5 \
 	"$(q "$TMP/gz.parquet" "SELECT count(DISTINCT fd_path) FROM events WHERE event_type = 'syscall_write_enter' AND fd = 1 AND fd_path LIKE '$TMP/out_.gz' AND process_name = 'gzip'")"
 assert_eq "gzip loop: a write names the file its process opened" 0 \
 	"$(q "$TMP/gz.parquet" "SELECT count(*) FROM events e WHERE event_type = 'syscall_write_enter' AND fd = 1 AND process_name = 'gzip' AND fd_path <> '$TMP/out' || (SELECT regexp_extract(array_to_string(argv, ' '), '-([0-9])', 1) FROM events x WHERE x.event_type = 'process_exec' AND x.pid = e.pid) || '.gz'")"
+"$PROBEX" report --json "$TMP/gz.parquet" >"$TMP/gz.json"
+assert_eq "report: a file's I/O calls and bytes" \
+	"$(q "$TMP/gz.parquet" "SELECT count(*) || ' ' || sum(ret) FROM events WHERE event_type = 'syscall_write_exit' AND fd_path = '$TMP/out3.gz'")" \
+	"$(python3 -c "
+import json
+f = [x for x in json.load(open('$TMP/gz.json'))['files'] if x['path'] == '$TMP/out3.gz']
+print(f[0]['calls'], f[0]['bytes'])")"
 grep -q "unpaired" "$TMP/gz.err" && fail "a clean run reports unpaired syscalls: $(cat "$TMP/gz.err")"
 grep -Eq ": 0 |dropped: 0" "$TMP/gz.err" && fail "the end-of-run line names zero counters: $(cat "$TMP/gz.err")"
 echo "ok: the end-of-run line: $(grep events "$TMP/gz.err")"
