@@ -184,9 +184,9 @@ export function mountCompare(main: HTMLElement, info: CompareInfo): void {
   async function bothOps(nw: Record<string, number>, bw: Record<string, number>): Promise<[OpStats[], OpStats[]]> {
     const q = (p: Record<string, unknown>) => ({ ...p, max_points: MAX_POINTS });
     const [ni, nm, bi, bm] = await Promise.all([
-      getJson<IoStats>('io_statistics', q(nw)),
+      getJson<IoStats>('io_statistics', { ...q(nw), all_syscalls: 1 }),
       getJson<MemoryStats>('memory_statistics', q(nw)),
-      getJson<IoStats>('io_statistics', q(base(bw))),
+      getJson<IoStats>('io_statistics', { ...q(base(bw)), all_syscalls: 1 }),
       getJson<MemoryStats>('memory_statistics', q(base(bw))),
     ]);
     return [[...bi.by_operation, ...bm.by_operation], [...ni.by_operation, ...nm.by_operation]];

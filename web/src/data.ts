@@ -217,7 +217,7 @@ function refreshViews(r: Range): void {
 
   const ioVisible = (panelVisible() && state.tab === 'io') || state.latencyOpen;
   if (ioVisible) {
-    res.io.want('io_statistics', { ...span, ...scope, max_points: MAX_DIST_POINTS }, r);
+    res.io.want('io_statistics', { ...span, ...scope, max_points: MAX_DIST_POINTS, ...(state.ioAll ? { all_syscalls: 1 } : {}) }, r);
     res.mem.want('memory_statistics', { ...span, ...scope, max_points: MAX_DIST_POINTS }, r);
   } else {
     res.io.idle();

@@ -4,8 +4,8 @@
 // data with no indicator); disposes its charts when hidden, so they never accumulate.
 
 import { h, replace, spinner, errorBox } from './dom';
-import { traceRange } from './state';
-import { res } from './data';
+import { state, traceRange } from './state';
+import { res, refresh } from './data';
 import { formatBytes, formatCount, formatDuration, formatInt, formatNetBytesSigned, formatOffsetPrecise, PCT_RULE_TABLE } from './format';
 import { ChartSet, cdfOption, histogramOption, usageOption, type Series } from './charts';
 import { opDist, type Kind } from './distrib';
@@ -76,10 +76,10 @@ export function ioMemoryView(testid: string): View {
     }
     const ioSect = h('div', { class: 'card', 'data-testid': 'io-section' });
     if (!io) ioSect.append(h('div', { class: 'muted' }, 'No IO data'));
-    else if (!io.total_ops) ioSect.append(h('div', { class: 'muted' }, 'No IO events'));
+    else if (!io.total_ops) ioSect.append(h('div', { class: 'sect-head muted' }, 'No IO events', allToggle()));
     else {
       ioSect.append(
-        h('div', { class: 'sect-head' }, h('b', null, 'IO'), ...ioHead(io.total_ops, io.total_bytes, ioOps)),
+        h('div', { class: 'sect-head' }, h('b', null, 'IO'), ...ioHead(io.total_ops, io.total_bytes, ioOps), allToggle()),
         ...section('io', ioOps),
       );
     }
@@ -244,6 +244,17 @@ function memCountCells(op: OpStats): HTMLElement[] {
   cells[0]!.title = `${formatInt(c?.counts[type] ?? 0)} of ${formatInt(exact)} ${op.operation} calls kept; these figures from the rows kept`;
   cells[0]!.append(h('span', { class: 'mark' }, MARK));
   return cells;
+}
+
+/** I/O syscalls by default; every syscall on demand (latency of futex, uname, ...). */
+function allToggle(): HTMLElement {
+  const box = h('input', { type: 'checkbox', 'data-testid': 'io-all' }) as HTMLInputElement;
+  box.checked = state.ioAll;
+  box.addEventListener('change', () => {
+    state.ioAll = box.checked;
+    refresh();
+  });
+  return h('label', { class: 'dim', style: 'margin-left:auto', title: 'list every syscall, not only reads, writes and syncs' }, box, ' all syscalls');
 }
 
 /** "N ops · B total"; with an operation short of rows, N from the exact counts, marked. */

@@ -22,6 +22,8 @@ export interface State {
   tab: Tab;
   collapsed: Set<number>;
   latencyOpen: boolean;
+  /** The IO table lists every syscall, not only the I/O ones. */
+  ioAll: boolean;
   eventsPage: number;
   /** Absolute ns under the mouse (overview or lanes), or null. */
   hoverNs: number | null;
@@ -56,6 +58,7 @@ export const state: State = {
   tab: 'flame',
   collapsed: new Set(),
   latencyOpen: false,
+  ioAll: false,
   eventsPage: 0,
   hoverNs: null,
   treeFilter: '',
