@@ -32,10 +32,12 @@ int io_files__read(struct request *rq, const struct window *w, struct io_files *
 		     "(PARTITION BY op ORDER BY ns DESC, fd_path) AS k FROM (SELECT "
 		     "regexp_extract(event_type, '^syscall_(.*)_exit$', 1) AS op, fd_path, "
 		     "count(*)::UBIGINT AS n, sum(CASE WHEN ret > 0 THEN ret ELSE 0 END)::UBIGINT AS bytes, "
-		     "sum(COALESCE(latency_ns, 0))::UBIGINT AS ns "
+		     "sum(%s)::UBIGINT AS ns "
 		     "FROM read_parquet(%s) WHERE fd_path IS NOT NULL AND ts_ns BETWEEN %" PRIu64 " AND %" PRIu64
 		     "%s AND event_type LIKE 'syscall\\_%%\\_exit' ESCAPE '\\' GROUP BY op, fd_path)) "
 		     "WHERE k <= %d ORDER BY op, ns DESC, fd_path",
+		     /* A file may carry fd_path and no latency_ns: its files then have no time. */
+		     rq->st->tf.has_latency_ns ? "COALESCE(latency_ns, 0)" : "0",
 		     rq->st->tf.literal, w->start, w->end, who, IO_FILES_MAX) < 0)
 		return api__fail(rq, 500, "out of memory");
 	if (duckdb_query(c->con, sql, &res) == DuckDBError) {

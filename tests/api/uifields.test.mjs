@@ -243,7 +243,9 @@ before(async () => {
   const columns = { latency_ns: 'UBIGINT', waker_pid: 'UINTEGER', waker_tgid: 'UINTEGER', waker_stack_trace: 'VARCHAR[]', next_tgid: 'UINTEGER', filename: 'VARCHAR' };
   const meta = { 'probex.sample_freq_hz': '1000', 'probex.stack_trace_format': 'symbolized_v1', 'probex.root_pid': '10' };
   // Compare mode (--base, here the same file) so that its endpoints answer too.
-  const f = write(dir, 'ui', traceA, { meta: META });
+  // fd_path on the rows with a descriptor, so io_statistics lists files.
+  const withPaths = traceA.map((r) => (r.fd === undefined ? r : { ...r, fd_path: `/tmp/f${r.fd}` }));
+  const f = write(dir, 'ui', withPaths, { meta: META, columns: { fd_path: 'VARCHAR' } });
   [v, vr] = await Promise.all([startViewer(f, ['--base', f]), startViewer(writeTrace(`${dir}/relay.parquet`, relay, { columns, meta }))]);
 });
 after(async () => {
