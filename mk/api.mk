@@ -6,7 +6,7 @@ $(API_SQLRUN): tests/api/sqlrun.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< $(LDFLAGS) -lduckdb -o $@
 
-test-api: $(BUILD)/probex $(BUILD)/probex-test $(BUILD)/fixtures/burst $(API_SQLRUN)
+test-api: $(BUILD)/probex $(BUILD)/probex-test $(BUILD)/fixtures/burst $(BUILD)/fixtures/fdworkers $(API_SQLRUN)
 	PROBEX=$(abspath $(BUILD)/probex) SQLRUN=$(abspath $(API_SQLRUN)) \
 		node --test --test-concurrency=2 $(API_TESTS)
 
