@@ -32,6 +32,7 @@ struct uprobe_def {
 	char b[UPROBE_NAME_MAX];	/* usdt: name; tp: name */
 	char event[2 * UPROBE_NAME_MAX + 8];	/* probe_FUNC, usdt_P_N, tp_C_N */
 	uint64_t offset;		/* u: file offset of the function */
+	uint8_t ret_type;		/* u: enum probe_arg_type of ret (PA_S64 unknown) */
 	int nargs;
 	struct uprobe_arg args[PROBEX_PROBE_ARGS];
 };
@@ -89,5 +90,8 @@ struct usdt_note {
 int uprobes_elf__notes(const char *path, int (*fn)(const struct usdt_note *n, void *ctx), void *ctx);
 /* Print every function of path (sorted, unique) to stdout. */
 int uprobes_elf__list_funcs(const char *path);
+/* The enum probe_arg_type of func's return in path's DWARF (or its build-id debug file),
+ * or -ENOENT (no debug info, no such function, not an integer or pointer). */
+int uprobes_dwarf__ret_type(const char *path, const char *func);
 
 #endif

@@ -42,8 +42,21 @@ assert_eq "nested latencies grow outward" 1 \
 assert_eq "nap calls" 2 "$(cnt probe_fx_nap_exit)"
 assert_ge "nap latency" 20000000 "$(q "$out" "SELECT min(latency_ns) FROM events WHERE event_type='probe_fx_nap_exit'")"
 assert_le "nap latency" 60000000 "$(q "$out" "SELECT max(latency_ns) FROM events WHERE event_type='probe_fx_nap_exit'")"
-assert_eq "nap returns -20 as an int (ret is the whole register)" 4294967276 \
+assert_eq "nap returns -20 as the int its DWARF says" -20 \
 	"$(q "$out" "SELECT DISTINCT ret FROM events WHERE event_type='probe_fx_nap_exit'")"
+# ret's type: the spec's :TYPE over DWARF; without debug info the whole register (s64).
+cp "$F" "$TMP/nodebug" && strip --strip-debug "$TMP/nodebug"
+"$PROBEX" -q -o "$TMP/r.parquet" --no-viewer --probe "u:$F:fx_nap(ms:s32):u8" \
+	--probe "u:$TMP/nodebug:fx_nap" --probe "u:$TMP/nodebug:fx_fact():s16" \
+	-- sh -c "$F >/dev/null; $TMP/nodebug >/dev/null" 2>"$TMP/stderr" || fail "typed ret: $(tail -3 "$TMP/stderr")"
+assert_eq "nap ret as :u8 (-20 & 255)" 236 \
+	"$(q "$TMP/r.parquet" "SELECT arg_min(ret, ts_ns) FROM events WHERE event_type='probe_fx_nap_exit'")"
+assert_eq "nap ret without debug info: the whole register" 4294967276 \
+	"$(q "$TMP/r.parquet" "SELECT arg_max(ret, ts_ns) FROM events WHERE event_type='probe_fx_nap_exit'")"
+assert_eq "fact ret as :s16 without debug info" "1 2 6 24 120" \
+	"$(q "$TMP/r.parquet" "SELECT string_agg(ret::VARCHAR, ' ' ORDER BY ts_ns) FROM events WHERE event_type='probe_fx_fact_exit'")"
+assert_eq "probex.probes says ret's type" "s64" \
+	"$(q "$TMP/r.parquet" "SELECT json_extract_string(decode(value), '\$[1].ret') FROM parquet_kv_metadata('$TMP/r.parquet') WHERE key = 'probex.probes'")"
 # Stacks sampled as for other events: some entries carry one, each with its caller.
 assert_ge "entry stacks" 1 "$(cnt probe_fx_add_enter "stack_trace IS NOT NULL")"
 assert_eq "entry stacks through main" 0 \
@@ -75,7 +88,8 @@ fi
 for spec in "u:/nonexistent/bin:f" "u:$F:no_such_function" "u:$F:fx_add(x:u128)" \
 	"u:$F:fx_add(a:u8,b:u8,c:u8,d:u8,e:u8,f:u8,g:u8)" "u:$F:fx_add(x)" \
 	"usdt:$F:fixture:nope" "usdt:$F:fixture:tick(a:u64,b:u64,c:u64)" "tp:sched:no_such_tp" \
-	"tp:nonsense" "k:do_sys_openat2" "z:what" "u:libno_such_lib:f"; do
+	"tp:nonsense" "k:do_sys_openat2" "z:what" "u:libno_such_lib:f" "u:$F:fx_nap(ms:s32):str" \
+	"u:$F:fx_nap(ms:s32)s32"; do
 	rm -f "$TMP/bad.parquet"
 	"$PROBEX" -o "$TMP/bad.parquet" --no-viewer --probe "$spec" -- touch "$TMP/ran" 2>"$TMP/err"
 	rc=$?

@@ -1,0 +1,139 @@
+/* A u: probe's return type from the binary's DWARF (or its build-id debug file): the
+ * base type the function's DW_AT_type names, through typedefs and qualifiers. */
+#include <dwarf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+
+#include "record/uprobes.h"
+
+struct func_find {
+	const char *name;
+	Dwarf_Die die;
+	int found;
+};
+
+static int int_type(Dwarf_Word size, int sign)
+{
+	switch (size) {
+	case 1: return sign ? PA_S8 : PA_U8;
+	case 2: return sign ? PA_S16 : PA_U16;
+	case 4: return sign ? PA_S32 : PA_U32;
+	case 8: return sign ? PA_S64 : PA_U64;
+	default: return -ENOENT;
+	}
+}
+
+/* The probe type of a DWARF type, or -ENOENT (void, floats, aggregates). */
+static int die_type(Dwarf_Die *die)
+{
+	Dwarf_Attribute at;
+	Dwarf_Die t = *die;
+	Dwarf_Word enc = DW_ATE_signed;
+
+	for (int hops = 0; hops < 16; hops++) {
+		if (!dwarf_attr_integrate(&t, DW_AT_type, &at) || !dwarf_formref_die(&at, &t))
+			return -ENOENT;
+		switch (dwarf_tag(&t)) {
+		case DW_TAG_typedef: case DW_TAG_const_type: case DW_TAG_volatile_type:
+		case DW_TAG_restrict_type: case DW_TAG_atomic_type:
+			continue;
+		case DW_TAG_pointer_type: case DW_TAG_reference_type: case DW_TAG_rvalue_reference_type:
+			return PA_PTR;
+		case DW_TAG_enumeration_type:
+			return int_type(dwarf_bytesize(&t), 1);
+		case DW_TAG_base_type:
+			if (dwarf_attr(&t, DW_AT_encoding, &at))
+				dwarf_formudata(&at, &enc);
+			if (enc != DW_ATE_signed && enc != DW_ATE_signed_char && enc != DW_ATE_unsigned &&
+			    enc != DW_ATE_unsigned_char && enc != DW_ATE_boolean)
+				return -ENOENT;
+			return int_type(dwarf_bytesize(&t), enc == DW_ATE_signed || enc == DW_ATE_signed_char);
+		default:
+			return -ENOENT;
+		}
+	}
+	return -ENOENT;
+}
+
+static int func_cb(Dwarf_Die *die, void *arg)
+{
+	struct func_find *f = arg;
+	Dwarf_Attribute at;
+	const char *n = dwarf_diename(die), *link = NULL;
+
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &at))
+		link = dwarf_formstring(&at);
+	if ((!n || strcmp(n, f->name)) && (!link || strcmp(link, f->name)))
+		return DWARF_CB_OK;
+	if (dwarf_hasattr(die, DW_AT_declaration))
+		return DWARF_CB_OK;
+	f->die = *die;
+	f->found = 1;
+	return DWARF_CB_ABORT;
+}
+
+/* /usr/lib/debug/.build-id/xx/yyyy.debug of the ELF file fd, or -ENOENT. */
+static int debug_fd(int fd)
+{
+	char p[128];
+	const unsigned char *id;
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	ssize_t n = e ? dwelf_elf_gnu_build_id(e, (const void **)&id) : -1;
+	int len;
+
+	if (n < 2 || n > 40) {
+		if (e)
+			elf_end(e);
+		return -ENOENT;
+	}
+	len = snprintf(p, sizeof(p), "/usr/lib/debug/.build-id/%02x/", id[0]);
+	for (ssize_t i = 1; i < n; i++)
+		len += snprintf(p + len, sizeof(p) - len, "%02x", id[i]);
+	snprintf(p + len, sizeof(p) - len, ".debug");
+	elf_end(e);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -ENOENT : fd;
+}
+
+static int find_in(Dwarf *dw, const char *func)
+{
+	struct func_find f = { .name = func };
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	while (!f.found && !dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL)) {
+		Dwarf_Die cu;
+
+		if (dwarf_offdie(dw, off + hsize, &cu))
+			dwarf_getfuncs(&cu, func_cb, &f, 0);
+		off = next;
+	}
+	return f.found ? die_type(&f.die) : -ENOENT;
+}
+
+int uprobes_dwarf__ret_type(const char *path, const char *func)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), dfd, ret = -ENOENT;
+	Dwarf *dw;
+
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	dw = dwarf_begin(fd, DWARF_C_READ);
+	if (!dw && (dfd = debug_fd(fd)) >= 0) {
+		close(fd);
+		fd = dfd;
+		dw = dwarf_begin(fd, DWARF_C_READ);
+	}
+	if (dw) {
+		ret = find_in(dw, func);
+		dwarf_end(dw);
+	}
+	close(fd);
+	return ret;
+}
