@@ -106,3 +106,18 @@ grep -qx "u:$F:fx_add" "$TMP/list" || fail "--list-probes: no fx_add"
 grep -q "^usdt:$F:fixture:tick.*2 args" "$TMP/list" || fail "--list-probes: no fixture:tick"
 "$PROBEX" --list-probes tp | grep -qx "tp:sched:sched_process_fork" || fail "--list-probes tp: no sched_process_fork"
 echo "ok: --list-probes"
+
+# --list-probes lists every USDT note readelf -n shows (one line per note: a probe placed
+# at several sites has several), on Debian's own binaries where installed.
+for bin in /usr/bin/python3.11 /usr/lib/x86_64-linux-gnu/libstdc++.so.6 \
+	/usr/lib/jvm/java-17-openjdk-amd64/lib/server/libjvm.so; do
+	[ -e "$bin" ] && command -v readelf >/dev/null || continue
+	real=$(realpath "$bin")
+	readelf -n "$real" | awk '/Provider:/ { p = $2 } /Name:/ { n = $2 }
+		/Arguments:/ { sub(/^ *Arguments: */, ""); print p ":" n " " $0 }' | sort >"$TMP/re"
+	"$PROBEX" --list-probes "$bin" 2>/dev/null | sed -n "s|^usdt:$real:||p" |
+		sed 's/\t([0-9]* args: \(.*\))$/ \1/' | sort >"$TMP/px"
+	assert_ge "$bin: USDT notes" 1 "$(wc -l <"$TMP/re")"
+	assert_eq "$bin: --list-probes = readelf -n" "$(wc -l <"$TMP/re")" "$(wc -l <"$TMP/px")"
+	diff "$TMP/re" "$TMP/px" >&2 || fail "$bin: --list-probes differs from readelf -n"
+done
