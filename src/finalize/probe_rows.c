@@ -218,19 +218,22 @@ static int64_t typed(uint64_t v, uint8_t type)
 	}
 }
 
-static void arg_json(struct strbuf *sb, const struct rec_probe *p, uint32_t len, const struct probe_desc *d)
+/* The arguments as a JSON object: n values in args (missing ones 0), strings from ps. */
+static void arg_json(struct strbuf *sb, const __u64 *args, int n, const struct rec_probe_str *ps,
+		     const struct probe_desc *d)
 {
-	const struct rec_probe_str *ps = (const void *)p;
 	int slot = 0;
 
 	strbuf__add(sb, "{", 1);
 	for (int i = 0; i < d->nargs && i < PROBEX_PROBE_ARGS; i++) {
+		uint64_t v = i < n ? args[i] : 0;
+
 		strbuf__addf(sb, "%s\"%s\": ", i ? ", " : "", d->name[i]);
 		switch (d->type[i]) {
 		case PA_STR: {
 			char s[PROBEX_PROBE_STR_LEN];
 
-			if (p->h.kind == REC_PROBE_STR && slot < PROBEX_PROBE_STRS && len >= sizeof(*ps)) {
+			if (ps && slot < PROBEX_PROBE_STRS) {
 				memcpy(s, ps->str[slot], sizeof(s));
 				s[sizeof(s) - 1] = 0;
 			} else {
@@ -241,37 +244,31 @@ static void arg_json(struct strbuf *sb, const struct rec_probe *p, uint32_t len,
 			break;
 		}
 		case PA_S8: case PA_S16: case PA_S32: case PA_S64:
-			strbuf__addf(sb, "%lld", (long long)p->args[i]);
+			strbuf__addf(sb, "%lld", (long long)v);
 			break;
 		default:
-			strbuf__addf(sb, "%llu", (unsigned long long)p->args[i]);
+			strbuf__addf(sb, "%llu", (unsigned long long)v);
 			break;
 		}
 	}
 	strbuf__add(sb, "}", 1);
 }
 
-int probe_rows__cols(struct probe_rows *pr, struct colbuf *c, const void *rec, uint32_t len,
-		     struct rg_writer *g, int *ev)
+static void exit_cols(struct colbuf *c, const struct probe_desc *d, int64_t ret, uint64_t enter_ts, uint64_t ts)
 {
-	const struct rec_probe *p = rec;
-	const struct probe_desc *d;
+	colbuf__set(c, TC_RET, (uint64_t)typed((uint64_t)ret, d->ret_type));
+	if (enter_ts && enter_ts <= ts)
+		colbuf__set(c, TC_LATENCY, ts - enter_ts);
+}
+
+static int args_col(struct probe_rows *pr, struct colbuf *c, const __u64 *args, int n,
+		    const struct rec_probe_str *ps, const struct probe_desc *d, struct rg_writer *g)
+{
 	int64_t id;
 	int err;
 
-	if (len < sizeof(*p) || p->id >= (uint32_t)pr->n)
-		return -EIO;
-	d = &pr->d[p->id];
-	if (p->h.sub == PROBE_EXIT) {
-		*ev = d->ev_exit >= 0 ? d->ev_exit : d->ev;
-		colbuf__set(c, TC_RET, (uint64_t)typed((uint64_t)p->ret, d->ret_type));
-		if (p->enter_ts && p->enter_ts <= p->h.ts)
-			colbuf__set(c, TC_LATENCY, p->h.ts - p->enter_ts);
-		return 0;
-	}
-	*ev = d->ev;
 	pr->sb.len = 0;
-	arg_json(&pr->sb, p, len, d);
+	arg_json(&pr->sb, args, n, ps, d);
 	if (pr->sb.err)
 		return pr->sb.err;
 	if (pr->args.n == pr->args.cap && (err = rg_writer__wait(g)))
@@ -281,4 +278,46 @@ int probe_rows__cols(struct probe_rows *pr, struct colbuf *c, const void *rec, u
 		return (int)id;
 	colbuf__set(c, TC_PROBE_ARGS, (uint64_t)id);
 	return 0;
+}
+
+/* A call in one record: its enter row (arguments) or exit row (ret, latency). */
+static int call_cols(struct probe_rows *pr, struct colbuf *c, const struct rec_probe_call *p, uint32_t len,
+		     bool exit_half, struct rg_writer *g, int *ev)
+{
+	const struct probe_desc *d;
+	uint32_t n = p->nargs;
+
+	if (len < sizeof(*p) || p->id >= (uint32_t)pr->n)
+		return -EIO;
+	d = &pr->d[p->id];
+	if (exit_half) {
+		*ev = d->ev_exit >= 0 ? d->ev_exit : d->ev;
+		exit_cols(c, d, p->ret, p->enter_ts, p->h.ts);
+		return 0;
+	}
+	*ev = d->ev;
+	if (n > (len - sizeof(*p)) / 8)
+		n = (len - sizeof(*p)) / 8;
+	return args_col(pr, c, p->args, (int)n, NULL, d, g);
+}
+
+int probe_rows__cols(struct probe_rows *pr, struct colbuf *c, const void *rec, uint32_t len,
+		     bool exit_half, struct rg_writer *g, int *ev)
+{
+	const struct rec_probe *p = rec;
+	const struct probe_desc *d;
+
+	if (p->h.kind == REC_PROBE_CALL)
+		return call_cols(pr, c, rec, len, exit_half, g, ev);
+	if (len < sizeof(*p) || p->id >= (uint32_t)pr->n)
+		return -EIO;
+	d = &pr->d[p->id];
+	if (p->h.sub == PROBE_EXIT) {
+		*ev = d->ev_exit >= 0 ? d->ev_exit : d->ev;
+		exit_cols(c, d, p->ret, p->enter_ts, p->h.ts);
+		return 0;
+	}
+	*ev = d->ev;
+	return args_col(pr, c, p->args, PROBEX_PROBE_ARGS,
+			p->h.kind == REC_PROBE_STR && len >= sizeof(struct rec_probe_str) ? rec : NULL, d, g);
 }

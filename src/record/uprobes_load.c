@@ -55,6 +55,7 @@ static int open_object(struct uprobe_set *s, const int map_fds[], const struct p
 	/* Only the programs the probes need: each one costs its verification (tens of ms). */
 	bpf_program__set_autoload(k->progs.probe_enter, has_kind(s, UPK_U));
 	bpf_program__set_autoload(k->progs.probe_exit, has_kind(s, UPK_U));
+	bpf_program__set_autoload(k->progs.probe_task_exit, has_kind(s, UPK_U));
 	bpf_program__set_autoload(k->progs.probe_usdt, has_kind(s, UPK_USDT));
 	bpf_program__set_autoload(k->progs.probe_tp, has_kind(s, UPK_TP));
 	if (s->multi) {
@@ -141,7 +142,7 @@ int uprobes__attach(struct uprobe_set *s, const int map_fds[], const struct prob
 {
 	int err, bad;
 
-	s->links = calloc(2 * s->n + 1, sizeof(*s->links));
+	s->links = calloc(2 * s->n + 2, sizeof(*s->links));
 	if (!s->links)
 		return -ENOMEM;
 	s->multi = uprobes_multi__supported();
@@ -151,6 +152,11 @@ int uprobes__attach(struct uprobe_set *s, const int map_fds[], const struct prob
 		return err;
 	}
 	err = fill_specs(s);
+	/* Entries held for their return are sent when their thread ends inside the call. */
+	if (!err && has_kind(s, UPK_U))
+		err = add_link(s, bpf_program__attach(s->skel->progs.probe_task_exit));
+	if (err)
+		log__error("--probe: cannot attach the probes' thread-exit program: %s", strerror(-err));
 	if (!err && s->multi) {
 		bad = 0;
 		err = uprobes_multi__attach(s, bpf_program__fd(s->skel->progs.probe_enter),

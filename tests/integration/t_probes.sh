@@ -62,6 +62,31 @@ assert_ge "entry stacks" 1 "$(cnt probe_fx_add_enter "stack_trace IS NOT NULL")"
 assert_eq "entry stacks through main" 0 \
 	"$(cnt probe_fx_add_enter "stack_trace IS NOT NULL AND NOT (list_contains(stack_trace, 'fx_add') AND list_contains(stack_trace, 'main'))")"
 
+# One record per call when the entry sends none (no stack sampled, no strings): the
+# kernel keeps the arguments until the return; a call that never returns (exit() inside
+# it) still has its entry, sent when the thread ends.
+"$PROBEX" -q -o "$TMP/c.parquet" --no-viewer --stacks=none --syscalls=exit_group \
+	--probe "u:$F:fx_add(id:s32,name:ptr)" --probe "u:$F:fx_fact(n:s32)" --probe "u:$F:fx_leave(code:s32)" \
+	-- "$F" >/dev/null 2>"$TMP/stderr" || fail "one record per call: $(tail -3 "$TMP/stderr")"
+cq() { q "$TMP/c.parquet" "$1"; }
+assert_eq "held calls: enter rows" 1000 "$(cq "SELECT count(*) FROM events WHERE event_type='probe_fx_add_enter'")"
+assert_eq "held calls: exit rows" 1000 "$(cq "SELECT count(*) FROM events WHERE event_type='probe_fx_add_exit' AND latency_ns IS NOT NULL")"
+assert_eq "held calls: ids 0..999" 499500 "$(cq "SELECT sum(json_extract(probe_args, '\$.id')::BIGINT) FROM events WHERE event_type='probe_fx_add_enter'")"
+assert_eq "held calls: returns" 999000 "$(cq "SELECT sum(ret) FROM events WHERE event_type='probe_fx_add_exit'")"
+assert_eq "held calls: enter before exit" 0 \
+	"$(cq "SELECT count(*) FROM (SELECT ts_ns, lead(ts_ns) OVER (ORDER BY ts_ns) nx, event_type, lead(event_type) OVER (ORDER BY ts_ns) ne FROM events WHERE event_type LIKE 'probe_fx_add_%') WHERE event_type = 'probe_fx_add_enter' AND ne <> 'probe_fx_add_exit'")"
+assert_eq "held recursion: args, entry order" "5 4 3 2 1" \
+	"$(cq "SELECT string_agg(json_extract(probe_args, '\$.n')::VARCHAR, ' ' ORDER BY ts_ns) FROM events WHERE event_type='probe_fx_fact_enter'")"
+assert_eq "held recursion: returns, exit order" "1 2 6 24 120" \
+	"$(cq "SELECT string_agg(ret::VARCHAR, ' ' ORDER BY ts_ns) FROM events WHERE event_type='probe_fx_fact_exit'")"
+assert_eq "a call that exits: its entry" '1 {"code": 0}' \
+	"$(cq "SELECT count(*) || ' ' || any_value(probe_args) FROM events WHERE event_type='probe_fx_leave_enter'")"
+assert_eq "a call that exits: no return" 0 "$(cq "SELECT count(*) FROM events WHERE event_type='probe_fx_leave_exit'")"
+rows=$(cq "SELECT count(*) FROM events")
+recs=$(cq "SELECT json_extract(decode(value), '\$.records_submitted') FROM parquet_kv_metadata('$TMP/c.parquet') WHERE key = 'probex.drops'")
+# Other records are one row each: the probes' 2012 rows took about 1006 records, not 2012.
+assert_le "records for 1006 probed calls" 1056 "$((recs - (rows - 2012)))"
+
 # USDT: all of the note's arguments, signed per the note; a semaphore-gated probe fires.
 assert_eq "usdt tick rows" "$(get tick)" "$(cnt usdt_fixture_tick)"
 assert_eq "usdt tick args: arg1 = -arg0" 1000 \
@@ -74,7 +99,7 @@ assert_eq "fork tracepoint: the child" 1 "$(cnt tp_sched_sched_process_fork "jso
 assert_eq "fork tracepoint: traced processes only" 0 \
 	"$(q "$out" "SELECT count(*) FROM events e WHERE event_type='tp_sched_sched_process_fork' AND tgid NOT IN (SELECT DISTINCT tgid FROM events WHERE event_type='process_exec')")"
 assert_eq "no probe drops" 0 \
-	"$(q "$out" "SELECT json_extract(decode(value), '\$.ringbuf_probe')::INT + json_extract(decode(value), '\$.ringbuf_probe_str')::INT FROM parquet_kv_metadata('$out') WHERE key = 'probex.drops'")"
+	"$(q "$out" "SELECT json_extract(decode(value), '\$.ringbuf_probe')::INT + json_extract(decode(value), '\$.ringbuf_probe_str')::INT + json_extract(decode(value), '\$.ringbuf_probe_call')::INT FROM parquet_kv_metadata('$out') WHERE key = 'probex.drops'")"
 
 # The same fixture under bpftrace: the same counts.
 if command -v bpftrace >/dev/null; then
