@@ -281,6 +281,8 @@ static __always_inline bool hold_entry(struct pt_regs *ctx, struct pcalls *c, co
 	return true;
 }
 
+/* u: entries: probes without str arguments here, the others in probe_enter_str (each
+ * program verified only when some probe needs it: the string reads are most of it). */
 SEC("uprobe")
 int probe_enter(struct pt_regs *ctx)
 {
@@ -297,7 +299,32 @@ int probe_enter(struct pt_regs *ctx)
 	c = bpf_task_storage_get(&pcalls, bpf_get_current_task_btf(), 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (c && hold_entry(ctx, c, sp, id, w, now))
 		return 0;
-	send_args(ctx, sp, id, PROBE_ENTER, SRC_REGS, false, w);
+	send_one(ctx, sp, id, PROBE_ENTER, SRC_REGS, false, w, false);
+	return 0;
+}
+
+SEC("uprobe")
+int probe_enter_str(struct pt_regs *ctx)
+{
+	__u32 id = (__u32)bpf_get_attach_cookie(ctx), d;
+	struct probe_spec *sp = bpf_map_lookup_elem(&pspecs, &id);
+	struct tstate *t = cur_state();
+	struct pcalls *c;
+	__u64 now;
+
+	if (!t || !sp)
+		return 0;
+	now = bpf_ktime_get_ns();
+	c = bpf_task_storage_get(&pcalls, bpf_get_current_task_btf(), 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (c) {
+		d = c->depth++;
+		if (d < PROBE_DEPTH) {
+			c->call[d].id = id;
+			c->call[d].ts = now;
+			c->call[d].held = 0;
+		}
+	}
+	send_one(ctx, sp, id, PROBE_ENTER, SRC_REGS, false, stack_take(t, SC_PROBE, now), true);
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "record/kbtf.h"
 #include "record/uprobes.h"
 
 static const char *const type_names[PA__COUNT] = {
@@ -242,7 +243,7 @@ static int parse_ret(struct uprobe_def *d, const char *s, bool *given)
 /* ret's type: given, else the function's DWARF type, else s64. */
 static void ret_from_dwarf(struct uprobe_def *d)
 {
-	int t = uprobes_dwarf__ret_type(d->path, d->a);
+	int t = uprobes_dwarf__ret_type(d->path, d->a, d->vaddr);
 
 	d->ret_type = t >= 0 ? (uint8_t)t : PA_S64;
 }
@@ -272,7 +273,7 @@ static int parse_u(struct uprobe_def *d, const char *rest, const int *pids, int 
 	snprintf(bin, sizeof(bin), "%.*s", (int)(colon - rest), rest);
 	if ((err = resolve_binary(d, bin, pids, npids)))
 		return err;
-	err = uprobes_elf__func(d->path, d->a, &d->offset, &stripped);
+	err = uprobes_elf__func(d->path, d->a, &d->offset, &d->vaddr, &stripped);
 	if (err == -ENOENT)
 		return BAD(d, "no function %s in %s%s", d->spec, d->a, d->path,
 			   stripped ? " (the binary is stripped: only its dynamic symbols were searched)" : "");
@@ -433,6 +434,8 @@ int uprobes__parse(struct uprobe_set *s, const char *const *specs, int n, const 
 		free(s->d);
 		memset(s, 0, sizeof(*s));
 	}
+	if (!err && n)
+		kbtf__prefetch();	/* for the probes' object, while the main one loads */
 	return err;
 }
 

@@ -3,6 +3,7 @@
 #include <dwarf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -100,15 +101,18 @@ static int debug_fd(int fd)
 	return fd < 0 ? -ENOENT : fd;
 }
 
-static int find_in(Dwarf *dw, const char *func)
+/* The CU holding vaddr (through .debug_aranges) first: a whole scan of a large binary's
+ * CUs takes long. */
+static int find_in(Dwarf *dw, const char *func, uint64_t vaddr)
 {
 	struct func_find f = { .name = func };
 	Dwarf_Off off = 0, next;
+	Dwarf_Die cu;
 	size_t hsize;
 
+	if (vaddr && dwarf_addrdie(dw, vaddr, &cu))
+		dwarf_getfuncs(&cu, func_cb, &f, 0);
 	while (!f.found && !dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL)) {
-		Dwarf_Die cu;
-
 		if (dwarf_offdie(dw, off + hsize, &cu))
 			dwarf_getfuncs(&cu, func_cb, &f, 0);
 		off = next;
@@ -116,7 +120,7 @@ static int find_in(Dwarf *dw, const char *func)
 	return f.found ? die_type(&f.die) : -ENOENT;
 }
 
-int uprobes_dwarf__ret_type(const char *path, const char *func)
+int uprobes_dwarf__ret_type(const char *path, const char *func, uint64_t vaddr)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), dfd, ret = -ENOENT;
 	Dwarf *dw;
@@ -131,7 +135,7 @@ int uprobes_dwarf__ret_type(const char *path, const char *func)
 		dw = dwarf_begin(fd, DWARF_C_READ);
 	}
 	if (dw) {
-		ret = find_in(dw, func);
+		ret = find_in(dw, func, vaddr);
 		dwarf_end(dw);
 	}
 	close(fd);
