@@ -3,8 +3,7 @@
 # (the workload times its own loop: traced minus untraced, divided by calls) under probex,
 # under bpftrace (uprobe + uretprobe, the same arguments counted into a map) and with an
 # empty bpftrace uprobe (the floor: the trap and return alone); and what attaching 10
-# probes adds to probex's start-up (`probex -- true`, medians of RUNS); and probex without
-# a probe on the same loop (its CPU sampler), the part of its figure that is no probe's.
+# probes adds to probex's start-up (`probex -- true`, medians of RUNS).
 # Prints a table and writes it to $BUILD/bench/probes.md.  Needs root.
 set -u
 source "$(dirname "$0")/lib.sh"
@@ -17,19 +16,14 @@ per_call() { sed -n 's/^ns_per_call=//p'; }
 untraced() { "$W" "$N" | per_call; }
 probex_run() { "$PROBEX" -q -o "$WORK/p.parquet" --no-viewer --force --syscalls=exit_group \
 	--probe "u:$W:pc_work(a:s64,b:s64)" -- "$W" "$N" | per_call; }
-# The recorder alone on the same loop (CPU samples at 1999 Hz, no probe): what probex
-# costs this loop before any probe, part of the probed run's figure.
-probex_bare() { "$PROBEX" -q -o "$WORK/b.parquet" --no-viewer --force --syscalls=exit_group \
-	-- "$W" "$N" | per_call; }
 bt_run() { bpftrace -q -e "$1" -c "$W $N" 2>/dev/null | per_call; }
 BT_FULL="uprobe:$W:pc_work { @args[arg0, arg1] = count(); } uretprobe:$W:pc_work { @ret[retval] = count(); }"
 BT_EMPTY="uprobe:$W:pc_work { }"
 
-declare -a base px bare bt empty
+declare -a base px bt empty
 for r in $(seq "$RUNS"); do
 	base+=("$(untraced)")
 	px+=("$(probex_run)")
-	bare+=("$(probex_bare)")
 	command -v bpftrace >/dev/null && bt+=("$(bt_run "$BT_FULL")") && empty+=("$(bt_run "$BT_EMPTY")")
 done
 rows=$("$PROBEX" query --no-header "$WORK/p.parquet" "SELECT count(*) FROM events WHERE event_type = 'probe_pc_work_exit'")
@@ -64,7 +58,6 @@ da=$(awk -v a="$a10" -v z="$a0" 'BEGIN { printf "%.0f", (a - z) * 1000 }')
 	echo "|---|---:|---:|"
 	echo "| untraced | $b | — |"
 	echo "| probex --probe 'u:...:pc_work(a:s64,b:s64)' ($rows exit rows) | $(med "${px[@]}") | $(cost "$(med "${px[@]}")") |"
-	echo "| probex without --probe (the recorder's own cost: CPU samples) | $(med "${bare[@]}") | $(cost "$(med "${bare[@]}")") |"
 	if [ "${#bt[@]}" -gt 0 ]; then
 		echo "| bpftrace uprobe + uretprobe, args and ret counted in maps | $(med "${bt[@]}") | $(cost "$(med "${bt[@]}")") |"
 		echo "| bpftrace empty uprobe (the floor) | $(med "${empty[@]}") | $(cost "$(med "${empty[@]}")") |"
