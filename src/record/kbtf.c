@@ -7,26 +7,15 @@
  * --wrap=btf__load_vmlinux_btf, so every load of the kernel's BTF (libbpf's own for CO-RE
  * and attach targets, and probex's when it checks tracepoint shapes) comes here first.
  * Only libbpf's skeleton, the fallback of record/loader.c, needs it.
- * Older kernels refuse the mapping and get libbpf's read.
- *
- * The main object is a light skeleton, which needs no BTF here; --probe's object is not.
- * Parsing the BTF takes ~15 ms, so it starts (kbtf__prefetch) before the main object
- * loads, which is the kernel's work on another core. */
+ * Older kernels refuse the mapping and get libbpf's read. */
 #include <bpf/btf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <stdbool.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "record/kbtf.h"
-
 #define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
-
-static pthread_t prefetch_thread;
-static bool prefetching;
 
 struct btf *__real_btf__load_vmlinux_btf(void);
 struct btf *__wrap_btf__load_vmlinux_btf(void);
@@ -53,29 +42,9 @@ cleanup:
 	return btf;
 }
 
-static void *prefetch_main(void *arg)
-{
-	return kbtf__map();
-}
-
-void kbtf__prefetch(void)
-{
-	if (!prefetching)
-		prefetching = !pthread_create(&prefetch_thread, NULL, prefetch_main, NULL);
-}
-
 struct btf *__wrap_btf__load_vmlinux_btf(void)
 {
-	struct btf *btf = NULL;
+	struct btf *btf = kbtf__map();
 
-	if (prefetching) {
-		void *ret = NULL;
-
-		prefetching = false;
-		if (!pthread_join(prefetch_thread, &ret))
-			btf = ret;
-	}
-	if (!btf)
-		btf = kbtf__map();
 	return btf ? btf : __real_btf__load_vmlinux_btf();
 }

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "common/log.h"
-#include "record/kbtf.h"
 #include "record/uprobes.h"
 
 static const char *const type_names[PA__COUNT] = {
@@ -434,8 +433,6 @@ int uprobes__parse(struct uprobe_set *s, const char *const *specs, int n, const 
 		free(s->d);
 		memset(s, 0, sizeof(*s));
 	}
-	if (!err && n)
-		kbtf__prefetch();	/* for the probes' object, while the main one loads */
 	return err;
 }
 
