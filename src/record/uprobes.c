@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -411,8 +412,17 @@ static int assign_slots(struct uprobe_def *d)
 	return 0;
 }
 
+static double secs(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 int uprobes__parse(struct uprobe_set *s, const char *const *specs, int n, const int *pids, int npids)
 {
+	double t0 = secs();
 	int err = 0;
 
 	memset(s, 0, sizeof(*s));
@@ -429,10 +439,12 @@ int uprobes__parse(struct uprobe_set *s, const char *const *specs, int n, const 
 			err = assign_slots(&s->d[i]);
 		s->n = i + 1;
 	}
+	uprobes_dwarf__close();
 	if (err) {
 		free(s->d);
 		memset(s, 0, sizeof(*s));
 	}
+	log__debug("probes: %d --probe resolved in %.3f s", n, secs() - t0);
 	return err;
 }
 

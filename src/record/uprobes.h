@@ -97,5 +97,7 @@ int uprobes_elf__list_funcs(const char *path);
 /* The enum probe_arg_type of func's return (at vaddr) in path's DWARF (or its build-id
  * debug file), or -ENOENT (no debug info, no such function, not an integer or pointer). */
 int uprobes_dwarf__ret_type(const char *path, const char *func, uint64_t vaddr);
+/* Close the DWARF kept open for the next probe on the same binary. */
+void uprobes_dwarf__close(void);
 
 #endif

@@ -14,9 +14,18 @@
 
 struct func_find {
 	const char *name;
+	Dwarf_Addr addr;	/* or the function at this address (an alias's: malloc is __libc_malloc) */
 	Dwarf_Die die;
 	int found;
 };
+
+/* The last binary's DWARF, kept for the next probe on it: opening libc's debug file
+ * (compressed sections) takes ~70 ms. */
+static struct {
+	char path[4096];
+	int fd, dfd;
+	Dwarf *dw;
+} cache = { .fd = -1, .dfd = -1 };
 
 static int int_type(Dwarf_Word size, int sign)
 {
@@ -67,9 +76,12 @@ static int func_cb(Dwarf_Die *die, void *arg)
 	Dwarf_Attribute at;
 	const char *n = dwarf_diename(die), *link = NULL;
 
+	Dwarf_Addr lo;
+
 	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &at))
 		link = dwarf_formstring(&at);
-	if ((!n || strcmp(n, f->name)) && (!link || strcmp(link, f->name)))
+	if ((!n || strcmp(n, f->name)) && (!link || strcmp(link, f->name)) &&
+	    (!f->addr || dwarf_lowpc(die, &lo) || lo != f->addr))
 		return DWARF_CB_OK;
 	if (dwarf_hasattr(die, DW_AT_declaration))
 		return DWARF_CB_OK;
@@ -101,17 +113,18 @@ static int debug_fd(int fd)
 	return fd < 0 ? -ENOENT : fd;
 }
 
-/* The CU holding vaddr (through .debug_aranges) first: a whole scan of a large binary's
- * CUs takes long. */
+/* The CU holding vaddr (through .debug_aranges), else every CU (slow in a large binary). */
 static int find_in(Dwarf *dw, const char *func, uint64_t vaddr)
 {
-	struct func_find f = { .name = func };
+	struct func_find f = { .name = func, .addr = vaddr };
 	Dwarf_Off off = 0, next;
 	Dwarf_Die cu;
 	size_t hsize;
 
-	if (vaddr && dwarf_addrdie(dw, vaddr, &cu))
+	if (vaddr && dwarf_addrdie(dw, vaddr, &cu)) {
 		dwarf_getfuncs(&cu, func_cb, &f, 0);
+		return f.found ? die_type(&f.die) : -ENOENT;
+	}
 	while (!f.found && !dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL)) {
 		if (dwarf_offdie(dw, off + hsize, &cu))
 			dwarf_getfuncs(&cu, func_cb, &f, 0);
@@ -120,24 +133,39 @@ static int find_in(Dwarf *dw, const char *func, uint64_t vaddr)
 	return f.found ? die_type(&f.die) : -ENOENT;
 }
 
+void uprobes_dwarf__close(void)
+{
+	if (cache.dw)
+		dwarf_end(cache.dw);
+	if (cache.fd >= 0)
+		close(cache.fd);
+	if (cache.dfd >= 0)
+		close(cache.dfd);
+	cache.dw = NULL;
+	cache.fd = cache.dfd = -1;
+	cache.path[0] = 0;
+}
+
+/* path's DWARF (cached), or NULL. */
+static Dwarf *open_dwarf(const char *path)
+{
+	if (!strcmp(cache.path, path))
+		return cache.dw;
+	uprobes_dwarf__close();
+	snprintf(cache.path, sizeof(cache.path), "%s", path);
+	cache.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (cache.fd < 0)
+		return NULL;
+	elf_version(EV_CURRENT);
+	cache.dw = dwarf_begin(cache.fd, DWARF_C_READ);
+	if (!cache.dw && (cache.dfd = debug_fd(cache.fd)) >= 0)
+		cache.dw = dwarf_begin(cache.dfd, DWARF_C_READ);
+	return cache.dw;
+}
+
 int uprobes_dwarf__ret_type(const char *path, const char *func, uint64_t vaddr)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), dfd, ret = -ENOENT;
-	Dwarf *dw;
+	Dwarf *dw = open_dwarf(path);
 
-	if (fd < 0)
-		return -errno;
-	elf_version(EV_CURRENT);
-	dw = dwarf_begin(fd, DWARF_C_READ);
-	if (!dw && (dfd = debug_fd(fd)) >= 0) {
-		close(fd);
-		fd = dfd;
-		dw = dwarf_begin(fd, DWARF_C_READ);
-	}
-	if (dw) {
-		ret = find_in(dw, func, vaddr);
-		dwarf_end(dw);
-	}
-	close(fd);
-	return ret;
+	return dw ? find_in(dw, func, vaddr) : -ENOENT;
 }
