@@ -146,3 +146,15 @@ for bin in /usr/bin/python3.11 /usr/lib/x86_64-linux-gnu/libstdc++.so.6 \
 	assert_eq "$bin: --list-probes = readelf -n" "$(wc -l <"$TMP/re")" "$(wc -l <"$TMP/px")"
 	diff "$TMP/re" "$TMP/px" >&2 || fail "$bin: --list-probes differs from readelf -n"
 done
+
+# A return type from a separate debug file, found by address (glibc's DWARF names malloc
+# __libc_malloc): where libc's build-id debug file is installed.
+libc=$(realpath /lib/x86_64-linux-gnu/libc.so.6 2>/dev/null)
+id=$(readelf -n "$libc" 2>/dev/null | sed -n 's/.*Build ID: \(..\)\(.*\)/\1\/\2/p')
+if [ -n "$id" ] && [ -e "/usr/lib/debug/.build-id/$id.debug" ]; then
+	"$PROBEX" -q -o "$TMP/m.parquet" --no-viewer --probe 'u:libc:malloc(size:u64)' -- "$F" >/dev/null 2>"$TMP/stderr" ||
+		fail "libc:malloc: $(tail -3 "$TMP/stderr")"
+	assert_eq "malloc's ret from libc's debug file" ptr \
+		"$(q "$TMP/m.parquet" "SELECT json_extract_string(decode(value), '\$[0].ret') FROM parquet_kv_metadata('$TMP/m.parquet') WHERE key = 'probex.probes'")"
+	assert_ge "malloc calls" 1 "$(q "$TMP/m.parquet" "SELECT count(*) FROM events WHERE event_type='probe_malloc_exit' AND ret > 0")"
+fi
