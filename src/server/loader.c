@@ -140,32 +140,34 @@ static void *ops_main(void *arg)
 }
 
 /* Wait until `other` has `parts` (or failed, or stops), this trace stops, or (with
- * `wanted`) a request waits for what comes next. */
+ * `wanted`) a request waits for what comes next.  One lock at a time: the two traces'
+ * loaders may wait on each other's parts at once. */
 static void wait_other(struct viewer_state *st, struct viewer_state *other, unsigned int parts,
 		       const bool *wanted)
 {
-	pthread_mutex_lock(&st->lock);
 	for (;;) {
 		struct timespec ts;
 		bool done;
 
-		if ((wanted && *wanted) || st->stopping)
-			break;
 		pthread_mutex_lock(&other->lock);
 		done = (other->ready & parts) == parts || other->failed || other->stopping;
 		pthread_mutex_unlock(&other->lock);
-		if (done)
-			break;
-		/* The other trace's loader signals its own condition, not this one: poll it. */
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 20 * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
+		pthread_mutex_lock(&st->lock);
+		done = done || (wanted && *wanted) || st->stopping;
+		if (!done) {
+			/* The other trace's loader signals its own condition, not this one: poll. */
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 20 * 1000000L;
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			pthread_cond_timedwait(&st->cond, &st->lock, &ts);
 		}
-		pthread_cond_timedwait(&st->cond, &st->lock, &ts);
+		pthread_mutex_unlock(&st->lock);
+		if (done)
+			return;
 	}
-	pthread_mutex_unlock(&st->lock);
 }
 
 static void *loader_main(void *arg)
