@@ -49,6 +49,7 @@ enum rec_kind {
 	REC_OFF_KSTACK,		/* the kernel stack a long off-CPU interval blocked with (no row) */
 	REC_PROBE,		/* a --probe firing (struct rec_probe) */
 	REC_PROBE_STR,		/* the same with string arguments (struct rec_probe_str) */
+	REC_PROBE_CALL,		/* a u: call's entry and return in one (struct rec_probe_call) */
 	REC__COUNT,
 };
 
@@ -304,6 +305,19 @@ struct rec_probe_str {
 	char str[PROBEX_PROBE_STRS][PROBEX_PROBE_STR_LEN];
 };
 
+/* A u: call whose entry sent nothing (no stack sampled, no strings): sent at its return,
+ * its arguments kept in the kernel meanwhile; finalize makes the enter and exit rows.
+ * args[nargs] follow (the record is no longer than they need). */
+struct rec_probe_call {
+	struct rec_hdr h;	/* ts: the return */
+	__u32 id;
+	__u8 nargs;
+	__u8 _pad[3];
+	__u64 enter_ts;
+	__s64 ret;
+	__u64 args[];
+};
+
 /* The fixed part of a record of this kind (0: unknown kind). */
 static inline __u32 rec_fixed_size(__u8 kind)
 {
@@ -322,6 +336,7 @@ static inline __u32 rec_fixed_size(__u8 kind)
 	case REC_OFF_KSTACK: return sizeof(struct rec_off_kstack);
 	case REC_PROBE: return sizeof(struct rec_probe);
 	case REC_PROBE_STR: return sizeof(struct rec_probe_str);
+	case REC_PROBE_CALL: return sizeof(struct rec_probe_call);
 	default: return 0;
 	}
 }

@@ -47,7 +47,7 @@ static __always_inline __u32 stat_spill_slot(__u16 kind, __u16 nr)
 		return nr < STAT_SPILL_KIND0 ? nr : STAT_SPILL_KIND0 + kind;
 	if (kind == REC_IO_URING_COMPLETE)
 		return STAT_SPILL_IOU0 + (nr & (STAT_SPILL_IOU_OPS - 1));
-	return STAT_SPILL_KIND0 + (kind & 15);
+	return STAT_SPILL_KIND0 + (kind & 31);
 }
 
 static __always_inline struct stat_val *stat_slot(__u32 tgid, __u16 kind, __u16 nr)

@@ -29,7 +29,7 @@ struct stat_val {
 /* Slots of the spill array (per kind and number, every process together): syscall nr,
  * then one per record kind, then the io_uring opcodes. */
 #define STAT_SPILL_KIND0	512	/* PROBEX_SYSCALL_MAX */
-#define STAT_SPILL_IOU0		(STAT_SPILL_KIND0 + 16)
+#define STAT_SPILL_IOU0		(STAT_SPILL_KIND0 + 32)
 #define STAT_SPILL_IOU_OPS	64
 #define STAT_SPILL_SLOTS	(STAT_SPILL_IOU0 + STAT_SPILL_IOU_OPS)
 

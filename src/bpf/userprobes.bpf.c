@@ -34,15 +34,26 @@ struct {
 	__type(value, __u64);
 } probe_drops SEC(".maps");
 
-/* Open u: calls of a thread, innermost last: entry time and probe id.  uretprobes fire
- * in return order, so a stack pairs recursion and nesting; deeper calls are counted
- * unpaired. */
+/* Open u: calls of a thread, innermost last.  uretprobes fire in return order, so a stack
+ * pairs recursion and nesting; deeper calls are counted unpaired.  An entry that sent no
+ * record (no stack sampled, no strings) keeps its arguments here until its return sends
+ * the call as one record. */
 #define PROBE_DEPTH 32
+#define PROBE_REG_ARGS 6
+
+struct pcall {
+	__u32 id;
+	__u8 held;		/* the entry sent nothing yet: args[] are its arguments */
+	__u8 nargs;
+	__u16 _pad;
+	__u64 ts;
+	__u64 args[PROBE_REG_ARGS];
+};
 
 struct pcalls {
 	__u32 depth;
-	__u32 id[PROBE_DEPTH];
-	__u64 ts[PROBE_DEPTH];
+	__u32 _pad;
+	struct pcall call[PROBE_DEPTH];
 };
 
 struct {
@@ -193,80 +204,211 @@ static __always_inline void hdr_probe(struct rec_probe *r, __u32 id, __u8 phase)
 	r->ret = 0;
 }
 
-/* One firing with arguments: a record of the size its spec needs, its stack sampled. */
-static __always_inline void send_args(void *ctx, __u32 id, __u8 phase, enum src src, bool kstack)
+/* One firing, its record of a constant size for the verifier (strs: with string slots). */
+static __always_inline void send_one(void *ctx, const struct probe_spec *sp, __u32 id, __u8 phase,
+				     enum src src, bool kstack, __u32 w, bool strs)
 {
+	__u32 size = strs ? sizeof(struct rec_probe_str) : sizeof(struct rec_probe);
+	__u8 kind = strs ? REC_PROBE_STR : REC_PROBE;
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
-	struct probe_spec *sp = bpf_map_lookup_elem(&pspecs, &id);
-	struct tstate *t = cur_state();
 	struct rec_probe *r;
 	bool stacked;
-	__u32 w;
 
-	if (!t || !sp)
-		return;
-	w = stack_take(t, SC_PROBE, now);
-	if (sp->nstr) {
-		r = rec_open(sizeof(struct rec_probe_str), REC_PROBE_STR, w, now, pid_tgid, &stacked);
+	if (!w) {
+		/* Apart from the stacked case: the verifier then knows r is a ring-buffer slot. */
+		r = bpf_ringbuf_reserve(&rb, size, 0);
 		if (!r) {
-			probe_drop(id, 0);
+			probe_drop(id, kind);
 			return;
 		}
+		hdr_fill(&r->h, kind, now, pid_tgid);
 		hdr_probe(r, id, phase);
-		fill_args(ctx, r, sp, src, true);
-		rec_finish(ctx, r, sizeof(struct rec_probe_str), stacked, true, kstack);
+		fill_args(ctx, r, sp, src, strs);
+		bpf_ringbuf_submit(r, rb_flags());
+		cnt_add(CNT_EVENTS, 1);
 		return;
 	}
-	r = rec_open(sizeof(struct rec_probe), REC_PROBE, w, now, pid_tgid, &stacked);
+	r = rec_open(size, kind, w, now, pid_tgid, &stacked);
 	if (!r) {
 		probe_drop(id, 0);
 		return;
 	}
 	hdr_probe(r, id, phase);
-	fill_args(ctx, r, sp, src, false);
-	rec_finish(ctx, r, sizeof(struct rec_probe), stacked, true, kstack);
+	fill_args(ctx, r, sp, src, strs);
+	rec_finish(ctx, r, size, true, true, kstack);
 }
 
+/* One firing with arguments, its stack taken when stack_take() gave a weight w. */
+static __always_inline void send_args(void *ctx, const struct probe_spec *sp, __u32 id, __u8 phase,
+				      enum src src, bool kstack, __u32 w)
+{
+	if (sp->nstr)
+		send_one(ctx, sp, id, phase, src, kstack, w, true);
+	else
+		send_one(ctx, sp, id, phase, src, kstack, w, false);
+}
+
+/* A usdt: or tp: firing. */
+static __always_inline void fire(void *ctx, __u32 id, enum src src, bool kstack)
+{
+	struct probe_spec *sp = bpf_map_lookup_elem(&pspecs, &id);
+	struct tstate *t = cur_state();
+	__u64 now = bpf_ktime_get_ns();
+
+	if (t && sp)
+		send_args(ctx, sp, id, PROBE_FIRE, src, kstack, stack_take(t, SC_PROBE, now));
+}
+
+/* Keep a u: entry's arguments for its return; false when it must be sent now (a stack
+ * sampled, strings to read, or no room). */
+static __always_inline bool hold_entry(struct pt_regs *ctx, struct pcalls *c, const struct probe_spec *sp,
+				       __u32 id, __u32 w, __u64 now)
+{
+	__u32 d = c->depth++;
+	struct pcall *e;
+
+	if (d >= PROBE_DEPTH)
+		return false;
+	e = &c->call[d];
+	e->id = id;
+	e->ts = now;
+	e->held = !w && !sp->nstr;
+	if (!e->held)
+		return false;
+	e->nargs = sp->nargs < PROBE_REG_ARGS ? sp->nargs : PROBE_REG_ARGS;
+	for (int i = 0; i < PROBE_REG_ARGS; i++)
+		e->args[i] = i < e->nargs ? sign_fix(reg_arg(ctx, i), sp->arg[i].type) : 0;
+	return true;
+}
+
+/* u: entries: probes without str arguments here, the others in probe_enter_str (each
+ * program verified only when some probe needs it: the string reads are most of it). */
 SEC("uprobe")
 int probe_enter(struct pt_regs *ctx)
 {
-	__u32 id = (__u32)bpf_get_attach_cookie(ctx);
+	__u32 id = (__u32)bpf_get_attach_cookie(ctx), w;
+	struct probe_spec *sp = bpf_map_lookup_elem(&pspecs, &id);
+	struct tstate *t = cur_state();
 	struct pcalls *c;
-	__u32 d;
+	__u64 now;
 
-	if (!cur_state())
+	if (!t || !sp)
 		return 0;
+	now = bpf_ktime_get_ns();
+	w = stack_take(t, SC_PROBE, now);
+	c = bpf_task_storage_get(&pcalls, bpf_get_current_task_btf(), 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (c && hold_entry(ctx, c, sp, id, w, now))
+		return 0;
+	send_one(ctx, sp, id, PROBE_ENTER, SRC_REGS, false, w, false);
+	return 0;
+}
+
+SEC("uprobe")
+int probe_enter_str(struct pt_regs *ctx)
+{
+	__u32 id = (__u32)bpf_get_attach_cookie(ctx), d;
+	struct probe_spec *sp = bpf_map_lookup_elem(&pspecs, &id);
+	struct tstate *t = cur_state();
+	struct pcalls *c;
+	__u64 now;
+
+	if (!t || !sp)
+		return 0;
+	now = bpf_ktime_get_ns();
 	c = bpf_task_storage_get(&pcalls, bpf_get_current_task_btf(), 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (c) {
 		d = c->depth++;
 		if (d < PROBE_DEPTH) {
-			c->id[d] = id;
-			c->ts[d] = bpf_ktime_get_ns();
+			c->call[d].id = id;
+			c->call[d].ts = now;
+			c->call[d].held = 0;
 		}
 	}
-	send_args(ctx, id, PROBE_ENTER, SRC_REGS, false);
+	send_one(ctx, sp, id, PROBE_ENTER, SRC_REGS, false, stack_take(t, SC_PROBE, now), true);
 	return 0;
+}
+
+/* A held entry whose return will not come (a thread that exits or jumps out of the call):
+ * its enter record, at its own time. */
+static __always_inline void send_held(struct pcall *e, __u64 pid_tgid)
+{
+	struct rec_probe *r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
+
+	e->held = 0;
+	if (!r) {
+		probe_drop(e->id, REC_PROBE);
+		return;
+	}
+	hdr_fill(&r->h, REC_PROBE, e->ts, pid_tgid);
+	hdr_probe(r, e->id, PROBE_ENTER);
+	r->nargs = e->nargs;
+	for (int i = 0; i < PROBEX_PROBE_ARGS; i++)
+		r->args[i] = i < PROBE_REG_ARGS ? e->args[i] : 0;
+	bpf_ringbuf_submit(r, rb_flags());
+	cnt_add(CNT_EVENTS, 1);
+}
+
+/* A held call at its return: one record, as long as its arguments need. */
+static __always_inline void send_call(const struct pcall *e, __u64 now, __u64 pid_tgid, __s64 ret)
+{
+	__u64 buf[(sizeof(struct rec_probe_call) + PROBE_REG_ARGS * 8) / 8];
+	struct rec_probe_call *r = (void *)buf;
+	__u32 n = e->nargs < PROBE_REG_ARGS ? e->nargs : PROBE_REG_ARGS;
+
+	hdr_fill(&r->h, REC_PROBE_CALL, now, pid_tgid);
+	r->h.sub = PROBE_EXIT;
+	r->id = e->id;
+	r->nargs = (__u8)n;
+	r->_pad[0] = r->_pad[1] = r->_pad[2] = 0;
+	r->enter_ts = e->ts;
+	r->ret = ret;
+	for (int i = 0; i < PROBE_REG_ARGS; i++)
+		r->args[i] = e->args[i];
+	if (bpf_ringbuf_output(&rb, r, sizeof(*r) + n * 8, rb_flags())) {
+		probe_drop(e->id, REC_PROBE_CALL);
+		return;
+	}
+	cnt_add(CNT_EVENTS, 1);
+}
+
+/* The innermost open call, popped: it when it is probe id's, else NULL (an entry whose
+ * return never came is sent as an entry alone). */
+static __always_inline struct pcall *pop_call(struct pcalls *c, __u32 id, __u64 pid_tgid)
+{
+	struct pcall *e;
+	__u32 d;
+
+	if (!c || !c->depth)
+		return NULL;
+	d = --c->depth;
+	if (d >= PROBE_DEPTH)
+		return NULL;
+	e = &c->call[d];
+	if (e->id == id)
+		return e;
+	if (e->held)
+		send_held(e, pid_tgid);
+	return NULL;
 }
 
 SEC("uretprobe")
 int probe_exit(struct pt_regs *ctx)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns(), enter_ts = 0;
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
 	__u32 id = (__u32)bpf_get_attach_cookie(ctx);
 	struct rec_probe *r;
-	struct pcalls *c;
-	__u32 d;
+	struct pcall *e;
 
 	if (!cur_state())
 		return 0;
-	c = bpf_task_storage_get(&pcalls, bpf_get_current_task_btf(), 0, 0);
-	if (c && c->depth) {
-		d = --c->depth;
-		if (d < PROBE_DEPTH && c->id[d] == id)
-			enter_ts = c->ts[d];
-	}
-	if (!enter_ts)
+	e = pop_call(bpf_task_storage_get(&pcalls, bpf_get_current_task_btf(), 0, 0), id, pid_tgid);
+	if (!e)
 		cnt_add(CNT_PROBE_UNPAIRED, 1);
+	if (e && e->held) {
+		e->held = 0;
+		send_call(e, now, pid_tgid, (__s64)PT_REGS_RC(ctx));
+		return 0;
+	}
 	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
 	if (!r) {
 		probe_drop(id, REC_PROBE);
@@ -274,7 +416,7 @@ int probe_exit(struct pt_regs *ctx)
 	}
 	hdr_fill(&r->h, REC_PROBE, now, pid_tgid);
 	hdr_probe(r, id, PROBE_EXIT);
-	r->enter_ts = enter_ts;
+	r->enter_ts = e ? e->ts : 0;
 	r->ret = (__s64)PT_REGS_RC(ctx);
 	for (int i = 0; i < PROBEX_PROBE_ARGS; i++)
 		r->args[i] = 0;
@@ -283,16 +425,32 @@ int probe_exit(struct pt_regs *ctx)
 	return 0;
 }
 
+/* A thread that ends inside probed calls (exit() below main, pthread_exit): their held
+ * entries are sent, or they would vanish with its storage. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(probe_task_exit, struct task_struct *p)
+{
+	struct pcalls *c = bpf_task_storage_get(&pcalls, bpf_get_current_task_btf(), 0, 0);
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	if (!c)
+		return 0;
+	for (int i = 0; i < PROBE_DEPTH; i++)
+		if (i < c->depth && c->call[i].held)
+			send_held(&c->call[i], pid_tgid);
+	return 0;
+}
+
 SEC("usdt")
 int probe_usdt(struct pt_regs *ctx)
 {
-	send_args(ctx, (__u32)bpf_usdt_cookie(ctx), PROBE_FIRE, SRC_USDT, false);
+	fire(ctx, (__u32)bpf_usdt_cookie(ctx), SRC_USDT, false);
 	return 0;
 }
 
 SEC("tracepoint")
 int probe_tp(void *ctx)
 {
-	send_args(ctx, (__u32)bpf_get_attach_cookie(ctx), PROBE_FIRE, SRC_TP, true);
+	fire(ctx, (__u32)bpf_get_attach_cookie(ctx), SRC_TP, true);
 	return 0;
 }

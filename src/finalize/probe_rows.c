@@ -18,6 +18,7 @@
 struct probe_desc {
 	int ev, ev_exit;		/* event type ids; ev_exit < 0 but for u:/k: */
 	int nargs;
+	uint8_t ret_type;		/* u: enum probe_arg_type of ret */
 	uint8_t type[PROBEX_PROBE_ARGS];
 	char name[PROBEX_PROBE_ARGS][ARG_NAME_MAX];
 };
@@ -70,6 +71,14 @@ static const char *field(const char *p, const char *end, const char *key, size_t
 	return v;
 }
 
+static uint8_t type_of(const char *s, size_t len)
+{
+	for (int t = 0; t < PA__COUNT; t++)
+		if (strlen(type_names[t]) == len && !memcmp(s, type_names[t], len))
+			return (uint8_t)t;
+	return PA_U64;
+}
+
 static void parse_args(struct probe_desc *d, const char *s, size_t len)
 {
 	const char *end = s + len;
@@ -77,16 +86,11 @@ static void parse_args(struct probe_desc *d, const char *s, size_t len)
 	while (s < end && d->nargs < PROBEX_PROBE_ARGS) {
 		const char *comma = memchr(s, ',', end - s), *colon;
 		const char *e = comma ? comma : end;
-		char type[8];
 
 		colon = memchr(s, ':', e - s);
-		if (colon && colon - s < ARG_NAME_MAX && e - colon - 1 < (long)sizeof(type)) {
+		if (colon && colon - s < ARG_NAME_MAX) {
 			snprintf(d->name[d->nargs], ARG_NAME_MAX, "%.*s", (int)(colon - s), s);
-			snprintf(type, sizeof(type), "%.*s", (int)(e - colon - 1), colon + 1);
-			d->type[d->nargs] = PA_U64;
-			for (int t = 0; t < PA__COUNT; t++)
-				if (!strcmp(type, type_names[t]))
-					d->type[d->nargs] = (uint8_t)t;
+			d->type[d->nargs] = type_of(colon + 1, (size_t)(e - colon - 1));
 			d->nargs++;
 		}
 		s = e + 1;
@@ -97,13 +101,14 @@ static void parse_args(struct probe_desc *d, const char *s, size_t len)
 static int add_probe(struct probe_rows *pr, const char *p, const char *end)
 {
 	struct probe_desc *d = &pr->d[pr->n];
-	const char *ev, *kind, *args;
-	size_t evlen, klen, alen;
+	const char *ev, *kind, *args, *ret;
+	size_t evlen, klen, alen, rlen;
 	char name[300];
 
 	ev = field(p, end, "event", &evlen);
 	kind = field(p, end, "kind", &klen);
 	args = field(p, end, "args", &alen);
+	ret = field(p, end, "ret", &rlen);
 	if (!ev || !kind || evlen > 256)
 		return -EINVAL;
 	memset(d, 0, sizeof(*d));
@@ -120,6 +125,8 @@ static int add_probe(struct probe_rows *pr, const char *p, const char *end)
 		return -ENOMEM;
 	if (args)
 		parse_args(d, args, alen);
+	/* Files before typed returns: the whole register. */
+	d->ret_type = ret ? type_of(ret, rlen) : PA_S64;
 	pr->n++;
 	return 0;
 }
@@ -197,19 +204,36 @@ void probe_rows__args_dict(const struct probe_rows *pr, struct pq_dict *out)
 	*out = (struct pq_dict){ pr->args.strs, pr->args.lens, pr->args.n };
 }
 
-static void arg_json(struct strbuf *sb, const struct rec_probe *p, uint32_t len, const struct probe_desc *d)
+/* A register's value as its type says: the low bytes, sign-extended for sN. */
+static int64_t typed(uint64_t v, uint8_t type)
 {
-	const struct rec_probe_str *ps = (const void *)p;
+	switch (type) {
+	case PA_S8: return (int8_t)v;
+	case PA_S16: return (int16_t)v;
+	case PA_S32: return (int32_t)v;
+	case PA_U8: return (uint8_t)v;
+	case PA_U16: return (uint16_t)v;
+	case PA_U32: return (uint32_t)v;
+	default: return (int64_t)v;
+	}
+}
+
+/* The arguments as a JSON object: n values in args (missing ones 0), strings from ps. */
+static void arg_json(struct strbuf *sb, const __u64 *args, int n, const struct rec_probe_str *ps,
+		     const struct probe_desc *d)
+{
 	int slot = 0;
 
 	strbuf__add(sb, "{", 1);
 	for (int i = 0; i < d->nargs && i < PROBEX_PROBE_ARGS; i++) {
+		uint64_t v = i < n ? args[i] : 0;
+
 		strbuf__addf(sb, "%s\"%s\": ", i ? ", " : "", d->name[i]);
 		switch (d->type[i]) {
 		case PA_STR: {
 			char s[PROBEX_PROBE_STR_LEN];
 
-			if (p->h.kind == REC_PROBE_STR && slot < PROBEX_PROBE_STRS && len >= sizeof(*ps)) {
+			if (ps && slot < PROBEX_PROBE_STRS) {
 				memcpy(s, ps->str[slot], sizeof(s));
 				s[sizeof(s) - 1] = 0;
 			} else {
@@ -220,37 +244,31 @@ static void arg_json(struct strbuf *sb, const struct rec_probe *p, uint32_t len,
 			break;
 		}
 		case PA_S8: case PA_S16: case PA_S32: case PA_S64:
-			strbuf__addf(sb, "%lld", (long long)p->args[i]);
+			strbuf__addf(sb, "%lld", (long long)v);
 			break;
 		default:
-			strbuf__addf(sb, "%llu", (unsigned long long)p->args[i]);
+			strbuf__addf(sb, "%llu", (unsigned long long)v);
 			break;
 		}
 	}
 	strbuf__add(sb, "}", 1);
 }
 
-int probe_rows__cols(struct probe_rows *pr, struct colbuf *c, const void *rec, uint32_t len,
-		     struct rg_writer *g, int *ev)
+static void exit_cols(struct colbuf *c, const struct probe_desc *d, int64_t ret, uint64_t enter_ts, uint64_t ts)
 {
-	const struct rec_probe *p = rec;
-	const struct probe_desc *d;
+	colbuf__set(c, TC_RET, (uint64_t)typed((uint64_t)ret, d->ret_type));
+	if (enter_ts && enter_ts <= ts)
+		colbuf__set(c, TC_LATENCY, ts - enter_ts);
+}
+
+static int args_col(struct probe_rows *pr, struct colbuf *c, const __u64 *args, int n,
+		    const struct rec_probe_str *ps, const struct probe_desc *d, struct rg_writer *g)
+{
 	int64_t id;
 	int err;
 
-	if (len < sizeof(*p) || p->id >= (uint32_t)pr->n)
-		return -EIO;
-	d = &pr->d[p->id];
-	if (p->h.sub == PROBE_EXIT) {
-		*ev = d->ev_exit >= 0 ? d->ev_exit : d->ev;
-		colbuf__set(c, TC_RET, (uint64_t)p->ret);
-		if (p->enter_ts && p->enter_ts <= p->h.ts)
-			colbuf__set(c, TC_LATENCY, p->h.ts - p->enter_ts);
-		return 0;
-	}
-	*ev = d->ev;
 	pr->sb.len = 0;
-	arg_json(&pr->sb, p, len, d);
+	arg_json(&pr->sb, args, n, ps, d);
 	if (pr->sb.err)
 		return pr->sb.err;
 	if (pr->args.n == pr->args.cap && (err = rg_writer__wait(g)))
@@ -260,4 +278,46 @@ int probe_rows__cols(struct probe_rows *pr, struct colbuf *c, const void *rec, u
 		return (int)id;
 	colbuf__set(c, TC_PROBE_ARGS, (uint64_t)id);
 	return 0;
+}
+
+/* A call in one record: its enter row (arguments) or exit row (ret, latency). */
+static int call_cols(struct probe_rows *pr, struct colbuf *c, const struct rec_probe_call *p, uint32_t len,
+		     bool exit_half, struct rg_writer *g, int *ev)
+{
+	const struct probe_desc *d;
+	uint32_t n = p->nargs;
+
+	if (len < sizeof(*p) || p->id >= (uint32_t)pr->n)
+		return -EIO;
+	d = &pr->d[p->id];
+	if (exit_half) {
+		*ev = d->ev_exit >= 0 ? d->ev_exit : d->ev;
+		exit_cols(c, d, p->ret, p->enter_ts, p->h.ts);
+		return 0;
+	}
+	*ev = d->ev;
+	if (n > (len - sizeof(*p)) / 8)
+		n = (len - sizeof(*p)) / 8;
+	return args_col(pr, c, p->args, (int)n, NULL, d, g);
+}
+
+int probe_rows__cols(struct probe_rows *pr, struct colbuf *c, const void *rec, uint32_t len,
+		     bool exit_half, struct rg_writer *g, int *ev)
+{
+	const struct rec_probe *p = rec;
+	const struct probe_desc *d;
+
+	if (p->h.kind == REC_PROBE_CALL)
+		return call_cols(pr, c, rec, len, exit_half, g, ev);
+	if (len < sizeof(*p) || p->id >= (uint32_t)pr->n)
+		return -EIO;
+	d = &pr->d[p->id];
+	if (p->h.sub == PROBE_EXIT) {
+		*ev = d->ev_exit >= 0 ? d->ev_exit : d->ev;
+		exit_cols(c, d, p->ret, p->enter_ts, p->h.ts);
+		return 0;
+	}
+	*ev = d->ev;
+	return args_col(pr, c, p->args, PROBEX_PROBE_ARGS,
+			p->h.kind == REC_PROBE_STR && len >= sizeof(struct rec_probe_str) ? rec : NULL, d, g);
 }

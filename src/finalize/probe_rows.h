@@ -3,6 +3,7 @@
 #ifndef PROBEX_FINALIZE_PROBE_ROWS_H
 #define PROBEX_FINALIZE_PROBE_ROWS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct colbuf;
@@ -17,8 +18,9 @@ void probe_rows__free(struct probe_rows *pr);
 const struct pq_dict *probe_rows__event_dict(const struct probe_rows *pr);
 /* probe_args values so far (for a row group's snapshot). */
 void probe_rows__args_dict(const struct probe_rows *pr, struct pq_dict *out);
-/* The row of a REC_PROBE / REC_PROBE_STR record: its columns, and its event type in *ev. */
+/* The row of a REC_PROBE / REC_PROBE_STR record, or either row of a REC_PROBE_CALL (the
+ * exit with exit_half): its columns, and its event type in *ev. */
 int probe_rows__cols(struct probe_rows *pr, struct colbuf *c, const void *rec, uint32_t len,
-		     struct rg_writer *g, int *ev);
+		     bool exit_half, struct rg_writer *g, int *ev);
 
 #endif

@@ -235,6 +235,10 @@ int rows__add_record(struct rows *r, const void *data, uint32_t len, uint64_t it
 		    (err = argvcol__add(&r->argv, item, (const char *)data + fixed, x->argv_len)))
 			return err;
 	}
+	if (h->kind == REC_PROBE_CALL) {
+		err = add_ref(r, ((const struct rec_probe_call *)data)->enter_ts, item, false, -1, -1);
+		return err ?: add_ref(r, h->ts, item, true, -1, -1);
+	}
 	if (is_syscall(h->kind)) {
 		const struct rec_syscall *s = data;
 
@@ -451,7 +455,8 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 		break;
 	case REC_PROBE:
 	case REC_PROBE_STR:
-		if ((err = probe_rows__cols(r->probes, c, h, len, g, &ev)))
+	case REC_PROBE_CALL:
+		if ((err = probe_rows__cols(r->probes, c, h, len, exit_half, g, &ev)))
 			return err;
 		break;
 	case REC_OFF_CPU: {

@@ -47,6 +47,7 @@ static const char *const counter_names[CNT__COUNT] = {
 	[CNT_OFFCPU_LATE_NOUSER] = "off_cpu_stacks_at_end_kernel_only",
 	[CNT_RB_DROP0 + REC_PROBE] = "ringbuf_probe",
 	[CNT_RB_DROP0 + REC_PROBE_STR] = "ringbuf_probe_str",
+	[CNT_RB_DROP0 + REC_PROBE_CALL] = "ringbuf_probe_call",
 	[CNT_PROBE_STR_FAULT] = "probe_string_unreadable",
 	[CNT_PROBE_STR_CUT] = "probe_string_truncated",
 	[CNT_PROBE_UNPAIRED] = "probe_return_unpaired",

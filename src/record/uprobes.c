@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -40,11 +41,10 @@ static int type_id(const char *s)
 	return -1;
 }
 
-/* "(NAME:TYPE, ...)" after a function or USDT name. */
-static int parse_args(struct uprobe_def *d, const char *p, int max)
+/* "(NAME:TYPE, ...)", n bytes, after a function or USDT name. */
+static int parse_args(struct uprobe_def *d, const char *p, size_t n, int max)
 {
 	char buf[1024], *save = NULL, *tok;
-	size_t n = strlen(p);
 
 	if (n < 2 || p[n - 1] != ')' || n - 2 >= sizeof(buf))
 		return BAD(d, "arguments are (NAME:TYPE, ...)", d->spec);
@@ -224,11 +224,36 @@ static int resolve_binary(struct uprobe_def *d, const char *bin, const int *pids
 	return 0;
 }
 
+/* ":TYPE" after a u: probe's ')': the return's type, which DWARF is not asked for. */
+static int parse_ret(struct uprobe_def *d, const char *s, bool *given)
+{
+	int t;
+
+	*given = *s;
+	if (!*s)
+		return 0;
+	t = *s == ':' ? type_id(s + 1) : -1;
+	if (t < 0 || t == PA_STR)
+		return BAD(d, "a return type follows ')' as :TYPE (s8 s16 s32 s64 u8 u16 u32 u64 ptr)",
+			   d->spec);
+	d->ret_type = (uint8_t)t;
+	return 0;
+}
+
+/* ret's type: given, else the function's DWARF type, else s64. */
+static void ret_from_dwarf(struct uprobe_def *d)
+{
+	int t = uprobes_dwarf__ret_type(d->path, d->a, d->vaddr);
+
+	d->ret_type = t >= 0 ? (uint8_t)t : PA_S64;
+}
+
 static int parse_u(struct uprobe_def *d, const char *rest, const int *pids, int npids)
 {
-	const char *colon = strrchr(rest, ':'), *paren, *func;
+	const char *colon = strrchr(rest, ':'), *paren, *func, *close = NULL;
 	char bin[PATH_MAX];
 	int err, stripped;
+	bool ret_given = false;
 
 	paren = strchr(rest, '(');
 	if (paren)
@@ -236,21 +261,26 @@ static int parse_u(struct uprobe_def *d, const char *rest, const int *pids, int 
 			if (*func == ':')
 				colon = func;
 	if (!colon || colon == rest)
-		return BAD(d, "expected u:BINARY:FUNC[(ARG:TYPE,...)]", d->spec);
+		return BAD(d, "expected u:BINARY:FUNC[(ARG:TYPE,...)[:RET_TYPE]]", d->spec);
 	func = colon + 1;
 	if ((err = take_name(d, d->a, func, paren ? (size_t)(paren - func) : strlen(func), "function")))
 		return err;
-	if (paren && (err = parse_args(d, paren, 6)))
+	if (paren && !(close = strrchr(paren, ')')))
+		return BAD(d, "arguments are (NAME:TYPE, ...)", d->spec);
+	if (paren && ((err = parse_args(d, paren, close + 1 - paren, 6)) ||
+		      (err = parse_ret(d, close + 1, &ret_given))))
 		return err;
 	snprintf(bin, sizeof(bin), "%.*s", (int)(colon - rest), rest);
 	if ((err = resolve_binary(d, bin, pids, npids)))
 		return err;
-	err = uprobes_elf__func(d->path, d->a, &d->offset, &stripped);
+	err = uprobes_elf__func(d->path, d->a, &d->offset, &d->vaddr, &stripped);
 	if (err == -ENOENT)
 		return BAD(d, "no function %s in %s%s", d->spec, d->a, d->path,
 			   stripped ? " (the binary is stripped: only its dynamic symbols were searched)" : "");
 	if (err)
 		return BAD(d, "cannot read %s: %s", d->spec, d->path, strerror(-err));
+	if (!ret_given)
+		ret_from_dwarf(d);
 	snprintf(d->event, sizeof(d->event), "probe_%s", d->a);
 	return 0;
 }
@@ -304,7 +334,7 @@ static int parse_usdt(struct uprobe_def *d, const char *rest, const int *pids, i
 	if ((err = take_name(d, d->a, c1 + 1, c2 - c1 - 1, "provider")) ||
 	    (err = take_name(d, d->b, c2 + 1, end - c2 - 1, "probe name")))
 		return err;
-	if (paren && (err = parse_args(d, paren, PROBEX_PROBE_ARGS)))
+	if (paren && (err = parse_args(d, paren, strlen(paren), PROBEX_PROBE_ARGS)))
 		return err;
 	snprintf(bin, sizeof(bin), "%.*s", (int)(c1 - rest), rest);
 	if ((err = resolve_binary(d, bin, pids, npids)))
@@ -335,7 +365,7 @@ static int parse_k(struct uprobe_def *d, const char *rest)
 
 	if ((err = take_name(d, d->a, rest, paren ? (size_t)(paren - rest) : strlen(rest), "function")))
 		return err;
-	if (paren && (err = parse_args(d, paren, 6)))
+	if (paren && (err = parse_args(d, paren, strlen(paren), 6)))
 		return err;
 	if (access("/sys/bus/event_source/devices/kprobe", F_OK))
 		return BAD(d, "this kernel has no kprobes, and fentry/fexit programs are not "
@@ -382,8 +412,17 @@ static int assign_slots(struct uprobe_def *d)
 	return 0;
 }
 
+static double secs(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 int uprobes__parse(struct uprobe_set *s, const char *const *specs, int n, const int *pids, int npids)
 {
+	double t0 = secs();
 	int err = 0;
 
 	memset(s, 0, sizeof(*s));
@@ -400,10 +439,12 @@ int uprobes__parse(struct uprobe_set *s, const char *const *specs, int n, const 
 			err = assign_slots(&s->d[i]);
 		s->n = i + 1;
 	}
+	uprobes_dwarf__close();
 	if (err) {
 		free(s->d);
 		memset(s, 0, sizeof(*s));
 	}
+	log__debug("probes: %d --probe resolved in %.3f s", n, secs() - t0);
 	return err;
 }
 
@@ -422,7 +463,10 @@ void uprobes__describe(const struct uprobe_set *s, struct strbuf *out)
 		strbuf__addf(out, ",\"event\":\"%s\",\"args\":\"", d->event);
 		for (int k = 0; k < d->nargs; k++)
 			strbuf__addf(out, "%s%s:%s", k ? "," : "", d->args[k].name, type_names[d->args[k].type]);
-		strbuf__add(out, "\"}", 2);
+		strbuf__add(out, "\"", 1);
+		if (d->kind == UPK_U)
+			strbuf__addf(out, ",\"ret\":\"%s\"", type_names[d->ret_type]);
+		strbuf__add(out, "}", 1);
 	}
 	strbuf__add(out, "]", 1);
 }

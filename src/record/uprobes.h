@@ -32,6 +32,8 @@ struct uprobe_def {
 	char b[UPROBE_NAME_MAX];	/* usdt: name; tp: name */
 	char event[2 * UPROBE_NAME_MAX + 8];	/* probe_FUNC, usdt_P_N, tp_C_N */
 	uint64_t offset;		/* u: file offset of the function */
+	uint64_t vaddr;			/* u: its address in the file's symbols */
+	uint8_t ret_type;		/* u: enum probe_arg_type of ret (PA_S64 unknown) */
 	int nargs;
 	struct uprobe_arg args[PROBEX_PROBE_ARGS];
 };
@@ -43,7 +45,7 @@ struct uprobe_set {
 	struct bpf_link **links;
 	int nlinks;
 	bool multi;				/* u: as uprobe_multi links */
-	int multi_fds[2 * PROBEX_PROBES_MAX];	/* uprobe_multi links (uprobes_multi.c) */
+	int multi_fds[3 * PROBEX_PROBES_MAX];	/* uprobe_multi links (uprobes_multi.c) */
 	int nmulti;
 };
 
@@ -69,15 +71,18 @@ int uprobes__list_tp(void);
 
 /* Whether u: probes go into uprobe_multi links (uprobes_multi.c): Linux 6.6 and later. */
 bool uprobes_multi__supported(void);
-/* Attach every u: probe, one link per binary for entries (enter_fd's program) and one for
- * returns; link fds go to fds[*nfds++].  On error *bad is the probe whose binary failed. */
-int uprobes_multi__attach(struct uprobe_set *s, int enter_fd, int exit_fd, int *fds, int *nfds,
-			  int *bad);
+/* Attach every u: probe, one link per binary for entries (enter_fd's program, or
+ * enter_str_fd's for probes with str arguments) and one for returns; link fds go to
+ * fds[*nfds++].  On error *bad is the probe whose binary failed. */
+int uprobes_multi__attach(struct uprobe_set *s, int enter_fd, int enter_str_fd, int exit_fd, int *fds,
+			  int *nfds, int *bad);
+/* Whether a u: probe has str arguments (its entry program reads strings). */
+bool uprobe__has_str(const struct uprobe_def *d);
 
 /* ELF helpers (uprobes_elf.c). */
-/* File offset of function func in path: 0, -ENOENT (absent; *stripped set when the
- * file has no .symtab), or another -errno. */
-int uprobes_elf__func(const char *path, const char *func, uint64_t *off, int *stripped);
+/* File offset (and address) of function func in path: 0, -ENOENT (absent; *stripped set
+ * when the file has no .symtab), or another -errno. */
+int uprobes_elf__func(const char *path, const char *func, uint64_t *off, uint64_t *vaddr, int *stripped);
 struct usdt_note {
 	char provider[UPROBE_NAME_MAX], name[UPROBE_NAME_MAX];
 	char args[256];		/* the note's argument specs, e.g. "-4@%eax 8@%rdx" */
@@ -89,5 +94,10 @@ struct usdt_note {
 int uprobes_elf__notes(const char *path, int (*fn)(const struct usdt_note *n, void *ctx), void *ctx);
 /* Print every function of path (sorted, unique) to stdout. */
 int uprobes_elf__list_funcs(const char *path);
+/* The enum probe_arg_type of func's return (at vaddr) in path's DWARF (or its build-id
+ * debug file), or -ENOENT (no debug info, no such function, not an integer or pointer). */
+int uprobes_dwarf__ret_type(const char *path, const char *func, uint64_t vaddr);
+/* Close the DWARF kept open for the next probe on the same binary. */
+void uprobes_dwarf__close(void);
 
 #endif

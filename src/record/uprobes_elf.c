@@ -110,7 +110,7 @@ static int find_cb(const char *name, const GElf_Sym *sym, void *ctx)
 	return 1;
 }
 
-int uprobes_elf__func(const char *path, const char *func, uint64_t *off, int *stripped)
+int uprobes_elf__func(const char *path, const char *func, uint64_t *off, uint64_t *vaddr, int *stripped)
 {
 	struct find f = { .func = func };
 	struct elf_file ef;
@@ -122,6 +122,7 @@ int uprobes_elf__func(const char *path, const char *func, uint64_t *off, int *st
 	each_func(ef.e, find_cb, &f, &has_symtab);
 	*stripped = !has_symtab;
 	err = f.va ? vaddr_off(ef.e, f.va, off) : -ENOENT;
+	*vaddr = f.va;
 	elf_close(&ef);
 	return err;
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -35,6 +36,15 @@ static bool has_kind(const struct uprobe_set *s, enum uprobe_kind kind)
 	return false;
 }
 
+/* Whether some u: probe has (str) or has no (!str) string arguments. */
+static bool has_u(const struct uprobe_set *s, bool str)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->d[i].kind == UPK_U && uprobe__has_str(&s->d[i]) == str)
+			return true;
+	return false;
+}
+
 static int open_object(struct uprobe_set *s, const int map_fds[], const struct probes_opts *o)
 {
 	struct userprobes *k = userprobes__open();
@@ -53,12 +63,15 @@ static int open_object(struct uprobe_set *s, const int map_fds[], const struct p
 	/* As the main object: wake the consumer at 1/16 of the buffer, at most 1 MiB. */
 	k->rodata->wakeup_bytes = rb / 16 < (1u << 20) ? rb / 16 : (1u << 20);
 	/* Only the programs the probes need: each one costs its verification (tens of ms). */
-	bpf_program__set_autoload(k->progs.probe_enter, has_kind(s, UPK_U));
+	bpf_program__set_autoload(k->progs.probe_enter, has_u(s, false));
+	bpf_program__set_autoload(k->progs.probe_enter_str, has_u(s, true));
 	bpf_program__set_autoload(k->progs.probe_exit, has_kind(s, UPK_U));
+	bpf_program__set_autoload(k->progs.probe_task_exit, has_kind(s, UPK_U));
 	bpf_program__set_autoload(k->progs.probe_usdt, has_kind(s, UPK_USDT));
 	bpf_program__set_autoload(k->progs.probe_tp, has_kind(s, UPK_TP));
 	if (s->multi) {
 		bpf_program__set_expected_attach_type(k->progs.probe_enter, ATTACH_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(k->progs.probe_enter_str, ATTACH_UPROBE_MULTI);
 		bpf_program__set_expected_attach_type(k->progs.probe_exit, ATTACH_UPROBE_MULTI);
 	}
 	err = reuse(k->maps.rb, map_fds[MAP_rb]);
@@ -116,8 +129,9 @@ static int attach_one(struct uprobe_set *s, int id)
 			return 0;	/* attached per binary */
 		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = (uint64_t)id);
 
-		err = add_link(s, bpf_program__attach_uprobe_opts(k->progs.probe_enter, -1, d->path,
-								  d->offset, &uo));
+		err = add_link(s, bpf_program__attach_uprobe_opts(uprobe__has_str(d) ? k->progs.probe_enter_str
+										     : k->progs.probe_enter,
+								  -1, d->path, d->offset, &uo));
 		uo.retprobe = true;
 		return err ?: add_link(s, bpf_program__attach_uprobe_opts(k->progs.probe_exit, -1, d->path,
 									  d->offset, &uo));
@@ -137,23 +151,41 @@ static int attach_one(struct uprobe_set *s, int id)
 	}
 }
 
+static double secs(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 int uprobes__attach(struct uprobe_set *s, const int map_fds[], const struct probes_opts *o)
 {
+	double t0;
 	int err, bad;
 
-	s->links = calloc(2 * s->n + 1, sizeof(*s->links));
+	s->links = calloc(2 * s->n + 2, sizeof(*s->links));
 	if (!s->links)
 		return -ENOMEM;
 	s->multi = uprobes_multi__supported();
+	t0 = secs();
 	err = open_object(s, map_fds, o);
 	if (err) {
 		log__error("--probe: cannot load the probes' BPF programs: %s", strerror(-err));
 		return err;
 	}
+	log__debug("probes: --probe programs loaded in %.3f s", secs() - t0);
+	t0 = secs();
 	err = fill_specs(s);
+	/* Entries held for their return are sent when their thread ends inside the call. */
+	if (!err && has_kind(s, UPK_U))
+		err = add_link(s, bpf_program__attach(s->skel->progs.probe_task_exit));
+	if (err)
+		log__error("--probe: cannot attach the probes' thread-exit program: %s", strerror(-err));
 	if (!err && s->multi) {
 		bad = 0;
 		err = uprobes_multi__attach(s, bpf_program__fd(s->skel->progs.probe_enter),
+					    bpf_program__fd(s->skel->progs.probe_enter_str),
 					    bpf_program__fd(s->skel->progs.probe_exit), s->multi_fds,
 					    &s->nmulti, &bad);
 		if (err)
@@ -164,6 +196,7 @@ int uprobes__attach(struct uprobe_set *s, const int map_fds[], const struct prob
 		if (err)
 			log__error("--probe '%s': cannot attach: %s", s->d[i].spec, strerror(-err));
 	}
+	log__debug("probes: %d --probe attached in %.3f s", s->n, secs() - t0);
 	return err;
 }
 

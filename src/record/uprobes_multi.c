@@ -56,21 +56,36 @@ static int link_create(int prog_fd, const char *path, const uint64_t *offs, cons
 	return fd < 0 ? -errno : (int)fd;
 }
 
-/* The u: probes on d[first]'s binary (from first on) into offs and ids. */
+bool uprobe__has_str(const struct uprobe_def *d)
+{
+	for (int i = 0; i < d->nargs; i++)
+		if (d->args[i].type == PA_STR)
+			return true;
+	return false;
+}
+
+/* Probes i and k go into the same links: u: probes on one binary, of one entry program. */
+static bool same_links(const struct uprobe_set *s, int i, int k)
+{
+	return s->d[k].kind == UPK_U && !strcmp(s->d[k].path, s->d[i].path) &&
+	       uprobe__has_str(&s->d[k]) == uprobe__has_str(&s->d[i]);
+}
+
+/* The probes of d[first]'s links (from first on) into offs and ids. */
 static uint32_t same_binary(const struct uprobe_set *s, int first, uint64_t *offs, uint64_t *ids)
 {
 	uint32_t n = 0;
 
 	for (int i = first; i < s->n; i++)
-		if (s->d[i].kind == UPK_U && !strcmp(s->d[i].path, s->d[first].path)) {
+		if (same_links(s, first, i)) {
 			offs[n] = s->d[i].offset;
 			ids[n++] = (uint64_t)i;
 		}
 	return n;
 }
 
-int uprobes_multi__attach(struct uprobe_set *s, int enter_fd, int exit_fd, int *fds, int *nfds,
-			  int *bad)
+int uprobes_multi__attach(struct uprobe_set *s, int enter_fd, int enter_str_fd, int exit_fd, int *fds,
+			  int *nfds, int *bad)
 {
 	uint64_t offs[PROBEX_PROBES_MAX], ids[PROBEX_PROBES_MAX];
 	int err = 0;
@@ -81,12 +96,13 @@ int uprobes_multi__attach(struct uprobe_set *s, int enter_fd, int exit_fd, int *
 		int fd;
 
 		for (int k = 0; k < i && !seen; k++)
-			seen = s->d[k].kind == UPK_U && !strcmp(s->d[k].path, s->d[i].path);
+			seen = same_links(s, i, k);
 		if (s->d[i].kind != UPK_U || seen)
 			continue;
 		*bad = i;
 		n = same_binary(s, i, offs, ids);
-		fd = link_create(enter_fd, s->d[i].path, offs, ids, n, false);
+		fd = link_create(uprobe__has_str(&s->d[i]) ? enter_str_fd : enter_fd, s->d[i].path, offs,
+				 ids, n, false);
 		if (fd >= 0)
 			fds[(*nfds)++] = fd;
 		fd = fd < 0 ? fd : link_create(exit_fd, s->d[i].path, offs, ids, n, true);

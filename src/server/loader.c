@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -29,6 +30,10 @@ bool state__wait(struct viewer_state *st, unsigned int need)
 	bool ok;
 
 	pthread_mutex_lock(&st->lock);
+	if ((need & READY_OPS) && !(st->ready & READY_OPS) && !st->ops_wanted) {
+		st->ops_wanted = true;
+		pthread_cond_broadcast(&st->cond);
+	}
 	while ((st->ready & need) != need && !st->failed && !st->stopping)
 		pthread_cond_wait(&st->cond, &st->lock);
 	ok = (st->ready & need) == need;
@@ -175,6 +180,37 @@ static void *ops_main(void *arg)
 	return NULL;
 }
 
+/* Wait until `other` has `parts` (or failed, or stops), this trace stops, or (with
+ * `wanted`) a request waits for what comes next.  One lock at a time: the two traces'
+ * loaders may wait on each other's parts at once. */
+static void wait_other(struct viewer_state *st, struct viewer_state *other, unsigned int parts,
+		       const bool *wanted)
+{
+	for (;;) {
+		struct timespec ts;
+		bool done;
+
+		pthread_mutex_lock(&other->lock);
+		done = (other->ready & parts) == parts || other->failed || other->stopping;
+		pthread_mutex_unlock(&other->lock);
+		pthread_mutex_lock(&st->lock);
+		done = done || (wanted && *wanted) || st->stopping;
+		if (!done) {
+			/* The other trace's loader signals its own condition, not this one: poll. */
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 20 * 1000000L;
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			pthread_cond_timedwait(&st->cond, &st->lock, &ts);
+		}
+		pthread_mutex_unlock(&st->lock);
+		if (done)
+			return;
+	}
+}
+
 static void *loader_main(void *arg)
 {
 	struct loader *ld = arg;
@@ -196,12 +232,22 @@ static void *loader_main(void *arg)
 		state__set_ready(st, READY_ROWS);
 		log__info("loaded %llu events in %.1f s; indexing and reading stacks",
 			  (unsigned long long)st->m.n, rss__now() - t0);
-		err = -pthread_create(&ops, NULL, ops_main, st);
-		ops_started = !err;
+		err = st->first ? 0 : -pthread_create(&ops, NULL, ops_main, st);
+		ops_started = !err && !st->first;
 	}
 	if (!err)
 		err = model__load_stacks(ld->con, &st->tf, &st->stopping, &st->m, &rows);
 	trace_rows__free(&rows);
+	/* A --base trace pairs its operations once the viewed trace is loaded, unless a
+	 * request asks first: the compare view's first answers need neither. */
+	if (!err && st->first) {
+		double t = rss__now();
+
+		state__set_ready(st, READY_STACKS);
+		wait_other(st, st->first, READY_ROWS | READY_OPS | READY_STACKS, &st->ops_wanted);
+		log__debug("load: pairing deferred %.2f s", rss__now() - t);
+		ops_err = ops_main(st);
+	}
 	if (ops_started)
 		pthread_join(ops, &ops_err);
 	if (!err && ops_err)
@@ -211,7 +257,10 @@ static void *loader_main(void *arg)
 		state__set_ready(st, READY_STACKS);
 		log__info("ready in %.1f s (%u distinct stacks)", rss__now() - t0,
 			  st->m.nstacks > 2 ? st->m.nstacks - 2 : 0);
-		/* The scheduling rows too, before a thread-state request has to wait for them. */
+		/* The scheduling rows too, before a thread-state request has to wait for them
+		 * (which reads them itself); in compare mode once the base has its stacks. */
+		if (st->base)
+			wait_other(st, st->base, READY_STACKS, NULL);
 		pthread_mutex_lock(&st->sched_lock);
 		if (!st->sched_read && !st->stopping)
 			st->sched_read = sched__load(ld->con, &st->tf, &st->sched) ?: 1;

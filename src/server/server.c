@@ -424,8 +424,10 @@ int viewer__main(const char *file, const struct viewer_opts *opts)
 	/* Everything checkable about the files is checked before binding. */
 	if (state__open(&st, file) || (opts->base && state__open(&base, opts->base)))
 		goto cleanup;
-	if (opts->base)
+	if (opts->base) {
 		st.base = &base;
+		base.first = &st;
+	}
 	if (!assets__find("index.html")) {
 		log__error("the embedded web UI has no index.html (a broken build)");
 		goto cleanup;

@@ -49,6 +49,11 @@ struct viewer_state {
 
 	struct conn_ctx *idle;	/* pooled DuckDB connections (see conn.c) */
 	struct viewer_state *base;	/* --base: the trace compared with this one, or NULL */
+	/* A --base trace: its pairs and scheduling rows are built once `first` (the viewed
+	 * trace) is loaded, or sooner when a request waits for the pairs (ops_wanted), so
+	 * that they do not slow the compare view's first answers. */
+	struct viewer_state *first;
+	bool ops_wanted;
 	unsigned int running;	/* handlers computing now (see state__enter) */
 };
 

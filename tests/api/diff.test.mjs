@@ -115,6 +115,20 @@ test('trace=base answers for the base trace', async () => {
   assert.deepEqual(l.processes.map((p) => p.pid).sort(), [100, 101, 102]);
 });
 
+// BASE pairs its operations after NEW is loaded, or when a request asks first: either way
+// the answers are those of BASE opened alone.
+test('trace=base: endpoints on paired operations answer as BASE alone', async () => {
+  const alone = await startViewer(files.base);
+  try {
+    for (const ep of ['syscall_latency_stats', 'io_statistics', 'memory_statistics']) {
+      const q = `/api/${ep}?${qs(ALL)}`;
+      assert.deepEqual(await getJson(v, `${q}&trace=base`), await getJson(alone, q), ep);
+    }
+  } finally {
+    await stopViewer(alone);
+  }
+});
+
 test('bad input: 400 naming the parameter; no base: a clear error', async () => {
   const bad = async (params, name) => {
     const r = await get(v, `/api/diff_flamegraph?${qs(params)}`);
