@@ -41,7 +41,9 @@ struct py_layout {
 	__u16 uni_state;	/* offsetof(PyASCIIObject, state) */
 	__u16 bytes_sval;	/* offsetof(PyBytesObject, ob_sval) */
 	__u16 fr_span;		/* bytes of a frame the kernel reads (set by user space) */
-	__u16 _pad;
+	__u16 co_fp_start;	/* the bytes of a code object its fingerprint is read from */
+	__u16 co_fp_len;	/* (set by user space; 0: no fingerprint) */
+	__u16 _pad[3];
 };
 
 /* Per traced CPython process (the map pyprocs, by tgid). */
@@ -51,17 +53,28 @@ struct py_proc {
 	struct py_layout l;
 };
 
-#define PYF_ENTRY	0x1	/* the root-most frame one C-level eval call ran */
 #define PYF_CUT		0x2	/* (section flags) the walk stopped at PY_MAX_FRAMES */
 #define PYF_BAD		0x4	/* (section flags) the chain was unreadable or cyclic */
 
-/* One Python frame, leaf first: the code object and where in it (3.11+: the bytes from the
- * code object to the instruction pointer; <= 3.10: f_lasti). */
+/* py_frame.code's top bit: the root-most frame one C-level eval call ran (addresses of
+ * user memory never have it). */
+#define PY_CODE_ENTRY	(1ull << 63)
+
+/* One Python frame, leaf first: the code object, where in it (3.11+: the bytes from the
+ * code object to the instruction pointer; <= 3.10: f_lasti), and its fingerprint (read
+ * with it: a code object freed and another made at its address differ in it). */
 struct py_frame {
-	__u64 code;
+	__u64 code;		/* | PY_CODE_ENTRY */
 	__u32 instr;
-	__u32 flags;		/* PYF_ENTRY */
+	__u32 fp;		/* py_code_fp() */
 };
+
+/* A code object's fingerprint from its file name and name (the objects' addresses) and
+ * first line: the same in the kernel and in user space. */
+static inline __u32 py_code_fp(__u64 filename, __u64 name, __u32 firstlineno)
+{
+	return (__u32)(filename >> 4) ^ (__u32)(name >> 4) * 0x9e3779b1u ^ firstlineno;
+}
 
 /* A record with REC_F_PYSTACK ends with this and n frames (after its stacks or stack copy). */
 struct rec_pystack {

@@ -124,6 +124,18 @@ static __always_inline __u64 py_field(const __u8 *fb, __u16 off, __u32 size)
 	return v;
 }
 
+/* The fingerprint of the code object at code (0: unreadable). */
+static __always_inline __u32 py_code_fp_read(const struct py_layout *l, __u8 *buf, __u64 code)
+{
+	__u32 len = l->co_fp_len, s = l->co_fp_start;
+
+	if (!len || len > PY_FRAME_SPAN ||
+	    bpf_probe_read_user(buf, len & (PY_FRAME_SPAN | (PY_FRAME_SPAN - 1)), (void *)(code + s)))
+		return 0;
+	return py_code_fp(py_field(buf, l->co_filename - s, 8), py_field(buf, l->co_name - s, 8),
+			  (__u32)py_field(buf, l->co_firstlineno - s, 4));
+}
+
 static long py_walk_step(__u64 i, void *data)
 {
 	struct py_walk *w = data;
@@ -153,23 +165,23 @@ static long py_walk_step(__u64 i, void *data)
 	/* 3.12+: the shim an eval call starts with ends the frames it ran. */
 	if (l->fr_owner != PY_NONE && py_field(b->frame, l->fr_owner, 1) == l->owner_cstack) {
 		if (n > 0 && n <= PY_MAX_FRAMES)
-			((struct py_frame *)(b->sec + sizeof(struct rec_pystack)))[n - 1].flags |= PYF_ENTRY;
+			((struct py_frame *)(b->sec + sizeof(struct rec_pystack)))[n - 1].code |= PY_CODE_ENTRY;
 		return 0;
 	}
 	code = py_field(b->frame, l->fr_code, 8);
 	f = (struct py_frame *)(b->sec + sizeof(struct rec_pystack)) + n;
 	f->code = code;
-	f->flags = 0;
 	if (l->cf_current == PY_NONE) {
 		/* <= 3.10: a frame object per eval call, f_lasti an int. */
 		f->instr = (__u32)py_field(b->frame, l->fr_instr, 4);
-		f->flags = PYF_ENTRY;
+		f->code |= PY_CODE_ENTRY;
 	} else {
 		instr = py_field(b->frame, l->fr_instr, 8) - code;
 		f->instr = instr < (1u << 31) ? (__u32)instr : ~0u;
 		if (l->fr_is_entry != PY_NONE && py_field(b->frame, l->fr_is_entry, 1))
-			f->flags = PYF_ENTRY;
+			f->code |= PY_CODE_ENTRY;
 	}
+	f->fp = py_code_fp_read(l, b->frame, code);
 	w->n = n + 1;
 	return 0;
 }

@@ -113,6 +113,9 @@ static uint32_t read_code(uint32_t pid, const struct py_proc *p, uint64_t code, 
 	if (l->co_firstlineno + 4u <= sizeof(obj))
 		memcpy(&first, obj + l->co_firstlineno, 4);
 	c->firstlineno = first;
+	/* Another code object at this address than the one the stack named: no name. */
+	if (c->fp != py_code_fp(ptr_at(obj, l->co_filename), ptr_at(obj, l->co_name), (uint32_t)first))
+		return sizeof(*c);
 	n = read_str(pid, l, ptr_at(obj, l->co_qualname != PY_NONE ? l->co_qualname : l->co_name), s,
 		     PYSTR_MAX * 4);
 	if (n <= 0)
@@ -129,7 +132,7 @@ static uint32_t read_code(uint32_t pid, const struct py_proc *p, uint64_t code, 
 }
 
 uint32_t pycode__read(uint32_t pid, const struct py_proc *p, uint16_t version, uint64_t code,
-		      uint64_t epoch, uint8_t *buf)
+		      uint32_t fp, uint64_t epoch, uint8_t *buf)
 {
 	struct spool_pycode *c = (struct spool_pycode *)buf;
 
@@ -138,6 +141,7 @@ uint32_t pycode__read(uint32_t pid, const struct py_proc *p, uint16_t version, u
 	c->version = version;
 	c->code = code;
 	c->epoch = epoch;
+	c->fp = fp;
 	c->adaptive = version >= 0x030b ? p->l.co_adaptive : 0;
 	return read_code(pid, p, code, buf);
 }

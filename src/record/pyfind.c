@@ -16,6 +16,7 @@
 /* What an ELF object says about CPython. */
 struct pyelf {
 	uint64_t runtime, code_type, version_addr;	/* symbol values (0: none) */
+	uint64_t eval, eval_size;	/* _PyEval_EvalFrameDefault */
 	uint32_t version;	/* Py_Version's value (0: none) */
 	uint64_t first_vaddr;	/* the first PT_LOAD's p_vaddr, page-aligned */
 	bool dyn;		/* ET_DYN: symbols are relative to the load address */
@@ -42,6 +43,10 @@ static void sym_scan(Elf *e, Elf_Scn *scn, GElf_Shdr *sh, struct pyelf *o)
 			o->code_type = s.st_value;
 		else if (!strcmp(name, "Py_Version"))
 			o->version_addr = s.st_value;
+		else if (!strcmp(name, "_PyEval_EvalFrameDefault") && s.st_size) {
+			o->eval = s.st_value;
+			o->eval_size = s.st_size;
+		}
 	}
 }
 
@@ -236,6 +241,8 @@ static int from_object(uint32_t pid, const char *path, const struct pyelf *o, st
 	out->version = o->version ? (uint16_t)(o->version >> 16) : version_from_name(path);
 	out->proc.runtime = o->runtime + bias;
 	out->proc.code_type = o->code_type ? o->code_type + bias : 0;
+	out->eval = o->eval ? o->eval + bias : 0;
+	out->eval_size = o->eval_size;
 	snprintf(out->path, sizeof(out->path), "%s", path);
 	if (out->version < 0x0308 || (out->version > 0x030c && out->version != 0x030d))
 		return PYFIND_UNSUPPORTED;

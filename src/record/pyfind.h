@@ -18,6 +18,7 @@ enum pyfind_result {
 struct pyfound {
 	struct py_proc proc;
 	uint16_t version;
+	uint64_t eval, eval_size;	/* _PyEval_EvalFrameDefault's code (0: unknown) */
 	char path[256];		/* the object defining _PyRuntime */
 };
 

@@ -24,7 +24,16 @@ void pylayout__set_span(struct py_layout *l)
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 		if (f[i] != PY_NONE && f[i] + 8u > span)
 			span = f[i] + 8u;
+	uint16_t c[] = { l->co_filename, l->co_name, l->co_firstlineno };
+	uint32_t lo = ~0u, hi = 0;
+
 	l->fr_span = (uint16_t)(span > PY_FRAME_SPAN ? 0 : span);
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		lo = c[i] < lo ? c[i] : lo;
+		hi = c[i] + 8u > hi ? c[i] + 8u : hi;
+	}
+	l->co_fp_start = (uint16_t)lo;
+	l->co_fp_len = (uint16_t)(hi - lo <= PY_FRAME_SPAN ? hi - lo : 0);
 }
 
 /* 3.13's _Py_DebugOffsets, as far as probex reads it: every field a uint64_t. */

@@ -27,6 +27,7 @@ struct pyimage {
 	uint8_t tries;
 	uint16_t version;
 	uint64_t epoch;
+	uint64_t eval, eval_size;
 	struct py_proc proc;
 };
 
@@ -36,7 +37,7 @@ struct pyrec {
 	struct pyimage *img;
 	uint32_t nimg, cap;
 	struct hmap by_tgid;	/* tgid -> its current image's index */
-	struct hmap codes;	/* image index << 47 | code address: read */
+	struct hmap codes;	/* hash of (image index, code address, fingerprint): read */
 	uint8_t *buf;		/* a SPOOL_PYCODE payload */
 	uint64_t processes, unsupported, code_read, code_bad, code_gone;
 	bool said_unsupported;
@@ -106,6 +107,16 @@ static void unsupported(struct pyrec *r, const struct pyfound *f, uint32_t tgid)
 		  f->version & 0xff, f->path);
 }
 
+/* What finalize needs to put the frames in place: where the eval loop's code is. */
+static int spool_interp(struct pyrec *r, const struct pyimage *im)
+{
+	struct spool_pycode c = { .tgid = im->tgid, .version = im->version, .flags = PYCODE_INTERP,
+				  .code = im->eval, .epoch = im->epoch,
+				  .table_len = (uint32_t)im->eval_size };
+
+	return spool_writer__append_side(r->w, SPOOL_PYCODE, &c, sizeof(c), SPOOL_PYCODE);
+}
+
 static void look(struct pyrec *r, struct pyimage *im)
 {
 	struct pyfound f;
@@ -115,7 +126,11 @@ static void look(struct pyrec *r, struct pyimage *im)
 		im->state = PS_PYTHON;
 		im->version = f.version;
 		im->proc = f.proc;
+		im->eval = f.eval;
+		im->eval_size = f.eval_size;
 		r->processes++;
+		if (spool_interp(r, im))
+			log__debug("python: pid %u: the spool refused its interpreter item", im->tgid);
 		if (bpf_map_update_elem(r->map_fd, &im->tgid, &im->proc, BPF_ANY))
 			log__debug("python: pid %u not added (%s)", im->tgid, strerror(errno));
 		log__debug("python: pid %u runs CPython %d.%d (%s)", im->tgid, f.version >> 8,
@@ -170,6 +185,10 @@ static void on_fork(struct pyrec *r, const struct rec_fork *fk)
 	im->tries = parent->tries;
 	im->version = parent->version;
 	im->proc = parent->proc;
+	im->eval = parent->eval;
+	im->eval_size = parent->eval_size;
+	if (im->state == PS_PYTHON)
+		spool_interp(r, im);
 	if (im->state == PS_PYTHON &&
 	    bpf_map_update_elem(r->map_fd, &im->tgid, &im->proc, BPF_ANY))
 		log__debug("python: pid %u not added (%s)", im->tgid, strerror(errno));
@@ -188,16 +207,19 @@ static int on_frames(struct pyrec *r, const void *data, uint32_t size)
 		return 0;
 	im = &r->img[ii];
 	for (uint32_t i = 0; i < s->n; i++) {
-		uint64_t key = (uint64_t)ii << 47 | (f[i].code & ((1ull << 47) - 1));
+		uint64_t code = f[i].code & ~PY_CODE_ENTRY, key;
 		const struct spool_pycode *c = (const void *)r->buf;
 		uint32_t len, seen;
 		int err;
 
-		if (!f[i].code || hmap__get(&r->codes, key, &seen))
+		key = hmap__fnv1a(&ii, sizeof(ii), HMAP_FNV_SEED);
+		key = hmap__fnv1a(&code, sizeof(code), key);
+		key = hmap__fnv1a(&f[i].fp, sizeof(f[i].fp), key);
+		if (!code || hmap__get(&r->codes, key, &seen))
 			continue;
 		if ((err = hmap__put(&r->codes, key, 1)))
 			return err;
-		len = pycode__read(h->tgid, &im->proc, im->version, f[i].code, im->epoch, r->buf);
+		len = pycode__read(h->tgid, &im->proc, im->version, code, f[i].fp, im->epoch, r->buf);
 		r->code_read++;
 		if (c->flags & PYCODE_BAD)
 			r->code_bad++;

@@ -55,10 +55,15 @@ struct spool_pycode {
 	uint16_t file_len;
 	uint16_t _pad;
 	uint32_t table_len;
+	uint32_t fp;		/* its fingerprint (py_code_fp) when read */
+	uint32_t _pad2;
 };
 
 #define PYCODE_BAD	0x1	/* unreadable or no code object: no name */
 #define PYCODE_NO_LINES	0x2	/* named, but its line table was unreadable */
+/* Not a code object: the process's interpreter, whose _PyEval_EvalFrameDefault spans
+ * [code, code + table_len) (no bytes follow). */
+#define PYCODE_INTERP	0x4
 
 /* Header bytes 9..15: ring mode (--ring).  Byte 9 is 1 and bytes 12..15 the segment size;
  * from the first segment boundary after the session item on, no item crosses a boundary,
