@@ -171,7 +171,7 @@ static long py_walk_step(__u64 i, void *data)
 	code = py_field(b->frame, l->fr_code, 8);
 	f = (struct py_frame *)(b->sec + sizeof(struct rec_pystack)) + n;
 	f->code = code;
-	if (l->cf_current == PY_NONE) {
+	if (l->fr_owner == PY_NONE && l->fr_is_entry == PY_NONE) {
 		/* <= 3.10: a frame object per eval call, f_lasti an int. */
 		f->instr = (__u32)py_field(b->frame, l->fr_instr, 4);
 		f->code |= PY_CODE_ENTRY;

@@ -17,6 +17,7 @@
 struct pyelf {
 	uint64_t runtime, code_type, version_addr;	/* symbol values (0: none) */
 	uint64_t eval, eval_size;	/* _PyEval_EvalFrameDefault */
+	bool cpython;		/* defines Py_Initialize: CPython, walkable or not */
 	uint32_t version;	/* Py_Version's value (0: none) */
 	uint64_t first_vaddr;	/* the first PT_LOAD's p_vaddr, page-aligned */
 	bool dyn;		/* ET_DYN: symbols are relative to the load address */
@@ -43,6 +44,8 @@ static void sym_scan(Elf *e, Elf_Scn *scn, GElf_Shdr *sh, struct pyelf *o)
 			o->code_type = s.st_value;
 		else if (!strcmp(name, "Py_Version"))
 			o->version_addr = s.st_value;
+		else if (!strcmp(name, "Py_Initialize"))
+			o->cpython = true;
 		else if (!strcmp(name, "_PyEval_EvalFrameDefault") && s.st_size) {
 			o->eval = s.st_value;
 			o->eval_size = s.st_size;
@@ -239,11 +242,14 @@ static int from_object(uint32_t pid, const char *path, const struct pyelf *o, st
 		bias = start - (o->first_vaddr == ~0ull ? 0 : o->first_vaddr);
 	}
 	out->version = o->version ? (uint16_t)(o->version >> 16) : version_from_name(path);
+	snprintf(out->path, sizeof(out->path), "%s", path);
+	/* 3.6 has no _PyRuntime. */
+	if (!o->runtime)
+		return PYFIND_UNSUPPORTED;
 	out->proc.runtime = o->runtime + bias;
 	out->proc.code_type = o->code_type ? o->code_type + bias : 0;
 	out->eval = o->eval ? o->eval + bias : 0;
 	out->eval_size = o->eval_size;
-	snprintf(out->path, sizeof(out->path), "%s", path);
 	if (out->version < 0x0308 || (out->version > 0x030c && out->version != 0x030d))
 		return PYFIND_UNSUPPORTED;
 	return layout_for(pid, out->version, out->proc.runtime, &out->proc.l) ? PYFIND_UNSUPPORTED
@@ -262,14 +268,14 @@ int pyfind__process(uint32_t pid, struct pyfound *out)
 	if (n <= 0)
 		return PYFIND_GONE;
 	path[n] = 0;
-	if (!pyelf__read(exe, &o) && o.runtime)
+	if (!pyelf__read(exe, &o) && (o.runtime || o.cpython))
 		return from_object(pid, path, &o, out);
 	if (mapped_libpython(pid, path, sizeof(path))) {
 		char mapped[4200];
 
 		/* Read through the process's root: the path is what it mapped. */
 		snprintf(mapped, sizeof(mapped), "/proc/%u/root%s", pid, path);
-		if (!pyelf__read(mapped, &o) && o.runtime)
+		if (!pyelf__read(mapped, &o) && (o.runtime || o.cpython))
 			return from_object(pid, path, &o, out);
 		return PYFIND_NONE;
 	}
