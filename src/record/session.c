@@ -221,7 +221,9 @@ static int session__arm(struct session *s, const sigset_t *mask)
 	if (err)
 		return err;
 	log__debug("probes attached in %.3f s", (now_ns(CLOCK_MONOTONIC) - t0) / 1e9);
-	if ((err = pyrec__new(&s->py, probes__pyprocs_fd(s->probes), s->spool)))
+	/* PROBEX_PYTHON_FRAMES=0: native stacks only (to measure what Python frames cost). */
+	if (!(getenv("PROBEX_PYTHON_FRAMES") && !strcmp(getenv("PROBEX_PYTHON_FRAMES"), "0")) &&
+	    (err = pyrec__new(&s->py, probes__pyprocs_fd(s->probes), s->spool)))
 		return err;
 	if (s->lossless) {
 		uint64_t bytes;
@@ -325,7 +327,7 @@ static int session__attach(struct session *s)
 		err = sbfilter__add_pid(s->sbf, (uint32_t)o->pids[i]);
 	for (int i = 0; !err && i < o->npids; i++)
 		err = attach__write_maps(s->spool, (uint32_t)o->pids[i], ts);
-	for (int i = 0; !err && i < o->npids; i++)
+	for (int i = 0; !err && s->py && i < o->npids; i++)
 		err = pyrec__check(s->py, (uint32_t)o->pids[i], 0) < 0 ? -ENOMEM : 0;
 	/* After the maps: the part before the ring is never punched out. */
 	if (!err && o->ring_bytes)
