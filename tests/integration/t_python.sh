@@ -82,9 +82,20 @@ for py in /usr/bin/python3.11 "$PYENV"/3.8.*/bin/python3.8 "$PYENV"/3.9.*/bin/py
 	  "$PYENV"/3.13.*/bin/python3.13; do
 	[ -x "$py" ] || continue
 	found=$((found + 1))
+	first=${first:-$py}
 	check_version "$py" "$("$py" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])')-$(basename "$(dirname "$(dirname "$py")")")"
 done
 [ "$found" -gt 0 ] || { echo "skip: no CPython 3.8-3.13 here"; exit 0; }
+
+# Attached with --pid, no restart: a running program's frames from the first sample on.
+SPLIT_SCALE=4 "$first" "$SPLIT" &
+target=$!
+sleep 0.5
+"$PROBEX" -q -o "$TMP/att.parquet" --no-viewer --pid "$target" --duration 1 || fail "--pid: probex exited $?"
+wait "$target"
+total=$(q "$TMP/att.parquet" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND tgid = $target")
+assert_ge "--pid: samples under run_phases (of $total)" "$((total * 80 / 100))" \
+	"$(q "$TMP/att.parquet" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND tgid = $target AND $(has run_phases)")"
 
 # An interpreter probex cannot walk: native stacks, counted, one line.
 for py in "$PYENV"/3.6.*/bin/python3.6 "$PYENV"/3.7.*/bin/python3.7; do
