@@ -1,9 +1,11 @@
 /* CPython line tables (pyline.h): the formats of Objects/lnotab_notes.txt and
  * Objects/locations.md of each version, read without trusting a byte of them. */
+#include <stdint.h>
+
 #include "symbolize/pyline.h"
 
 /* 3.8, 3.9: (bytecode delta u8, line delta s8) pairs. */
-static int32_t lnotab(const uint8_t *t, uint32_t len, int32_t line, uint32_t off)
+static int64_t lnotab(const uint8_t *t, uint32_t len, int64_t line, uint32_t off)
 {
 	uint32_t addr = 0;
 
@@ -17,7 +19,7 @@ static int32_t lnotab(const uint8_t *t, uint32_t len, int32_t line, uint32_t off
 }
 
 /* 3.10: (bytecode delta u8, line delta s8) ranges; a line delta of -128: no line. */
-static int32_t linetable310(const uint8_t *t, uint32_t len, int32_t line, uint32_t off)
+static int64_t linetable310(const uint8_t *t, uint32_t len, int64_t line, uint32_t off)
 {
 	uint32_t end = 0;
 
@@ -65,7 +67,7 @@ static int32_t svarint(struct cursor *c)
 
 /* 3.11+: entries of (first byte: 1, code:4, length-1:3) and a code-specific tail; the
  * offset is in 2-byte code units. */
-static int32_t locations(const uint8_t *t, uint32_t len, int32_t line, uint32_t off)
+static int64_t locations(const uint8_t *t, uint32_t len, int64_t line, uint32_t off)
 {
 	struct cursor c = { t, len, 0, 0 };
 	uint32_t unit = off / 2, addr = 0;
@@ -73,7 +75,7 @@ static int32_t locations(const uint8_t *t, uint32_t len, int32_t line, uint32_t 
 	while (c.i < c.len && !c.bad) {
 		uint8_t b = t[c.i++];
 		uint32_t code = b >> 3 & 15, n = (b & 7) + 1;
-		int32_t here = line;
+		int64_t here = line;
 		int none = 0;
 
 		if (!(b & 128))
@@ -90,7 +92,7 @@ static int32_t locations(const uint8_t *t, uint32_t len, int32_t line, uint32_t 
 			line += svarint(&c);
 			here = line;
 		} else if (code >= 10) {
-			line += (int32_t)code - 10;
+			line += (int64_t)code - 10;
 			here = line;
 			c.i += 2;
 		} else {
@@ -108,11 +110,16 @@ static int32_t locations(const uint8_t *t, uint32_t len, int32_t line, uint32_t 
 int32_t pyline__find(uint16_t version, const uint8_t *table, uint32_t len, int32_t first,
 		     uint32_t off)
 {
+	int64_t line;
+
 	if (!table || !len)
 		return -1;
 	if (version < 0x030a)
-		return lnotab(table, len, first, off);
-	if (version == 0x030a)
-		return linetable310(table, len, first, off);
-	return locations(table, len, first, off);
+		line = lnotab(table, len, first, off);
+	else if (version == 0x030a)
+		line = linetable310(table, len, first, off);
+	else
+		line = locations(table, len, first, off);
+	/* A line before the file's first, or past any file's last: a malformed table. */
+	return line < 0 || line > INT32_MAX ? -1 : (int32_t)line;
 }
