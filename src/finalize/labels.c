@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bpf/records.h"
+#include "common/hmap.h"
 #include "finalize/jitmaps.h"
 #include "finalize/pyframes.h"
 #include "symbolize/addrspace.h"
@@ -21,7 +22,9 @@ struct labeler {
 	struct usym *usym;
 	struct jitmaps *jit;
 	const struct pyframes *py;
-	struct strbuf jit_used;		/* "j SPACE ADDR 1 NAME" lines: JIT names given */
+	struct strbuf jit_used;		/* "j SPACE ADDR 1 NAME" lines: JIT names given, and
+					 * "p FRAME LABEL" lines: Python frames' labels */
+	struct hmap py_kept;		/* Python frames with a "p" line */
 	struct labeler_stats st;
 };
 
@@ -78,6 +81,7 @@ void labeler__free(struct labeler *l)
 		return;
 	usym__free(l->usym);
 	strbuf__free(&l->jit_used);
+	hmap__free(&l->py_kept);
 	free(l);
 }
 
@@ -121,8 +125,13 @@ static void python_frame(struct labeler *l, uint64_t frame, struct strbuf *out, 
 {
 	struct strbuf s = { 0 };
 
+	uint32_t seen;
+
 	pyframes__label(l->py, frame, &s);
 	add_label(out, s.s ? s.s : "[python]");
+	/* Kept in the symbol data: the code objects are gone after recording. */
+	if (s.s && !hmap__get(&l->py_kept, frame, &seen) && !hmap__put(&l->py_kept, frame, 1))
+		strbuf__addf(&l->jit_used, "p %llx %s\n", (unsigned long long)frame, s.s);
 	strbuf__free(&s);
 	add_module(mods, PYFRAME_MODULE);
 }

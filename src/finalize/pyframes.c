@@ -27,9 +27,17 @@ struct pycode {
 	uint32_t table_len;
 };
 
+/* A label kept in a trace's symbol data. */
+struct pylabel {
+	uint64_t frame;
+	char *label;
+};
+
 struct pyframes {
 	struct pycode *c;
 	size_t n, cap;
+	struct pylabel *kept;
+	size_t nkept, capkept;
 	uint64_t merged, unnamed, bad_items;
 };
 
@@ -47,13 +55,56 @@ void pyframes__free(struct pyframes *p)
 		free(p->c[i].file);
 		free(p->c[i].table);
 	}
+	for (size_t i = 0; i < p->nkept; i++)
+		free(p->kept[i].label);
+	free(p->kept);
 	free(p->c);
 	free(p);
 }
 
+int pyframes__restore(struct pyframes *p, uint64_t frame, const char *label)
+{
+	if (p->nkept == p->capkept) {
+		size_t cap = p->capkept ? p->capkept * 2 : 64;
+		struct pylabel *k = realloc(p->kept, cap * sizeof(*k));
+
+		if (!k)
+			return -ENOMEM;
+		p->kept = k;
+		p->capkept = cap;
+	}
+	p->kept[p->nkept].label = strdup(label);
+	if (!p->kept[p->nkept].label)
+		return -ENOMEM;
+	p->kept[p->nkept++].frame = frame;
+	return 0;
+}
+
+static int cmp_kept(const void *a, const void *b)
+{
+	const struct pylabel *x = a, *y = b;
+
+	return x->frame < y->frame ? -1 : x->frame > y->frame;
+}
+
+static const char *kept_label(const struct pyframes *p, uint64_t frame)
+{
+	size_t lo = 0, hi = p->nkept;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (p->kept[mid].frame < frame)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nkept && p->kept[lo].frame == frame ? p->kept[lo].label : NULL;
+}
+
 bool pyframes__empty(const struct pyframes *p)
 {
-	return !p || !p->n;
+	return !p || (!p->n && !p->nkept);
 }
 
 static char *dup_n(const char *s, size_t n)
@@ -144,6 +195,8 @@ void pyframes__build(struct pyframes *p)
 {
 	if (p && p->n)
 		qsort(p->c, p->n, sizeof(*p->c), cmp_code);
+	if (p && p->nkept)
+		qsort(p->kept, p->nkept, sizeof(*p->kept), cmp_kept);
 }
 
 /* The entry for (tgid, code, fingerprint) of the image live at ts: the latest epoch not
@@ -267,7 +320,12 @@ void pyframes__label(const struct pyframes *p, uint64_t frame, struct strbuf *ou
 	uint64_t idx = frame >> LINE_BITS & IDX_UNNAMED;
 	uint32_t line = frame & LINE_NONE;
 	const struct pycode *c = p && idx < p->n ? &p->c[idx] : NULL;
+	const char *kept = p ? kept_label(p, frame) : NULL;
 
+	if (kept) {
+		strbuf__addf(out, "%s", kept);
+		return;
+	}
 	if (!c || !c->name) {
 		strbuf__addf(out, "[python: code object unreadable]");
 		return;

@@ -37,6 +37,9 @@ static inline bool pyframes__is(uint64_t frame)
 	return (frame >> 62) == 1;
 }
 
+/* A frame's label as a trace's symbol data kept it (probex resymbolize: the code objects
+ * are gone); pyframes__build sorts them. */
+int pyframes__restore(struct pyframes *p, uint64_t frame, const char *label);
 /* The label of a merged Python frame. */
 void pyframes__label(const struct pyframes *p, uint64_t frame, struct strbuf *out);
 /* Counters for probex.symbolize-like logging: frames merged, marked unreadable. */

@@ -83,9 +83,15 @@ for py in /usr/bin/python3.11 "$PYENV"/3.8.*/bin/python3.8 "$PYENV"/3.9.*/bin/py
 	[ -x "$py" ] || continue
 	found=$((found + 1))
 	first=${first:-$py}
-	check_version "$py" "$("$py" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])')-$(basename "$(dirname "$(dirname "$py")")")"
+	last="$("$py" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])')-$(basename "$(dirname "$(dirname "$py")")")"
+	check_version "$py" "$last"
 done
 [ "$found" -gt 0 ] || { echo "skip: no CPython 3.8-3.13 here"; exit 0; }
+
+# probex resymbolize keeps the Python frames (their code objects are gone by then).
+"$PROBEX" resymbolize "$TMP/py-$last.parquet" -o "$TMP/resym.parquet" --force >/dev/null 2>&1 || fail "resymbolize exited $?"
+labels() { q "$1" "SELECT md5(string_agg(array_to_string(stack_trace, '|'), ';' ORDER BY ts_ns, pid, event_type)) FROM events"; }
+assert_eq "resymbolize: the same stacks, Python frames included" "$(labels "$TMP/py-$last.parquet")" "$(labels "$TMP/resym.parquet")"
 
 # Attached with --pid, no restart: a running program's frames from the first sample on.
 SPLIT_SCALE=4 "$first" "$SPLIT" &
