@@ -195,55 +195,68 @@ static __always_inline __u32 py_level(void)
 	return s && s->depth ? s->depth - 1 : 0;
 }
 
-/* Append this task's Python frames to the record of `size` bytes in a buffer of `cap`:
- * the record's new size (unchanged when the task runs no Python). */
-static __always_inline __u64 py_append(void *rec, __u64 size, __u64 cap)
+/* This task's Python frames as a section in pybufs[level].sec: its length, 0 when the
+ * task runs no Python.  A global function: verified once per program, not at every place
+ * a record takes a stack (that tripled the programs' load time). */
+__noinline int py_collect(__u32 level)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid, level;
+	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid;
 	struct py_proc *p = bpf_map_lookup_elem(&pyprocs, &tgid);
 	struct py_walk w = {};
 	struct rec_pystack *sec;
-	__u64 ts, frame, len, off;
+	__u64 ts, frame;
 
 	if (!p)
-		return size;
+		return 0;
 	ts = py_tstate(p, tid, bpf_ktime_get_ns());
 	if (!ts) {
 		cnt_add(CNT_PY_NO_THREAD, 1);
-		return size;
+		return 0;
 	}
 	frame = py_read64(ts + p->l.ts_frame);
 	if (frame && p->l.cf_current != PY_NONE)
 		frame = py_read64(frame + p->l.cf_current);
-	if (!frame)
-		return size;
-	level = py_level();
 	w.b = bpf_map_lookup_elem(&pybufs, &level);
-	if (!w.b)
-		return size;
+	if (!frame || !w.b)
+		return 0;
 	w.l = &p->l;
 	w.frame = frame;
 	bpf_loop(PY_MAX_FRAMES + 1, py_walk_step, &w, 0);
 	if (!w.n)
-		return size;
+		return 0;
 	sec = (struct rec_pystack *)w.b->sec;
 	sec->n = w.n;
 	sec->flags = w.flags;
 	sec->magic = PY_SECTION_MAGIC;
-	len = sizeof(*sec) + (__u64)w.n * sizeof(struct py_frame);
-	off = size;
-	barrier_var(off);	/* the bound checked is the one used */
-	if (len > PY_SECTION_MAX || off > cap - PY_SECTION_MAX)
-		return size;
-	if (bpf_probe_read_kernel(rec + off, len, sec))
-		return size;
-	((struct rec_hdr *)rec)->flags |= REC_F_PYSTACK;
 	cnt_add(CNT_PY_STACKS, 1);
 	if (w.flags & PYF_CUT)
 		cnt_add(CNT_PY_CUT, 1);
 	if (w.flags & PYF_BAD)
 		cnt_add(CNT_PY_BAD, 1);
+	return sizeof(*sec) + w.n * sizeof(struct py_frame);
+}
+
+/* Append this task's Python frames to the record of `size` bytes in a buffer of `cap`:
+ * the record's new size (unchanged when the task runs no Python). */
+static __always_inline __u64 py_append(void *rec, __u64 size, __u64 cap)
+{
+	__u32 level = py_level();
+	__u64 len = (__u64)py_collect(level), off;
+	struct py_buf *b;
+
+	if (!len)
+		return size;
+	b = bpf_map_lookup_elem(&pybufs, &level);
+	if (!b)
+		return size;
+	off = size;
+	barrier_var(off);	/* the bound checked is the one used */
+	if (len > PY_SECTION_MAX || off > cap - PY_SECTION_MAX)
+		return size;
+	if (bpf_probe_read_kernel(rec + off, len, b->sec))
+		return size;
+	((struct rec_hdr *)rec)->flags |= REC_F_PYSTACK;
 	return size + len;
 }
 
