@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Python frames' cost: a CPU-bound pure-Python loop of fixed work (bench/workloads/pyloop.py,
-# timed by itself) untraced, under probex at 1999 Hz with Python frames and with native
+# its own CPU seconds) untraced, under probex at 1999 Hz with Python frames and with native
 # stacks only (PROBEX_PYTHON_FRAMES=0), and under perf record -g at the same rate; the
 # trace's bytes per CPU sample (a run recording CPU samples and exit_group only) and the
 # drops.  py-spy has no Debian or npm package: it is not in the table.
@@ -41,7 +41,7 @@ bps_nat=$(bytes_per_sample PROBEX_PYTHON_FRAMES=0)
 pyv=$("$PY" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])')
 
 {
-	echo "| $PY ($pyv) pyloop.py $N rounds, $RUNS runs (medians) | seconds | vs untraced |"
+	echo "| $PY ($pyv) pyloop.py $N rounds, $RUNS runs (medians) | CPU seconds | vs untraced |"
 	echo "|---|---:|---:|"
 	echo "| untraced | $b | 1.000 |"
 	echo "| probex, Python frames ($(samples "$WORK/py.parquet") samples, $(with_py "$WORK/py.parquet") with fib's Python frame; cpu_sample drops $(drop "$WORK/py.parquet" ringbuf_cpu_sample)) | $(med "${py[@]}") | $(ratio "$(med "${py[@]}")") |"

@@ -119,10 +119,10 @@ int rows__set_probes(struct rows *r, const char *meta)
 	return 0;
 }
 
-/* A copied user stack, unwound now: its frames' stack id, or -1. */
 /* Room for a user stack with its Python frames merged in. */
 #define USTACK_ROOM (PROBEX_MAX_FRAMES + PY_MAX_FRAMES)
 
+/* A copied user stack, unwound now (its Python frames merged in): its stack id, or -1. */
 static int64_t copied_ustack(struct rows *r, const struct rec_hdr *h, uint32_t len, uint32_t fixed)
 {
 	uint64_t frames[USTACK_ROOM];
