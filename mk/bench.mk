@@ -12,7 +12,8 @@ $(BUILD)/bench/nofp: bench/workloads/nofp.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -fomit-frame-pointer $< -o $@
 
-.PHONY: bench bench-recorder bench-peers bench-burst bench-cbuild bench-scale bench-big bench-diff bench-probes
+.PHONY: bench bench-recorder bench-peers bench-burst bench-cbuild bench-scale bench-big bench-diff bench-probes \
+	bench-python
 bench-recorder: $(BUILD)/probex $(BENCH_BINS)
 	@BUILD=$(BUILD) bench/run.sh
 
@@ -43,10 +44,16 @@ bench-big: $(BUILD)/probex $(BUILD)/probex-test
 bench-probes: $(BUILD)/probex $(BUILD)/bench/probecall
 	@BUILD=$(BUILD) bench/probes.sh
 
+# Python frames: a pure-Python loop untraced, under probex with and without Python frames,
+# and under perf record -g (bench/python.sh).
+bench-python: $(BUILD)/probex
+	@BUILD=$(BUILD) bench/python.sh
+
 # probex diff of two 20M-event synthetic traces: time and peak RSS (bench/diff.sh).
 bench-diff: $(BUILD)/probex
 	@BUILD=$(BUILD) bench/diff.sh
 
 # The latest tables go into doc/benchmarks.md, between its bench:NAME markers.
-bench: bench-recorder bench-peers bench-burst bench-cbuild bench-viewer bench-compare bench-scale bench-diff bench-probes
+bench: bench-recorder bench-peers bench-burst bench-cbuild bench-viewer bench-compare bench-scale bench-diff bench-probes \
+	bench-python
 	@scripts/bench-doc.sh $(BUILD)/bench doc/benchmarks.md

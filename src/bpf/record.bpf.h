@@ -92,7 +92,8 @@ struct {
 
 /* Records with a stack copy, per nesting level (rec_ustack_begin); the nesting level is
  * scratch's.  A per-CPU value is at most 32 KiB: one slot each. */
-#define UCOPY_SIZE (REC_MAX_FIXED + PROBEX_MAX_FRAMES * 8 + sizeof(struct rec_ustack) + PROBEX_USTACK_MAX)
+#define UCOPY_SIZE (REC_MAX_FIXED + PROBEX_MAX_FRAMES * 8 + sizeof(struct rec_ustack) + PROBEX_USTACK_MAX + \
+		    PY_SECTION_MAX)
 
 struct ucopy {
 	__u8 buf[UCOPY_SIZE];
@@ -350,6 +351,8 @@ static __always_inline long kernel_stack(void *ctx, void *buf, __u16 *flags)
 	return kn;
 }
 
+#include "bpf/python.bpf.h"
+
 /* Append user and/or kernel stacks after the fixed part and send the record.  The user
  * walk starts from (uip, ufp) when have_uregs, else from the task's saved user registers. */
 static __always_inline void rec_finish_regs(void *ctx, void *rec, __u32 fixed, bool stacked,
@@ -386,6 +389,9 @@ static __always_inline void rec_finish_regs(void *ctx, void *rec, __u32 fixed, b
 	h->ustack_n = un;
 	h->kstack_n = kn;
 	size = fixed + (un + kn) * 8;
+	if (want_user)
+		size = py_append(rec, size, REC_MAX_SIZE);
+	barrier_var(size);	/* one copy of size: the bound checked is the one used */
 	if (size <= REC_MAX_SIZE && bpf_ringbuf_output(&rb, rec, size, rb_flags()) == 0)
 		cnt_add(CNT_EVENTS, 1);
 	else
@@ -520,6 +526,8 @@ static __always_inline void rec_ustack_send(void *ctx, void *rec, __u32 fixed, b
 		kn = kernel_stack(ctx, rec + fixed, &h->flags);
 	h->kstack_n = kn;
 	size = rec_ustack_off(fixed) + sizeof(*u) + (__u64)u->len;
+	size = py_append(rec, size, UCOPY_SIZE);
+	barrier_var(size);
 	if (size <= UCOPY_SIZE && bpf_ringbuf_output(&rb, rec, size, rb_flags()) == 0)
 		cnt_add(CNT_EVENTS, 1);
 	else

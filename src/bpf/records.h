@@ -10,6 +10,8 @@
 #include <linux/types.h>
 #endif
 
+#include "bpf/pyrecords.h"
+
 #define PROBEX_COMM_LEN		16
 #define PROBEX_MAX_FRAMES	127	/* per stack; what bpf_get_stack can return by default */
 #define PROBEX_FILENAME_LEN	256
@@ -343,7 +345,7 @@ static inline __u32 rec_fixed_size(__u8 kind)
 
 /* Largest fixed part plus two full stacks: the per-CPU scratch record size. */
 #define REC_MAX_FIXED	sizeof(struct rec_probe_str)
-#define REC_MAX_SIZE	(REC_MAX_FIXED + 2 * PROBEX_MAX_FRAMES * 8)
+#define REC_MAX_SIZE	(REC_MAX_FIXED + 2 * PROBEX_MAX_FRAMES * 8 + PY_SECTION_MAX)
 
 /* Per-CPU counters (one PERCPU_ARRAY slot holds them all). */
 enum counter {
@@ -373,6 +375,10 @@ enum counter {
 	CNT_PROBE_STR_CUT,		/* ... was cut to PROBEX_PROBE_STR_LEN - 1 bytes */
 	CNT_PROBE_UNPAIRED,		/* a u: return without its entry (deeper than tracked) */
 	CNT_ARGV_CUT,			/* a command line was cut to PROBEX_ARGV_LEN at exec */
+	CNT_PY_STACKS,			/* stacks that carry Python frames */
+	CNT_PY_CUT,			/* ... cut at PY_MAX_FRAMES */
+	CNT_PY_BAD,			/* ... whose frame chain was unreadable or cyclic */
+	CNT_PY_NO_THREAD,		/* a CPython process's thread with no thread state found */
 	CNT__COUNT,
 };
 

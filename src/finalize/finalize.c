@@ -31,6 +31,7 @@
 #include "finalize/stackset.h"
 #include "finalize/unwind.h"
 #include "finalize/jitmaps.h"
+#include "finalize/pyframes.h"
 
 #ifndef PERF_RECORD_MISC_MMAP_BUILD_ID
 #define PERF_RECORD_MISC_MMAP_BUILD_ID (1 << 14)
@@ -50,6 +51,7 @@ struct finalizer {
 	struct rows *rows;
 	struct unwinder *unw;
 	struct jitmaps *jit;
+	struct pyframes *py;
 	uint64_t jit_bad;		/* JIT map lines skipped as malformed */
 	struct unwind_stats us;
 };
@@ -125,6 +127,8 @@ static int pass1_item(struct finalizer *f, const struct spool_item *it)
 		return sideband_add(f, it->data, it->len);
 	if (it->tag == SPOOL_PERFMAP)
 		return jitmaps__add_item(f->jit, it->data, it->len);
+	if (it->tag == SPOOL_PYCODE)
+		return pyframes__add_item(f->py, it->data, it->len);
 	if ((it->tag == SPOOL_BPF || it->tag == SPOOL_SIDE_BPF) && it->len >= sizeof(struct rec_fork)) {
 		const struct rec_fork *fk = it->data;
 
@@ -189,6 +193,7 @@ static int pass1(struct finalizer *f)
 		err = addrspace__build(f->as);
 	if (!err)
 		err = jitmaps__build(f->jit, f->as);
+	pyframes__build(f->py);
 	jitmaps__counts(f->jit, &jit_entries, &f->jit_bad);
 	if (jit_entries || f->jit_bad)
 		log__debug("finalize: JIT maps: %llu symbols, %llu lines skipped",
@@ -382,17 +387,22 @@ static int open_spool(struct finalizer *f, char tmp[TMP_NAME_MAX], char spill[TM
 static int finalizer__setup(struct finalizer *f, struct stacklists **sl, const char *spill)
 {
 	struct rows_opts ro;
+	int err;
 
 	f->as = addrspace__new();
 	f->ustacks = stackset__new();
 	f->kstacks = stackset__new();
 	f->jit = jitmaps__new();
-	if (!f->as || !f->jit || !f->ustacks || !f->kstacks || stacklists__new(sl))
+	f->py = pyframes__new();
+	if (!f->as || !f->jit || !f->py || !f->ustacks || !f->kstacks || stacklists__new(sl))
 		return -ENOMEM;
 	ro = (struct rows_opts){ .as = f->as, .ustacks = f->ustacks, .kstacks = f->kstacks,
 				 .spool_path = f->o->spool, .spill_path = spill,
 				 .run_rows = f->o->run_rows };
-	return rows__new(&f->rows, &ro);
+	err = rows__new(&f->rows, &ro);
+	if (!err)
+		rows__set_pyframes(f->rows, f->py);
+	return err;
 }
 
 static void log_labels(const struct finalizer *f, double t0)
@@ -491,6 +501,7 @@ static void finalizer__free(struct finalizer *f)
 	rows__free(f->rows);
 	unwinder__free(f->unw);
 	jitmaps__free(f->jit);
+	pyframes__free(f->py);
 	stackset__free(f->ustacks);
 	stackset__free(f->kstacks);
 	addrspace__free(f->as);
@@ -526,6 +537,7 @@ int finalize__run(const struct finalize_opts *o, struct finalize_result *res)
 		goto cleanup;
 	}
 	labeler__set_jitmaps(l, f.jit);
+	labeler__set_pyframes(l, f.py);
 	err = index_and_label(&f, sl, l, spill, t0);
 	if (err)
 		goto cleanup;

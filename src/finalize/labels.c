@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "bpf/records.h"
+#include "common/hmap.h"
 #include "finalize/jitmaps.h"
+#include "finalize/pyframes.h"
 #include "symbolize/addrspace.h"
 #include "finalize/labels.h"
 
@@ -19,7 +21,10 @@ struct labeler {
 	struct ksyms *ks;
 	struct usym *usym;
 	struct jitmaps *jit;
-	struct strbuf jit_used;		/* "j SPACE ADDR 1 NAME" lines: JIT names given */
+	const struct pyframes *py;
+	struct strbuf jit_used;		/* "j SPACE ADDR 1 NAME" lines: JIT names given, and
+					 * "p FRAME LABEL" lines: Python frames' labels */
+	struct hmap py_kept;		/* Python frames with a "p" line */
 	struct labeler_stats st;
 };
 
@@ -32,6 +37,12 @@ void labeler__set_jitmaps(struct labeler *l, struct jitmaps *j)
 {
 	l->jit = j;
 }
+
+void labeler__set_pyframes(struct labeler *l, const struct pyframes *py)
+{
+	l->py = py;
+}
+
 
 /* Code in no file: anonymous executable memory (JIT compilers) or a memfd. */
 static bool anon_code(const char *path)
@@ -70,6 +81,7 @@ void labeler__free(struct labeler *l)
 		return;
 	usym__free(l->usym);
 	strbuf__free(&l->jit_used);
+	hmap__free(&l->py_kept);
 	free(l);
 }
 
@@ -108,10 +120,28 @@ static void add_mark(struct strbuf *out, struct strbuf *mods, const char *mark)
 	add_module(mods, "");
 }
 
+/* A Python frame merged into the stack (pyframes.h): its label, module "python". */
+static void python_frame(struct labeler *l, uint64_t frame, struct strbuf *out, struct strbuf *mods)
+{
+	struct strbuf s = { 0 };
+
+	uint32_t seen;
+
+	pyframes__label(l->py, frame, &s);
+	add_label(out, s.s ? s.s : "[python]");
+	/* Kept in the symbol data: the code objects are gone after recording. */
+	if (s.s && !hmap__get(&l->py_kept, frame, &seen) && !hmap__put(&l->py_kept, frame, 1))
+		strbuf__addf(&l->jit_used, "p %llx %s\n", (unsigned long long)frame, s.s);
+	strbuf__free(&s);
+	add_module(mods, PYFRAME_MODULE);
+}
+
 const void *labeler__frame_mapping(struct labeler *l, const struct stack_entry *e, uint32_t i)
 {
 	uint64_t addr = e->frames[i];
 
+	if (pyframes__is(addr))
+		return NULL;
 	return addrspace__find(l->as, e->space, i == 0 ? addr : addr - 1, e->ts);
 }
 
@@ -136,6 +166,10 @@ unsigned int labeler__user_frame(struct labeler *l, const struct stack_entry *e,
 	char buf[4300];
 	size_t plen;
 
+	if (pyframes__is(addr)) {
+		python_frame(l, addr, out, mods);
+		goto done;
+	}
 	if (m && anon_code(m->path)) {
 		const char *name = jitmaps__name(l->jit, e->space, look);
 
@@ -201,6 +235,8 @@ static uint32_t code_frames(struct labeler *l, const struct stack_entry *e, uint
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t a = e->frames[i];
 
+		if (pyframes__is(a))
+			continue;
 		if (a < 0x1000 || a >= (1ull << 63) ||
 		    !addrspace__find(l->as, e->space, i == 0 ? a : a - 1, e->ts)) {
 			l->st.user_cut_stacks++;

@@ -38,7 +38,10 @@ void labeler__free(struct labeler *l);
 /* Name frames in anonymous executable mappings from these JIT maps (not owned). */
 struct jitmaps;
 void labeler__set_jitmaps(struct labeler *l, struct jitmaps *j);
-/* Symbol-data lines for the JIT names given so far ("" when none). */
+/* Label Python frames merged into user stacks from these code objects (not owned). */
+struct pyframes;
+void labeler__set_pyframes(struct labeler *l, const struct pyframes *py);
+/* Symbol-data lines for the JIT names and Python frame labels given so far ("" when none). */
 const char *labeler__jit_used(const struct labeler *l);
 /* Append the labels of a user stack (starting with "[user]") joined by LABEL_SEP, and
  * when mods is given, each label's object the same way (aligned: one per label; the file

@@ -13,6 +13,7 @@
 #include "symbolize/addrspace.h"
 #include "trace/duck.h"
 #include "finalize/jitmaps.h"
+#include "finalize/pyframes.h"
 #include "finalize/labels.h"
 #include "finalize/resymbolize.h"
 #include "finalize/stackset.h"
@@ -171,6 +172,7 @@ int resymbolize__run(const char *in, const char *out, bool force)
 	struct addrspace *as = addrspace__new();
 	struct stackset *us = stackset__new(), *ks = stackset__new();
 	struct jitmaps *jit = jitmaps__new();
+	struct pyframes *py = pyframes__new();
 	duckdb_database db = NULL;
 	duckdb_connection con = NULL;
 	char lit[8400], tmp[4200];
@@ -195,15 +197,18 @@ int resymbolize__run(const char *in, const char *out, bool force)
 		err = -ENODATA;
 		goto cleanup;
 	}
-	err = jit ? symdata__decode(data, as, us, ks, jit) : -ENOMEM;
+	err = jit && py ? symdata__decode(data, as, us, ks, jit, py) : -ENOMEM;
+	pyframes__build(py);
 	if (err) {
 		log__error("%s: damaged %s metadata", in, META_SYMBOL_DATA);
 		goto cleanup;
 	}
 	log__debug("resymbolize: read %.3f s", now_s() - t0);
 	l = labeler__new(as, NULL);
-	if (l)
+	if (l) {
 		labeler__set_jitmaps(l, jit);
+		labeler__set_pyframes(l, py);
+	}
 	err = l ? load_labels(l, us, &rl) : -ENOMEM;
 	log__debug("resymbolize: %u stacks labelled %.3f s", stackset__count(us), now_s() - t0);
 	if (err)
@@ -238,6 +243,7 @@ cleanup:
 	relabel_free(&rl);
 	labeler__free(l);
 	jitmaps__free(jit);
+	pyframes__free(py);
 	kv_free(&kv);
 	if (con)
 		duckdb_disconnect(&con);

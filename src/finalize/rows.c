@@ -11,6 +11,7 @@
 #include "finalize/fdseed.h"
 #include "finalize/offjoin.h"
 #include "finalize/probe_rows.h"
+#include "finalize/pyframes.h"
 #include "finalize/rgwriter.h"
 #include "finalize/rows.h"
 #include "finalize/runs.h"
@@ -31,6 +32,7 @@ struct rows {
 	struct spool_blocks *blocks;	/* records read back by offset while writing */
 	struct offjoin *offjoin;	/* off_cpu rows' blocking-switch and waker stacks */
 	struct probe_rows *probes;	/* --probe rows' event types and arguments */
+	struct pyframes *py;		/* Python frames merged into user stacks (not owned) */
 	uint64_t nrec;
 	struct intern comms, files;
 	struct argvcol argv;		/* process_exec command lines, by spool item */
@@ -104,6 +106,11 @@ static int add_ref(struct rows *r, uint64_t ts, uint64_t item, bool exit_half, i
 	return runs__add(r->runs, &ref);
 }
 
+void rows__set_pyframes(struct rows *r, struct pyframes *py)
+{
+	r->py = py;
+}
+
 void rows__set_unwinder(struct rows *r, struct unwinder *unw)
 {
 	r->unw = unw;
@@ -127,10 +134,13 @@ int rows__set_probes(struct rows *r, const char *meta)
 	return 0;
 }
 
-/* A copied user stack, unwound now: its frames' stack id, or -1. */
+/* Room for a user stack with its Python frames merged in. */
+#define USTACK_ROOM (PROBEX_MAX_FRAMES + PY_MAX_FRAMES)
+
+/* A copied user stack, unwound now (its Python frames merged in): its stack id, or -1. */
 static int64_t copied_ustack(struct rows *r, const struct rec_hdr *h, uint32_t len, uint32_t fixed)
 {
-	uint64_t frames[PROBEX_MAX_FRAMES];
+	uint64_t frames[USTACK_ROOM];
 	uint16_t flags = 0;
 	uint32_t space, n;
 
@@ -140,7 +150,24 @@ static int64_t copied_ustack(struct rows *r, const struct rec_hdr *h, uint32_t l
 	n = unwinder__record(r->unw, space, h, len, fixed, frames, PROBEX_MAX_FRAMES, &flags);
 	if (!n)
 		return -1;
+	if (h->flags & REC_F_PYSTACK)
+		pyframes__merge(r->py, h, len, frames, &n, USTACK_ROOM);
 	return stackset__intern(r->ustacks, space, frames, n, flags & REC_F_USTACK_TRUNC, h->ts);
+}
+
+/* A user stack walked in the kernel, with its Python frames merged in. */
+static int64_t walked_ustack(struct rows *r, const struct rec_hdr *h, uint32_t len,
+			     const uint64_t *walked)
+{
+	uint64_t frames[USTACK_ROOM];
+	uint32_t space = addrspace__space_at(r->as, h->tgid, h->ts), n = h->ustack_n;
+	uint16_t trunc = h->flags & REC_F_USTACK_TRUNC;
+
+	if (!(h->flags & REC_F_PYSTACK))
+		return stackset__intern(r->ustacks, space, walked, n, trunc, h->ts);
+	memcpy(frames, walked, n * 8);
+	pyframes__merge(r->py, h, len, frames, &n, USTACK_ROOM);
+	return stackset__intern(r->ustacks, space, frames, n, trunc, h->ts);
 }
 
 /* An off_cpu row's stack is the one its blocking sched_switch took (same thread, same
@@ -204,8 +231,7 @@ int rows__add_record(struct rows *r, const void *data, uint32_t len, uint64_t it
 	fixed = rec_fixed_size(h->kind);
 	frames = (const uint64_t *)((const char *)data + fixed);
 	if (h->ustack_n) {
-		u = stackset__intern(r->ustacks, addrspace__space_at(r->as, h->tgid, h->ts), frames,
-				     h->ustack_n, h->flags & REC_F_USTACK_TRUNC, h->ts);
+		u = walked_ustack(r, h, len, frames);
 		if (u < 0)
 			return (int)u;
 	} else if (h->flags & REC_F_USTACK_COPY) {

@@ -31,6 +31,9 @@ void rows__free(struct rows *r);
 /* Unwind records' copied user stacks with unw (not owned); without one they have none. */
 struct unwinder;
 void rows__set_unwinder(struct rows *r, struct unwinder *unw);
+/* Merge the Python frames records carry into their user stacks (py not owned). */
+struct pyframes;
+void rows__set_pyframes(struct rows *r, struct pyframes *py);
 /* What the rows need of the session text, before writing: the --probe descriptions (its
  * probex.probes line) and the descriptors open at the start (probex.fds). */
 int rows__set_probes(struct rows *r, const char *meta);

@@ -9,6 +9,7 @@
 #include "common/strbuf.h"
 #include "symbolize/addrspace.h"
 #include "finalize/jitmaps.h"
+#include "finalize/pyframes.h"
 #include "finalize/stackset.h"
 #include "finalize/symdata.h"
 
@@ -94,11 +95,12 @@ static int parse_frames(char **p, uint64_t *f, uint32_t *n)
 }
 
 static int parse_line(char *line, struct addrspace *as, struct stackset *us, struct stackset *ks,
-		      struct jitmaps *jit)
+		      struct jitmaps *jit, struct pyframes *py)
 {
 	uint64_t frames[MAX_FRAMES];
 	unsigned char bid[64];
 	struct mapping m = { 0 };
+	uint64_t pyv;
 	unsigned int space, flags;
 	uint32_t n;
 	int pos = 0, err;
@@ -138,13 +140,17 @@ static int parse_line(char *line, struct addrspace *as, struct stackset *us, str
 		if (sscanf(line, "j %u %n", &space, &pos) != 1 || !pos)
 			return -EBADMSG;
 		return jit ? jitmaps__add_text(jit, space, line + pos, strlen(line + pos)) : 0;
+	case 'p':
+		if (sscanf(line, "p %" SCNx64 " %n", &pyv, &pos) != 1 || !pos || !pyframes__is(pyv))
+			return -EBADMSG;
+		return py ? pyframes__restore(py, pyv, line + pos) : 0;
 	default:
 		return -EBADMSG;
 	}
 }
 
 int symdata__decode(const char *value, struct addrspace *as, struct stackset *us,
-		    struct stackset *ks, struct jitmaps *jit)
+		    struct stackset *ks, struct jitmaps *jit, struct pyframes *py)
 {
 	size_t zlen, len;
 	void *z = base64__decode(value, &zlen);
@@ -168,7 +174,7 @@ int symdata__decode(const char *value, struct addrspace *as, struct stackset *us
 	text[len] = 0;
 	err = 0;
 	for (line = strtok_r(text, "\n", &save); line && !err; line = strtok_r(NULL, "\n", &save))
-		err = parse_line(line, as, us, ks, jit);
+		err = parse_line(line, as, us, ks, jit, py);
 cleanup:
 	free(text);
 	free(z);

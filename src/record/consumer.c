@@ -14,6 +14,7 @@
 #include "common/test_hooks.h"
 #include "record/perfmaps.h"
 #include "record/probes.h"
+#include "record/python.h"
 #include "record/sbfilter.h"
 #include "record/session.h"
 #include "spool/spool.h"
@@ -33,13 +34,15 @@ static int append_copy(struct session *s, const void *data, uint32_t size)
 	    u->len > size - off - sizeof(*u))
 		return spool_writer__append(s->spool, SPOOL_BPF, data, size);
 	if (!s->pack) {
-		s->pack = malloc(rec_ustack_off(REC_MAX_FIXED) + sizeof(*u) + PROBEX_USTACK_MAX);
+		s->pack = malloc(rec_ustack_off(REC_MAX_FIXED) + sizeof(*u) + PROBEX_USTACK_MAX +
+				 PY_SECTION_MAX);
 		if (!s->pack)
 			return -ENOMEM;
 	}
 	head = rec_spool_ustack_off(fixed, h->kstack_n);
-	tail = (uint32_t)sizeof(*u) + u->len;
-	if (tail > sizeof(*u) + PROBEX_USTACK_MAX)
+	/* The stack bytes, and the Python frames after them. */
+	tail = size - off;
+	if (tail > sizeof(*u) + PROBEX_USTACK_MAX + PY_SECTION_MAX)
 		return spool_writer__append(s->spool, SPOOL_BPF, data, size);
 	memcpy(s->pack, data, head);
 	memcpy(s->pack + head, u, tail);
@@ -68,10 +71,13 @@ int session__on_record(void *ctx, const void *data, uint32_t size)
 	struct session *s = ctx;
 	const struct rec_hdr *h = data;
 	const struct rec_fork *fk = data;
+	int err;
 
 	if (spool_full(s, size))
 		return 0;
 	s->records++;
+	if (s->py && (err = pyrec__on_record(s->py, data, size)))
+		return err;
 	if (size >= sizeof(*fk) && h->kind == REC_FORK) {
 		/* A traced process's children are traced: their mappings may be spooled. */
 		if (fk->child_tgid != h->tgid)
@@ -158,6 +164,8 @@ void *session__consumer_main(void *arg)
 		n = probes__poll(s->probes, 10);
 		if (n >= 0)
 			n = sbfilter__settle(s->sbf, false, spool_sideband, s);
+		if (n >= 0 && s->py)
+			pyrec__poll(s->py);
 		/* JIT maps every ~100 ms: a map is copied while its process lives. */
 		if (n >= 0 && pm && ++cycle % 10 == 0)
 			n = perfmaps__poll(pm, probes__traced_map_fd(s->probes), s->spool);

@@ -31,6 +31,7 @@
 #include "record/guardian.h"
 #include "record/lossless.h"
 #include "record/probes.h"
+#include "record/python.h"
 #include "record/record.h"
 #include "record/sbfilter.h"
 #include "record/session.h"
@@ -221,6 +222,10 @@ static int session__arm(struct session *s, const sigset_t *mask)
 	if (err)
 		return err;
 	log__debug("probes attached in %.3f s", (now_ns(CLOCK_MONOTONIC) - t0) / 1e9);
+	/* PROBEX_PYTHON_FRAMES=0: native stacks only (to measure what Python frames cost). */
+	if (!(getenv("PROBEX_PYTHON_FRAMES") && !strcmp(getenv("PROBEX_PYTHON_FRAMES"), "0")) &&
+	    (err = pyrec__new(&s->py, probes__pyprocs_fd(s->probes), s->spool)))
+		return err;
 	if (s->lossless) {
 		uint64_t bytes;
 		int rb = probes__ring(s->probes, &bytes);
@@ -325,6 +330,8 @@ static int session__attach(struct session *s)
 		err = sbfilter__add_pid(s->sbf, (uint32_t)o->pids[i]);
 	for (int i = 0; !err && i < o->npids; i++)
 		err = attach__write_maps(s->spool, (uint32_t)o->pids[i], ts);
+	for (int i = 0; !err && s->py && i < o->npids; i++)
+		err = pyrec__check(s->py, (uint32_t)o->pids[i], 0) < 0 ? -ENOMEM : 0;
 	/* After the maps: the part before the ring is never punched out. */
 	if (!err && o->ring_bytes)
 		err = spool_writer__set_ring(s->spool, o->ring_bytes);
@@ -422,6 +429,7 @@ static int session__drain(struct session *s, int run_err, struct record_result *
 		   (unsigned long long)sbfilter__dropped(s->sbf));
 	lossless__stats(s->lossless, &res->pauses, &res->paused_ns);
 	uprobes__drops(s->opts->uprobes, &drops);
+	pyrec__drops(s->py, &drops);
 	session_info__end(&s->info, res->status, res->counters, res->sideband_lost, drops.s);
 	strbuf__free(&drops);
 	session__exact(s, res);
@@ -471,6 +479,7 @@ static void session__cleanup(struct session *s, const sigset_t *orig)
 	lossless__close(s->lossless);
 	sbfilter__free(s->sbf);
 	free(s->pack);
+	pyrec__free(s->py);
 	if (s->wake_fd >= 0)
 		close(s->wake_fd);
 	/* Stop requests that arrived while draining were answered by keeping the data; do

@@ -52,6 +52,10 @@ static const char *const counter_names[CNT__COUNT] = {
 	[CNT_PROBE_STR_CUT] = "probe_string_truncated",
 	[CNT_PROBE_UNPAIRED] = "probe_return_unpaired",
 	[CNT_ARGV_CUT] = "argv_truncated",
+	[CNT_PY_STACKS] = "python_stacks",
+	[CNT_PY_CUT] = "python_stacks_truncated",
+	[CNT_PY_BAD] = "python_chain_unreadable",
+	[CNT_PY_NO_THREAD] = "python_thread_unknown",
 };
 
 static void *ksyms_main(void *arg)

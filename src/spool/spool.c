@@ -225,7 +225,8 @@ void spool_map__index(const struct spool_map *m, const uint64_t **offs, size_t *
 		if (i)
 			memcpy(&prev, (const unsigned char *)it.data + 8 * (i - 1), 8);
 		if ((i && off <= prev) || spool_map__item_at(m, off, &e) != 1 ||
-		    off + sizeof(struct item_hdr) + e.len > self || !e.tag || e.tag >= SPOOL_INDEX)
+		    off + sizeof(struct item_hdr) + e.len > self || !e.tag || e.tag == SPOOL_INDEX ||
+		    e.tag > SPOOL_PYCODE)
 			return;
 	}
 	*offs = it.data;	/* 8-aligned: items are, in a page-aligned mapping */

@@ -25,6 +25,7 @@ enum spool_tag {
 	SPOOL_PERFMAP = 5,	/* struct spool_perfmap + bytes of a process's /tmp/perf-PID.map */
 	SPOOL_SIDE_BPF = 6,	/* a rec_fork kept for the address spaces only (not a row) */
 	SPOOL_INDEX = 7,	/* the last item of a clean close: see spool_map__index */
+	SPOOL_PYCODE = 8,	/* struct spool_pycode: a CPython code object, read while it lived */
 };
 
 /* The index's payload: the file offsets (u64, ascending) of every item but the rows'
@@ -39,6 +40,30 @@ struct spool_perfmap {
 	uint64_t ts;		/* CLOCK_MONOTONIC when copied: which address space it names */
 	uint64_t off;		/* where the bytes were in the file */
 };
+
+/* A code object of a CPython process (record/pycode.c), followed by its name (the
+ * qualified name from 3.11), file name (UTF-8, no NUL) and line table bytes. */
+struct spool_pycode {
+	uint32_t tgid;
+	uint16_t version;	/* 0x030b: 3.11 */
+	uint16_t flags;		/* PYCODE_* */
+	uint64_t code;		/* its address */
+	uint64_t epoch;		/* the exec (CLOCK_MONOTONIC) of the image it belongs to; 0: before */
+	int32_t firstlineno;
+	uint16_t adaptive;	/* 3.11+: offset of its instructions in the object */
+	uint16_t name_len;
+	uint16_t file_len;
+	uint16_t _pad;
+	uint32_t table_len;
+	uint32_t fp;		/* its fingerprint (py_code_fp) when read */
+	uint32_t _pad2;
+};
+
+#define PYCODE_BAD	0x1	/* unreadable or no code object: no name */
+#define PYCODE_NO_LINES	0x2	/* named, but its line table was unreadable */
+/* Not a code object: the process's interpreter, whose _PyEval_EvalFrameDefault spans
+ * [code, code + table_len) (no bytes follow). */
+#define PYCODE_INTERP	0x4
 
 /* Header bytes 9..15: ring mode (--ring).  Byte 9 is 1 and bytes 12..15 the segment size;
  * from the first segment boundary after the session item on, no item crosses a boundary,

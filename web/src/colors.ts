@@ -63,3 +63,13 @@ export function stateColor(state: string): string {
 /** Critical-path threads, by order of first appearance on the path: apart from each
  *  other and from the state colours drawn beneath them. */
 export const PATH_COLORS = ['#6d5bd0', '#d9485f', '#1c7ed6', '#c2255c', '#0c8599', '#e8590c', '#5c940d', '#862e9c', '#364fc7', '#a61e4d'];
+
+/** A Python frame's label, "QUALNAME (FILE:LINE)" (a C++ name may hold parentheses, never
+ *  this shape). */
+const PYTHON_FRAME = /^[^\s()]+ \([^()]*:\d+\)$/;
+
+/** Python frames in greens, apart from the native frames' warm colours. */
+export function pythonFrameColor(name: string, v1: number, v2: number): string | null {
+  if (!PYTHON_FRAME.test(name)) return null;
+  return `rgb(${Math.round(60 + 50 * v1)},${Math.round(170 + 50 * v2)},${Math.round(90 + 40 * v1)})`;
+}

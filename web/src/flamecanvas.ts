@@ -2,6 +2,7 @@
 // hit tests; shared by the Flamegraph tab and the critical path's flame graph.
 
 import { fitCanvas } from './dom';
+import { pythonFrameColor } from './colors';
 import type { FNode } from './flamedata';
 
 export const ROW = 17;
@@ -71,7 +72,7 @@ export function flameAt(canvas: HTMLCanvasElement, placed: Placed[][], depthMax:
 }
 
 /** Deterministic warm colours by name (like flamegraph.pl's "hot"); kernel frames lean
- *  orange-yellow, markers gray. */
+ *  orange-yellow, Python frames green, markers gray. */
 export function frameColor(n: FNode): string {
   if (n.name === 'all') return '#d1d5db';
   if (n.name.startsWith('[') && n.name.endsWith(']')) return '#cbd5e1';
@@ -79,6 +80,8 @@ export function frameColor(n: FNode): string {
   for (let i = 0; i < n.name.length; i++) hsh = (hsh * 31 + n.name.charCodeAt(i)) | 0;
   const v1 = ((hsh >>> 0) % 1000) / 1000;
   const v2 = (((hsh >>> 10) >>> 0) % 1000) / 1000;
+  const py = n.side === 'user' ? pythonFrameColor(n.name, v1, v2) : null;
+  if (py) return py;
   if (n.side === 'kernel') {
     return `rgb(${Math.round(220 + 30 * v1)},${Math.round(150 + 70 * v2)},${Math.round(40 + 40 * v1)})`;
   }
