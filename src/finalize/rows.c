@@ -115,14 +115,14 @@ int rows__set_probes(struct rows *r, const char *meta)
 /* A copied user stack, unwound now: its frames' stack id, or -1. */
 static int64_t copied_ustack(struct rows *r, const struct rec_hdr *h, uint32_t len, uint32_t fixed)
 {
-	uint64_t frames[PROBEX_MAX_FRAMES];
+	uint64_t frames[UNW_MAX_FRAMES];
 	uint16_t flags = 0;
 	uint32_t space, n;
 
 	if (!r->unw)
 		return -1;
 	space = addrspace__space_at(r->as, h->tgid, h->ts);
-	n = unwinder__record(r->unw, space, h, len, fixed, frames, PROBEX_MAX_FRAMES, &flags);
+	n = unwinder__record(r->unw, space, h, len, fixed, frames, UNW_MAX_FRAMES, &flags);
 	if (!n)
 		return -1;
 	return stackset__intern(r->ustacks, space, frames, n, flags & REC_F_USTACK_TRUNC, h->ts);

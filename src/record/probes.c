@@ -400,6 +400,11 @@ int probes__traced_map_fd(const struct probes *p)
 	return p->obj.maps[MAP_traced];
 }
 
+int probes__map_fd(const struct probes *p, int map)
+{
+	return map >= 0 && map < MAP__COUNT ? p->obj.maps[map] : -1;
+}
+
 int probes__guard_fds(const struct probes *p, int *fds, int max)
 {
 	int links[] = { p->tp_links[PROG_task_newtask], p->tp_links[PROG_sched_process_exit] };

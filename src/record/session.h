@@ -29,6 +29,7 @@ struct session {
 	uint64_t records;		/* written by the consumer only */
 	char *pack;			/* the consumer's: a stack-copy record, packed */
 	struct lossless *lossless;	/* --lossless, else NULL */
+	struct unwload *unw;		/* the in-kernel walk's tables, else NULL */
 };
 
 /* probes_opts callbacks (ctx is the session): a ring-buffer record, a side-band record. */
