@@ -436,6 +436,7 @@ static uint32_t copy_unwind(struct unwinder *u, uint32_t space, const struct rec
 		*flags |= REC_F_USTACK_TRUNC;
 		return 1;
 	}
+	u->st.unwound++;
 	u->cur = (struct sample){ .regs = c, .stack = stack, .frames = frames, .max = max };
 	end = u->no_rules ? WALK_BAIL : fast_walk(u, space, h->ts);
 	if (end != WALK_BAIL) {
