@@ -93,7 +93,10 @@ int cfi__load_bias(Elf *elf, const struct mapping *m, uint64_t *bias)
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
 
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		/* Executable segments only (the mappings unwound through are code): with lld's
+		 * layout a code mapping's first page also holds the end of the read-only
+		 * segment before it, whose bias differs. */
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) ||
 		    m->pgoff < (ph.p_offset & ~0xfffull) || m->pgoff >= ph.p_offset + ph.p_filesz)
 			continue;
 		*bias = m->start - m->pgoff + ph.p_offset - ph.p_vaddr;

@@ -118,7 +118,9 @@ static void segs_read(Elf *elf, struct object *o)
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
 
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+		/* Executable ones only: a mapping's first page can also hold the end of the
+		 * read-only segment before (lld's layout), which would give another bias. */
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
 			o->segs[o->nsegs++] = (struct seg){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
 	}
 }
@@ -195,7 +197,9 @@ static struct object *object_of(struct unwload *l, const char *path)
 	t0 = ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	object_build(l, &l->objs[l->nobjs], path);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	l->st.build_ns += ts.tv_sec * 1000000000ull + ts.tv_nsec - t0;
+	t0 = ts.tv_sec * 1000000000ull + ts.tv_nsec - t0;
+	l->st.build_ns += t0;
+	log__debug("stack walk: %s: %u rows in %.3f s", path, l->objs[l->nobjs].count, t0 / 1e9);
 	return &l->objs[l->nobjs++];
 }
 
