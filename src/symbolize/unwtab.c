@@ -236,7 +236,7 @@ int unwtab__build(Elf *elf, struct unwtab *t)
 		t->nrules = 1;
 	}
 	for (uint32_t i = 0; !err && i < h.n; i++) {
-		uint64_t start = hdr_start(&h, i), end;
+		uint64_t start = hdr_start(&h, i), end = start;
 
 		if (start < covered)
 			continue;
