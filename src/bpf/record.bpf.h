@@ -93,8 +93,9 @@ struct {
 /* Records with a stack copy, per nesting level (rec_ustack_begin); the nesting level is
  * scratch's.  A per-CPU value is at most 32 KiB: one slot each. */
 #define UCOPY_WALK(fixed) (rec_ustack_off(fixed) + sizeof(struct rec_ustack))
+#define UCOPY_WALK_MASK (2 * UNW_MAX_FRAMES - 1)
 #define UCOPY_SIZE (REC_MAX_FIXED + PROBEX_MAX_FRAMES * 8 + sizeof(struct rec_ustack) + \
-		    UNW_MAX_FRAMES * 8 + PROBEX_USTACK_MAX)
+		    (UCOPY_WALK_MASK + 1) * 8 + PROBEX_USTACK_MAX)
 
 struct ucopy {
 	__u8 buf[UCOPY_SIZE];
@@ -515,23 +516,20 @@ static __always_inline void rec_ustack_send(void *ctx, void *rec, __u32 fixed, b
 	__u64 size;
 
 	__u32 walked;
-	bool whole, cap;
 
 	h->flags |= REC_F_USTACK_COPY;
 	uregs_fill(u->regs);
-	walked = unw_walk_stack(rec + UCOPY_WALK(fixed), u->regs, &whole, &cap);
-	if (walked > UNW_MAX_FRAMES)
-		walked = UNW_MAX_FRAMES;
-	u->nwalk = walked;
-	u->wflags = (whole ? REC_W_WHOLE : 0) | (cap ? REC_W_CAP : 0);
+	/* A global function's result is any number to the verifier: the mask bounds it
+	 * (at most UNW_MAX_FRAMES, under the mask), and UCOPY_SIZE has room for the mask. */
+	walked = unw_walk_rec((struct unw_rec *)u) & UCOPY_WALK_MASK;
 	u->len = 0;
 	/* The copy follows the walked frames: the record is packed as it is built. */
-	if (!whole && !cap) {
+	if (!(u->wflags & (REC_W_WHOLE | REC_W_CAP))) {
 		u->len = ustack_copy(rec + UCOPY_WALK(fixed) + walked * 8, u->regs[UREG_SP]);
 		if (!u->len)
 			cnt_add(CNT_USTACK_COPY_ERR, 1);
 	}
-	if (cap)
+	if (u->wflags & REC_W_CAP)
 		cnt_add(CNT_STACK_TRUNC, 1);
 	if (want_kernel)
 		kn = kernel_stack(ctx, rec + fixed, &h->flags);

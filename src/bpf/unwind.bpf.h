@@ -177,17 +177,18 @@ static __always_inline long unw_stop(struct unw_walk *w, __u8 end)
 }
 
 /* One frame: the caller's pc, sp and rbp from this frame's rule.  A return address is
- * looked up inside its call (pc - 1); the leaf's pc as it is. */
+ * looked up inside its call (pc - 1); the leaf's pc as it is.  Frame i goes to buf[i]
+ * (the loop's index, not a count kept in w: a value the verifier must track exactly
+ * would make it walk the loop frame by frame). */
 static long unw_step(__u64 i, void *data)
 {
 	struct unw_walk *w = data;
-	__u64 look = w->n ? w->pc - 1 : w->pc, cfa, ra, bp;
+	__u64 look = i ? w->pc - 1 : w->pc, cfa, ra, bp;
 	struct unw_map *m;
-	__u32 n = w->n;
 
-	if (n >= UNW_MAX_FRAMES)
+	if (i >= UNW_MAX_FRAMES)
 		return unw_stop(w, UNW_END_CAP);
-	if (look != w->last_look || !n) {
+	if (look != w->last_look || !i) {
 		m = unw_map_find(w->proc, look);
 		if (!m || look - m->bias > 0xffffffffull)
 			return unw_stop(w, UNW_END_NO_MAP);
@@ -198,8 +199,8 @@ static long unw_step(__u64 i, void *data)
 		w->last_look = look;
 	}
 	if (w->last.kind == UNW_END) {
-		w->buf[n & (UNW_MAX_FRAMES - 1)] = w->pc;
-		w->n = n + 1;
+		w->buf[i] = w->pc;
+		w->n = i + 1;
 		return unw_stop(w, UNW_END_WHOLE);
 	}
 	if (w->last.kind == UNW_CFA_SP)
@@ -219,8 +220,8 @@ static long unw_step(__u64 i, void *data)
 	} else if (w->last.bp == UNW_BP_UNDEF) {
 		w->bp_ok = 0;
 	}
-	w->buf[n & (UNW_MAX_FRAMES - 1)] = w->pc;
-	w->n = n + 1;
+	w->buf[i] = w->pc;
+	w->n = i + 1;
 	if (!ra)
 		return unw_stop(w, UNW_END_WHOLE);
 	w->pc = ra;
@@ -228,17 +229,28 @@ static long unw_step(__u64 i, void *data)
 	return 0;
 }
 
-/* Walk the current task's user stack from regs (leaf first) into buf; on return
- * regs[UREG_IP/SP/BP] are the frame where the walk stopped (the copy's start), the other
- * registers zero once a frame was walked (the leaf's values no longer hold).  Returns the
- * frames walked and sets *whole / *cap. */
-static __always_inline __u32 unw_walk_stack(__u64 *buf, __u64 *regs, bool *whole, bool *cap)
+/* A stack-copy record's struct rec_ustack and the room for walked frames after it. */
+struct unw_rec {
+	struct rec_ustack u;
+	__u64 frames[UNW_MAX_FRAMES];
+};
+
+/* Walk the current task's user stack from r->u.regs (leaf first) into r->frames; sets
+ * r->u.nwalk and wflags (REC_W_*), and leaves in r->u.regs the frame where the walk
+ * stopped (the copy's start): pc, sp, rbp, the other registers zero once a frame was
+ * walked (the leaf's values no longer hold).  A global function: the verifier checks it
+ * once per program, not once per place a program sends a stack (~9000 instructions
+ * each). */
+__noinline int unw_walk_rec(struct unw_rec *r)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct unw_walk w = { .buf = buf, .pc = regs[UREG_IP], .sp = regs[UREG_SP],
-			      .bp = regs[UREG_BP], .bp_ok = 1 };
+	struct unw_walk w = { .buf = r ? r->frames : NULL, .bp_ok = 1 };
+	bool whole, cap;
 
-	*whole = *cap = false;
+	if (!r)
+		return 0;
+	r->u.nwalk = 0;
+	r->u.wflags = 0;
 	if (!unw_walk)
 		return 0;
 	w.proc = bpf_map_lookup_elem(&unw_procs, &tgid);
@@ -246,19 +258,24 @@ static __always_inline __u32 unw_walk_stack(__u64 *buf, __u64 *regs, bool *whole
 		unw_count(UNW_END_NO_PROC, 1);
 		return 0;
 	}
+	w.pc = r->u.regs[UREG_IP];
+	w.sp = r->u.regs[UREG_SP];
+	w.bp = r->u.regs[UREG_BP];
 	bpf_loop(UNW_MAX_FRAMES + 1, unw_step, &w, 0);
 	unw_count(w.stopped ? w.end : UNW_END_CAP, 1);
 	unw_count(UNW_END__COUNT, w.n);
-	*whole = w.stopped && w.end == UNW_END_WHOLE;
-	*cap = !w.stopped || w.end == UNW_END_CAP;
-	if (!w.n || *whole || *cap)
-		return w.n;
+	whole = w.stopped && w.end == UNW_END_WHOLE;
+	cap = !w.stopped || w.end == UNW_END_CAP;
+	r->u.nwalk = w.n <= UNW_MAX_FRAMES ? w.n : UNW_MAX_FRAMES;
+	r->u.wflags = (whole ? REC_W_WHOLE : 0) | (cap ? REC_W_CAP : 0);
+	if (!w.n || whole || cap)
+		return r->u.nwalk;
 	for (int i = 0; i < UREG__COUNT; i++)
-		regs[i] = 0;
-	regs[UREG_IP] = w.pc;
-	regs[UREG_SP] = w.sp;
-	regs[UREG_BP] = w.bp_ok ? w.bp : 0;
-	return w.n;
+		r->u.regs[i] = 0;
+	r->u.regs[UREG_IP] = w.pc;
+	r->u.regs[UREG_SP] = w.sp;
+	r->u.regs[UREG_BP] = w.bp_ok ? w.bp : 0;
+	return r->u.nwalk;
 }
 
 #endif
