@@ -9,8 +9,8 @@
 #include <libelf.h>
 #include <stdint.h>
 
-/* Rows per object at most (8 bytes each); larger objects get no table. */
-#define UNWTAB_MAX_ROWS (1u << 21)
+/* Rows per object at most (8 bytes each, 4 MiB); larger objects get no table. */
+#define UNWTAB_MAX_ROWS (1u << 19)
 
 struct unwtab_row {
 	uint32_t pc;	/* link-time address */

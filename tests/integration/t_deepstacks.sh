@@ -46,6 +46,8 @@ total=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AN
 assert_ge "600 deep: samples cut and marked (of $total)" "$((total * 95 / 100))" \
 	"$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND list_contains(stack_trace, 'probex_spin') AND stack_trace[2] = '[truncated]' AND len(list_filter(stack_trace, x -> x = 'probex_rec')) >= 505")"
 assert_ge "600 deep: walks that hit the cap, counted" "$((total * 95 / 100))" "$(walk "$out" cap)"
+cut=$("$PROBEX" report "$out" | sed -n 's/^ *stacks cut (\[truncated\]) *\([0-9]*\) of.*/\1/p')
+assert_ge "600 deep: the report's header counts the cut stacks" "$((total * 95 / 100))" "$cut"
 
 # C++ with large frames (4 KiB each, 40 levels: 170 KiB of stack).
 out="$TMP/cxx.parquet"
