@@ -412,9 +412,10 @@ static void session__unwind(struct session *s)
 		return;
 	unwload__stop(s->unw, &st);
 	s->unw = NULL;
-	log__debug("stack walk: %llu objects with tables (%llu rows, %.3f s), %llu without, "
-		   "%llu refused (rows full), %llu mappings left out",
-		   (unsigned long long)st.objects, (unsigned long long)st.rows, st.build_ns / 1e9,
+	log__debug("stack walk: %llu objects with tables (%llu from the cache; %llu rows, %.3f s), "
+		   "%llu without, %llu refused (rows full), %llu mappings left out",
+		   (unsigned long long)st.objects, (unsigned long long)st.cached,
+		   (unsigned long long)st.rows, st.build_ns / 1e9,
 		   (unsigned long long)st.no_table, (unsigned long long)st.rows_full,
 		   (unsigned long long)st.maps_full);
 	strbuf__addf(&s->info.text,

@@ -1,5 +1,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -19,6 +20,7 @@
 #include "record/progs.h"
 #include "record/unwload.h"
 #include "symbolize/strmap.h"
+#include "symbolize/symcache.h"
 #include "symbolize/unwtab.h"
 
 _Static_assert(sizeof(struct unw_row) == sizeof(struct unwtab_row) &&
@@ -138,6 +140,34 @@ static Elf *vdso_elf(void)
 	return elf_memory((char *)eh, eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize);
 }
 
+/* Which builder made a cached table: bumped when the rows it gives change. */
+#define UNW_CACHE_PROV "unwtab 1"
+
+/* elf's table: from the symbol cache's directory when an entry for its build-id is
+ * there (libc's takes 40 ms to build), else built and stored. */
+static int table_of(struct unwload *l, Elf *elf, struct unwtab *t)
+{
+	const void *id;
+	ssize_t id_len = dwelf_elf_gnu_build_id(elf, &id);
+	void *b = NULL;
+	size_t len;
+	int err;
+
+	if (id_len > 0 && (b = symcache__blob_load(id, (int)id_len, "unw", UNW_CACHE_PROV, &len)) &&
+	    !unwtab__decode(b, len, t)) {
+		free(b);
+		l->st.cached++;
+		return 0;
+	}
+	free(b);
+	err = unwtab__build(elf, t);
+	if (!err && id_len > 0 && !unwtab__encode(t, &b, &len)) {
+		symcache__blob_store(id, (int)id_len, "unw", UNW_CACHE_PROV, b, len);
+		free(b);
+	}
+	return err;
+}
+
 /* Build path's table into the rows map. */
 static void object_build(struct unwload *l, struct object *o, const char *path)
 {
@@ -147,7 +177,7 @@ static void object_build(struct unwload *l, struct object *o, const char *path)
 	int fd = vdso ? -1 : open(path, O_RDONLY | O_CLOEXEC);
 	Elf *elf = vdso ? vdso_elf() : fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
 
-	if (!elf || unwtab__build(elf, &t)) {
+	if (!elf || table_of(l, elf, &t)) {
 		l->st.no_table++;
 		goto out;
 	}

@@ -18,6 +18,7 @@ struct unwload;
 
 struct unwload_stats {
 	uint64_t objects;	/* objects with a table */
+	uint64_t cached;	/* ... of which read from the cache */
 	uint64_t no_table;	/* objects without one (no .eh_frame_hdr, unreadable, too large) */
 	uint64_t rows_full;	/* objects refused: the rows map was full */
 	uint64_t maps_full;	/* mappings left out: UNW_PROC_MAPS reached */

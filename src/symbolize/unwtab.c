@@ -271,3 +271,70 @@ const struct unwtab_row *unwtab__find(const struct unwtab *t, uint32_t pc)
 	}
 	return lo ? &t->rows[lo - 1] : NULL;
 }
+
+#define UNWTAB_MAGIC 0x54574e55u	/* "UNWT" */
+
+struct unwtab_hdr {
+	uint32_t magic, nrows, nrules, reserved;
+};
+
+_Static_assert(sizeof(struct unwtab_rule) == sizeof(struct unwtab_row), "8-byte items");
+
+int unwtab__encode(const struct unwtab *t, void **out, size_t *len)
+{
+	struct unwtab_hdr h = { UNWTAB_MAGIC, t->nrows, t->nrules, 0 };
+	size_t rl = (size_t)t->nrules * sizeof(*t->rules), wl = (size_t)t->nrows * sizeof(*t->rows);
+	char *b = malloc(sizeof(h) + rl + wl);
+
+	if (!b)
+		return -ENOMEM;
+	memcpy(b, &h, sizeof(h));
+	memcpy(b + sizeof(h), t->rules, rl);
+	memcpy(b + sizeof(h) + rl, t->rows, wl);
+	*out = b;
+	*len = sizeof(h) + rl + wl;
+	return 0;
+}
+
+static bool decoded_ok(const struct unwtab *t)
+{
+	if (t->rules[0].kind != UNWTAB_NONE)
+		return false;
+	for (uint32_t i = 0; i < t->nrules; i++)
+		if (t->rules[i].kind > UNWTAB_END || t->rules[i].bp > UNWTAB_BP_UNDEF)
+			return false;
+	for (uint32_t i = 0; i < t->nrows; i++)
+		if (t->rows[i].rule >= t->nrules || (i && t->rows[i - 1].pc >= t->rows[i].pc))
+			return false;
+	return true;
+}
+
+int unwtab__decode(const void *b, size_t len, struct unwtab *t)
+{
+	struct unwtab_hdr h;
+
+	*t = (struct unwtab){ 0 };
+	if (len < sizeof(h))
+		return -EINVAL;
+	memcpy(&h, b, sizeof(h));
+	if (h.magic != UNWTAB_MAGIC || !h.nrows || h.nrows > UNWTAB_MAX_ROWS || !h.nrules ||
+	    h.nrules > UNWTAB_MAX_ROWS ||
+	    len != sizeof(h) + ((size_t)h.nrules + h.nrows) * sizeof(struct unwtab_row))
+		return -EINVAL;
+	t->rules = malloc((size_t)h.nrules * sizeof(*t->rules));
+	t->rows = malloc((size_t)h.nrows * sizeof(*t->rows));
+	if (!t->rules || !t->rows) {
+		unwtab__free(t);
+		return -ENOMEM;
+	}
+	memcpy(t->rules, (const char *)b + sizeof(h), (size_t)h.nrules * sizeof(*t->rules));
+	memcpy(t->rows, (const char *)b + sizeof(h) + (size_t)h.nrules * sizeof(*t->rules),
+	       (size_t)h.nrows * sizeof(*t->rows));
+	t->nrules = t->cap_rules = h.nrules;
+	t->nrows = t->cap_rows = h.nrows;
+	if (!decoded_ok(t)) {
+		unwtab__free(t);
+		return -EINVAL;
+	}
+	return 0;
+}

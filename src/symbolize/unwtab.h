@@ -40,6 +40,11 @@ struct unwtab {
 int unwtab__build(Elf *elf, struct unwtab *t);
 void unwtab__free(struct unwtab *t);
 
+/* The table as bytes for the on-disk cache (symcache__blob_store), and back: a decoded
+ * table is checked as a built one would be (sorted rows, known rules), else -EINVAL. */
+int unwtab__encode(const struct unwtab *t, void **out, size_t *len);
+int unwtab__decode(const void *b, size_t len, struct unwtab *t);
+
 /* The row covering link-time address pc, or NULL. */
 const struct unwtab_row *unwtab__find(const struct unwtab *t, uint32_t pc);
 

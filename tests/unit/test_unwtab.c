@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -144,6 +145,33 @@ static void test_no_table(void **state)
 	elf_end(elf);
 }
 
+/* The cache's bytes give the same table back; damaged bytes give none. */
+static void test_encode_decode(void **state)
+{
+	struct unwtab t = { 0 }, u = { 0 };
+	struct opened o = { -1, NULL };
+	size_t len;
+	void *b;
+
+	assert_int_equal(open_elf(fx_path("nofp"), &o), 0);
+	assert_int_equal(unwtab__build(o.elf, &t), 0);
+	assert_int_equal(unwtab__encode(&t, &b, &len), 0);
+	assert_int_equal(unwtab__decode(b, len, &u), 0);
+	assert_int_equal(u.nrows, t.nrows);
+	assert_int_equal(u.nrules, t.nrules);
+	assert_memory_equal(u.rows, t.rows, t.nrows * sizeof(*t.rows));
+	assert_memory_equal(u.rules, t.rules, t.nrules * sizeof(*t.rules));
+	unwtab__free(&u);
+	assert_int_equal(unwtab__decode(b, len - 1, &u), -EINVAL);
+	/* Rows out of order: the last row's pc made 0. */
+	memset((char *)b + len - sizeof(struct unwtab_row), 0, 4);
+	assert_int_equal(unwtab__decode(b, len, &u), -EINVAL);
+	assert_null(u.rows);
+	free(b);
+	unwtab__free(&t);
+	close_elf(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -151,6 +179,7 @@ int main(void)
 		cmocka_unit_test(test_libc_agrees),
 		cmocka_unit_test(test_entry_is_end),
 		cmocka_unit_test(test_no_table),
+		cmocka_unit_test(test_encode_decode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
