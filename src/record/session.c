@@ -420,11 +420,12 @@ static void session__unwind(struct session *s)
 		   (unsigned long long)st.maps_full);
 	strbuf__addf(&s->info.text,
 		     "%s\t{\"objects\":%llu,\"rows\":%llu,\"no_table\":%llu,\"rows_full\":%llu,"
-		     "\"maps_full\":%llu,\"frames\":%llu,\"whole\":%llu,\"no_proc\":%llu,"
+		     "\"maps_full\":%llu,\"other_file\":%llu,\"frames\":%llu,\"whole\":%llu,\"no_proc\":%llu,"
 		     "\"no_map\":%llu,\"no_rule\":%llu,\"bad_read\":%llu,\"loop\":%llu,\"cap\":%llu}\n",
 		     META_STACK_WALK, (unsigned long long)st.objects, (unsigned long long)st.rows,
 		     (unsigned long long)st.no_table, (unsigned long long)st.rows_full,
-		     (unsigned long long)st.maps_full, (unsigned long long)st.walked,
+		     (unsigned long long)st.maps_full, (unsigned long long)st.other_file,
+		     (unsigned long long)st.walked,
 		     (unsigned long long)st.walk_end[UNW_END_WHOLE],
 		     (unsigned long long)st.walk_end[UNW_END_NO_PROC],
 		     (unsigned long long)st.walk_end[UNW_END_NO_MAP],

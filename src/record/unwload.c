@@ -38,6 +38,8 @@ struct job {
 	uint32_t pid, parent;
 	uint64_t start, len, pgoff;
 	char *path;		/* JOB_MAP of a file; NULL: anonymous or special code */
+	uint8_t bid[20];	/* the mapped file's build-id, as the kernel read it */
+	uint8_t bid_len;
 };
 
 /* A loadable segment: where the table's link-time addresses come from. */
@@ -47,6 +49,8 @@ struct seg {
 
 struct object {
 	bool ok;
+	uint8_t bid_len;
+	uint8_t bid[20];
 	uint32_t first, count;
 	struct seg *segs;
 	uint32_t nsegs;
@@ -145,10 +149,8 @@ static Elf *vdso_elf(void)
 
 /* elf's table: from the symbol cache's directory when an entry for its build-id is
  * there (libc's takes 40 ms to build), else built and stored. */
-static int table_of(struct unwload *l, Elf *elf, struct unwtab *t)
+static int table_of(struct unwload *l, Elf *elf, const void *id, ssize_t id_len, struct unwtab *t)
 {
-	const void *id;
-	ssize_t id_len = dwelf_elf_gnu_build_id(elf, &id);
 	void *b = NULL;
 	size_t len;
 	int err;
@@ -177,7 +179,14 @@ static void object_build(struct unwload *l, struct object *o, const char *path)
 	int fd = vdso ? -1 : open(path, O_RDONLY | O_CLOEXEC);
 	Elf *elf = vdso ? vdso_elf() : fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
 
-	if (!elf || table_of(l, elf, &t)) {
+	const void *id = NULL;
+	ssize_t id_len = elf ? dwelf_elf_gnu_build_id(elf, &id) : -1;
+
+	if (id_len > 0 && id_len <= (ssize_t)sizeof(o->bid)) {
+		memcpy(o->bid, id, (size_t)id_len);
+		o->bid_len = (uint8_t)id_len;
+	}
+	if (!elf || table_of(l, elf, id, id_len, &t)) {
 		l->st.no_table++;
 		goto out;
 	}
@@ -278,6 +287,13 @@ static void job_map(struct unwload *l, const struct job *j)
 	uint64_t bias = 0;
 	bool have = o && o->ok && object_bias(o, j->start, j->pgoff, &bias);
 
+	/* The file at that path now is not the one mapped (another mount namespace, a
+	 * rebuilt binary): its table would invent frames. */
+	if (have && j->bid_len && (j->bid_len != o->bid_len || memcmp(j->bid, o->bid, j->bid_len))) {
+		l->st.other_file++;
+		have = false;
+	}
+
 	if (bpf_map_lookup_elem(l->procs_fd, &j->pid, &p) && !have)
 		return;
 	if (have) {
@@ -366,6 +382,10 @@ static void enqueue(struct unwload *l, const struct job *j)
 	pthread_mutex_unlock(&l->mu);
 }
 
+#ifndef PERF_RECORD_MISC_MMAP_BUILD_ID
+#define PERF_RECORD_MISC_MMAP_BUILD_ID (1 << 14)
+#endif
+
 struct mmap2_rec {
 	struct perf_event_header h;
 	uint32_t pid, tid;
@@ -394,6 +414,14 @@ void unwload__sideband(struct unwload *l, const struct perf_event_header *ev)
 	if (ev->type != PERF_RECORD_MMAP2 || ev->size <= sizeof(*m) || !(m->prot & PROT_EXEC))
 		return;
 	room = ev->size - sizeof(*m);
+	if ((ev->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && (const uint8_t *)&m->maj + 4 + sizeof(j.bid) <=
+	    (const uint8_t *)ev + ev->size) {
+		/* {maj min ino gen} holds {bid_size, 3 reserved, bid[20]} instead. */
+		const uint8_t *b = (const uint8_t *)&m->maj;
+
+		j.bid_len = b[0] <= sizeof(j.bid) ? b[0] : 0;
+		memcpy(j.bid, b + 4, j.bid_len);
+	}
 	j.pid = m->pid;
 	j.start = m->addr;
 	j.len = m->len;

@@ -20,6 +20,7 @@ struct unwload_stats {
 	uint64_t objects;	/* objects with a table */
 	uint64_t cached;	/* ... of which read from the cache */
 	uint64_t no_table;	/* objects without one (no .eh_frame_hdr, unreadable, too large) */
+	uint64_t other_file;	/* mappings whose file's build-id is not the mapped one's */
 	uint64_t rows_full;	/* objects refused: the rows map was full */
 	uint64_t maps_full;	/* mappings left out: UNW_PROC_MAPS reached */
 	uint64_t rows;		/* rows loaded */
