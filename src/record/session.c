@@ -324,7 +324,7 @@ static int session__attach(struct session *s)
 	for (int i = 0; !err && i < o->npids; i++)
 		err = sbfilter__add_pid(s->sbf, (uint32_t)o->pids[i]);
 	for (int i = 0; !err && i < o->npids; i++)
-		err = attach__write_maps(s->spool, (uint32_t)o->pids[i], ts);
+		err = attach__write_maps(s->spool, s->unw, (uint32_t)o->pids[i], ts);
 	/* After the maps: the part before the ring is never punched out. */
 	if (!err && o->ring_bytes)
 		err = spool_writer__set_ring(s->spool, o->ring_bytes);

@@ -38,6 +38,18 @@ assert_ge "off-CPU intervals in probex_spin" 20 "$total"
 assert_ge "off-CPU stacks whole with 100 frames (of $total)" "$((total * 95 / 100))" \
 	"$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'off_cpu' AND list_contains(stack_trace, 'probex_spin') AND $(whole) AND len(list_filter(stack_trace, x -> x = 'probex_rec')) = 100")"
 
+# Attached to a running process (--pid): its code mapped before probex came is walked too.
+"$FIXTURES/deepnofp" 100 4 >/dev/null &
+target=$!
+sleep 0.3
+out="$TMP/attach.parquet"
+"$PROBEX" -q -o "$out" --no-viewer --pid "$target" || fail "probex --pid exited $?"
+wait "$target"
+total=$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND list_contains(stack_trace, 'probex_spin')")
+assert_ge "--pid: cpu samples in probex_spin" 100 "$total"
+assert_ge "--pid: whole from _start with 100 frames (of $total)" "$((total * 90 / 100))" \
+	"$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND list_contains(stack_trace, 'probex_spin') AND $(whole) AND len(list_filter(stack_trace, x -> x = 'probex_rec')) = 100")"
+
 # Past 512 frames the stack is cut, visibly: [truncated] at its root, 512 user frames,
 # and the cap counted.
 out="$TMP/d600.parquet"
