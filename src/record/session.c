@@ -403,38 +403,6 @@ static void session__exact(struct session *s, struct record_result *res)
 	}
 }
 
-/* The in-kernel walk's counts, in the metadata (META_STACK_WALK). */
-static void session__unwind(struct session *s)
-{
-	struct unwload_stats st;
-
-	if (!s->unw)
-		return;
-	unwload__stop(s->unw, &st);
-	s->unw = NULL;
-	log__debug("stack walk: %llu objects with tables (%llu from the cache; %llu rows, %.3f s), "
-		   "%llu without, %llu refused (rows full), %llu mappings left out",
-		   (unsigned long long)st.objects, (unsigned long long)st.cached,
-		   (unsigned long long)st.rows, st.build_ns / 1e9,
-		   (unsigned long long)st.no_table, (unsigned long long)st.rows_full,
-		   (unsigned long long)st.maps_full);
-	strbuf__addf(&s->info.text,
-		     "%s\t{\"objects\":%llu,\"rows\":%llu,\"no_table\":%llu,\"rows_full\":%llu,"
-		     "\"maps_full\":%llu,\"other_file\":%llu,\"frames\":%llu,\"whole\":%llu,\"no_proc\":%llu,"
-		     "\"no_map\":%llu,\"no_rule\":%llu,\"bad_read\":%llu,\"loop\":%llu,\"cap\":%llu}\n",
-		     META_STACK_WALK, (unsigned long long)st.objects, (unsigned long long)st.rows,
-		     (unsigned long long)st.no_table, (unsigned long long)st.rows_full,
-		     (unsigned long long)st.maps_full, (unsigned long long)st.other_file,
-		     (unsigned long long)st.walked,
-		     (unsigned long long)st.walk_end[UNW_END_WHOLE],
-		     (unsigned long long)st.walk_end[UNW_END_NO_PROC],
-		     (unsigned long long)st.walk_end[UNW_END_NO_MAP],
-		     (unsigned long long)st.walk_end[UNW_END_NO_RULE],
-		     (unsigned long long)st.walk_end[UNW_END_BAD_READ],
-		     (unsigned long long)st.walk_end[UNW_END_LOOP],
-		     (unsigned long long)st.walk_end[UNW_END_CAP]);
-}
-
 /* The tree has ended: drain the ring buffer, write the end facts, close the spool and
  * detach.  Returns the first error of the recording. */
 static int session__drain(struct session *s, int run_err, struct record_result *res)
@@ -456,7 +424,8 @@ static int session__drain(struct session *s, int run_err, struct record_result *
 	uprobes__drops(s->opts->uprobes, &drops);
 	session_info__end(&s->info, res->status, res->counters, res->sideband_lost, drops.s);
 	strbuf__free(&drops);
-	session__unwind(s);
+	unwload__end(s->unw, &s->info.text);
+	s->unw = NULL;
 	session__exact(s, res);
 	if (s->lossless)
 		strbuf__addf(&s->info.text, "%s\t{\"pauses\":%llu,\"paused_ns\":%llu}\n", META_LOSSLESS,

@@ -16,12 +16,14 @@
 #include "bpf/unwind.h"
 #include "common/hmap.h"
 #include "common/log.h"
+#include "common/strbuf.h"
 #include "record/probes.h"
 #include "record/progs.h"
 #include "record/unwload.h"
 #include "symbolize/strmap.h"
 #include "symbolize/symcache.h"
 #include "symbolize/unwtab.h"
+#include "trace/schema.h"
 
 _Static_assert(sizeof(struct unw_row) == sizeof(struct unwtab_row) &&
 	       sizeof(struct unw_rule) == sizeof(struct unwtab_rule), "the kernel's table layout");
@@ -527,4 +529,34 @@ void unwload__stop(struct unwload *l, struct unwload_stats *st)
 	hmap__free(&l->rule_ids);
 	strmap__free(&l->paths);
 	free(l);
+}
+
+void unwload__end(struct unwload *l, struct strbuf *meta)
+{
+	struct unwload_stats st;
+
+	if (!l)
+		return;
+	unwload__stop(l, &st);
+	log__debug("stack walk: %llu objects with tables (%llu from the cache; %llu rows, %.3f s), "
+		   "%llu without, %llu refused (rows full), %llu mappings left out",
+		   (unsigned long long)st.objects, (unsigned long long)st.cached,
+		   (unsigned long long)st.rows, st.build_ns / 1e9,
+		   (unsigned long long)st.no_table, (unsigned long long)st.rows_full,
+		   (unsigned long long)st.maps_full);
+	strbuf__addf(meta,
+		     "%s\t{\"objects\":%llu,\"rows\":%llu,\"no_table\":%llu,\"rows_full\":%llu,"
+		     "\"maps_full\":%llu,\"other_file\":%llu,\"frames\":%llu,\"whole\":%llu,\"no_proc\":%llu,"
+		     "\"no_map\":%llu,\"no_rule\":%llu,\"bad_read\":%llu,\"loop\":%llu,\"cap\":%llu}\n",
+		     META_STACK_WALK, (unsigned long long)st.objects, (unsigned long long)st.rows,
+		     (unsigned long long)st.no_table, (unsigned long long)st.rows_full,
+		     (unsigned long long)st.maps_full, (unsigned long long)st.other_file,
+		     (unsigned long long)st.walked,
+		     (unsigned long long)st.walk_end[UNW_END_WHOLE],
+		     (unsigned long long)st.walk_end[UNW_END_NO_PROC],
+		     (unsigned long long)st.walk_end[UNW_END_NO_MAP],
+		     (unsigned long long)st.walk_end[UNW_END_NO_RULE],
+		     (unsigned long long)st.walk_end[UNW_END_BAD_READ],
+		     (unsigned long long)st.walk_end[UNW_END_LOOP],
+		     (unsigned long long)st.walk_end[UNW_END_CAP]);
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 struct perf_event_header;
+struct strbuf;
 struct probes;
 struct unwload;
 
@@ -37,5 +38,7 @@ void unwload__fork(struct unwload *l, uint32_t parent, uint32_t child);
 void unwload__exit(struct unwload *l, uint32_t tgid);
 /* Stop the thread, read the counts, free. */
 void unwload__stop(struct unwload *l, struct unwload_stats *st);
+/* unwload__stop, the counts logged and written as META_STACK_WALK's line into meta. */
+void unwload__end(struct unwload *l, struct strbuf *meta);
 
 #endif
