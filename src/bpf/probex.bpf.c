@@ -209,6 +209,7 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid, struct li
 		}
 	}
 	stat_add(pid_tgid >> 32, STAT_KN(REC_EXEC, 0), 0, 0);
+	unw_exec(pid_tgid >> 32);
 	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
 	if (!r) {
 		rec_drop(REC_EXEC);

@@ -229,6 +229,15 @@ static long unw_step(__u64 i, void *data)
 	return 0;
 }
 
+/* An exec replaces every mapping of the process: its old tables must not serve a sample
+ * of the new image before user space has read the exec (it deletes them too, and then
+ * loads the new image's). */
+static __always_inline void unw_exec(__u32 tgid)
+{
+	if (unw_walk)
+		bpf_map_delete_elem(&unw_procs, &tgid);
+}
+
 /* A stack-copy record's struct rec_ustack and the room for walked frames after it. */
 struct unw_rec {
 	struct rec_ustack u;
