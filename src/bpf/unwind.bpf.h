@@ -238,6 +238,19 @@ static __always_inline void unw_exec(__u32 tgid)
 		bpf_map_delete_elem(&unw_procs, &tgid);
 }
 
+/* A forked process has its parent's mappings: walked at once, not only after user
+ * space has read the fork (an exec that follows drops them: unw_exec). */
+static __always_inline void unw_fork(__u32 parent, __u32 child)
+{
+	struct unw_proc *p;
+
+	if (!unw_walk)
+		return;
+	p = bpf_map_lookup_elem(&unw_procs, &parent);
+	if (p)
+		bpf_map_update_elem(&unw_procs, &child, p, BPF_NOEXIST);
+}
+
 /* A stack-copy record's struct rec_ustack and the room for walked frames after it. */
 struct unw_rec {
 	struct rec_ustack u;
