@@ -19,6 +19,7 @@ CMD[b_sh]="sh -c 'i=0; while [ \$i -lt 300000 ]; do i=\$((i+1)); done'";	DESC[b_
 CMD[b_deep]="$BIN/deepstack 2";						DESC[b_deep]="b CPU-bound deep stacks (C)"
 CMD[b_nofp]="$BIN/nofp";						DESC[b_nofp]="b CPU-bound without frame pointers (C, --call-graph auto)"
 CMD[b_nofp_fp]="${CMD[b_nofp]}";					DESC[b_nofp_fp]="b without frame pointers, --call-graph fp";	EXTRA[b_nofp_fp]="--call-graph fp"
+CMD[b_deeprec]="$BIN/deeprec";						DESC[b_deeprec]="b CPU-bound 100-deep recursion without frame pointers (C, 24 KiB of stack; target <= 1.10x)"
 CMD[c]="sh -c 'for i in \$(seq 300); do /bin/true; done'";		DESC[c]="c fork-heavy (300 x /bin/true)"
 CMD[d]="$BIN/pagefault 512";						DESC[d]="d page faults (512 MiB)"
 CMD[e]="fio --name=t --ioengine=io_uring --rw=randread --bs=4k --size=64m --filename=$FIO_FILE --output=/dev/null"
@@ -29,7 +30,7 @@ CMD[g]="$BIN/pingpong 200000";						DESC[g]="g off-CPU ping-pong (2 threads, 200
 PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
 CMD[h]="$PY $ROOT/bench/workloads/hashjson.py $WORK/hash.json"
 DESC[h]="h page faults of a real program (python3 hashing 300K strings to JSON; target <= 1.30x)"
-ORDER=${WORKLOADS:-"a a_ref a_fp a_all b_sh b_deep b_nofp b_nofp_fp c d e f g h"}
+ORDER=${WORKLOADS:-"a a_ref a_fp a_all b_sh b_deep b_nofp b_nofp_fp b_deeprec c d e f g h"}
 STACKS=$ROOT/$BUILD/bench/stacks.md
 
 q() { "$PROBEX" query --no-header "$1" "$2" 2>/dev/null | head -n1; }
@@ -76,7 +77,7 @@ for k in $ORDER; do
 	# Row b without frame pointers holds a target (<= 1.10x) a few percent from its
 	# figure, where 3 runs on this VM spread by +-10%: at least 9 runs.
 	nruns=$RUNS
-	[ "$k" = b_nofp ] && [ "$nruns" -lt 9 ] && nruns=9
+	[[ $k == b_nofp || $k == b_deeprec ]] && [ "$nruns" -lt 9 ] && nruns=9
 	for i in $(seq "$nruns"); do
 		run_untraced "$k" >>"$WORK/u"
 		run_traced "$k" "$out" >>"$WORK/t"
@@ -127,13 +128,15 @@ for k in $ORDER; do
 	echo "$row" >>"$OUT"
 	echo "$row"
 done
-# The same workload under perf record --call-graph dwarf (perf's 8 KiB stack copies; -N:
-# perf 6.1 can crash filling its build-id cache at the end).
-if [[ " $ORDER " == *" b_nofp "* ]] && command -v perf >/dev/null; then
+# The same workloads under perf record --call-graph dwarf (-N: perf 6.1 can crash filling
+# its build-id cache at the end): perf's 8 KiB stack copies on row b without frame
+# pointers, its largest (65528 bytes) on the deep recursion.
+perf_row() { # key call-graph
+	local k=$1 cg=$2 u t n whole size row ratio
 	: >"$WORK/u"; : >"$WORK/t"
 	for i in $(seq "$RUNS"); do
-		run_untraced b_nofp >>"$WORK/u"
-		t0=$(now); perf record -q -N -F 1999 --call-graph dwarf -o "$WORK/perf.data" -- ${CMD[b_nofp]} >/dev/null 2>&1; t1=$(now)
+		run_untraced "$k" >>"$WORK/u"
+		t0=$(now); perf record -q -N -F 1999 --call-graph "$cg" -o "$WORK/perf.data" -- ${CMD[$k]} >/dev/null 2>&1; t1=$(now)
 		echo "$t1 - $t0" | bc >>"$WORK/t"
 	done
 	u=$(median <"$WORK/u"); t=$(median <"$WORK/t")
@@ -143,12 +146,16 @@ if [[ " $ORDER " == *" b_nofp "* ]] && command -v perf >/dev/null; then
 		{ lines++; if ($2 == "_start") start = 1 }
 		END { if (lines) { n++; w += start } print n + 0, w + 0 }')
 	size=$(stat -c %s "$WORK/perf.data")
-	row=$(awk -v u="$u" -v t="$t" -v n="$n" -v w="$whole" -v s="$size" 'BEGIN {
-		printf "| perf record --call-graph dwarf -F 1999, same workload | %d | %.1f%% | %.1f (perf.data) |", n, 100 * w / (n ? n : 1), s / (n ? n : 1) }')
+	row=$(awk -v d="${DESC[$k]%% (*}" -v c="$cg" -v n="$n" -v w="$whole" -v s="$size" 'BEGIN {
+		printf "| perf record --call-graph %s -F 1999: %s | %d | %.1f%% | %.1f (perf.data) |", c, d, n, 100 * w / (n ? n : 1), s / (n ? n : 1) }')
 	echo "$row" >>"$STACKS"
 	ratio=$(paste "$WORK/t" "$WORK/u" | awk '{ print $1 / $2 }' | median)
-	printf "perf record --call-graph dwarf: untraced %.3f s, traced %.3f s (%.2fx)\n" "$u" "$t" "$ratio" |
+	printf "perf record --call-graph %s (%s): untraced %.3f s, traced %.3f s (%.2fx)\n" "$cg" "$k" "$u" "$t" "$ratio" |
 		tee -a "$STACKS"
+}
+if command -v perf >/dev/null; then
+	[[ " $ORDER " == *" b_nofp "* ]] && perf_row b_nofp dwarf
+	[[ " $ORDER " == *" b_deeprec "* ]] && perf_row b_deeprec dwarf,65528
 fi
 # The floor under row b: the same workload under cpu-clock events alone at 1999 Hz, no
 # program and no buffer (bench/workloads/cpuclock.c): what the timer interrupts cost.

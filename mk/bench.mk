@@ -1,6 +1,7 @@
 # make bench: recorder overhead per workload, viewer latency, memory (bench/run.sh and
 # the scripts beside it); doc/benchmarks.md shows the latest tables.
-BENCH_BINS := $(BUILD)/bench/pagefault $(BUILD)/bench/deepstack $(BUILD)/bench/nofp $(BUILD)/bench/pingpong \
+BENCH_BINS := $(BUILD)/bench/pagefault $(BUILD)/bench/deepstack $(BUILD)/bench/nofp $(BUILD)/bench/deeprec \
+	      $(BUILD)/bench/pingpong \
 	      $(BUILD)/bench/cpuclock $(BUILD)/bench/probecall
 
 $(BUILD)/bench/%: bench/workloads/%.c
@@ -9,6 +10,10 @@ $(BUILD)/bench/%: bench/workloads/%.c
 
 # Like distribution code: no frame pointers, so its stacks need CFI unwinding.
 $(BUILD)/bench/nofp: bench/workloads/nofp.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -fomit-frame-pointer $< -o $@
+
+$(BUILD)/bench/deeprec: bench/workloads/deeprec.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -fomit-frame-pointer $< -o $@
 

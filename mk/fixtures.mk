@@ -22,6 +22,14 @@ $(BUILD)/fixtures/nofp: tests/fixtures/nofp.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -fomit-frame-pointer $< -o $@
 
+$(BUILD)/fixtures/deepnofp: tests/fixtures/deepnofp.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -fomit-frame-pointer $< -o $@
+
+$(BUILD)/fixtures/deepcxx: tests/fixtures/deepcxx.cpp
+	@mkdir -p $(@D)
+	g++ -O2 -g -fomit-frame-pointer $< -o $@
+
 # The same, stripped (no .symtab, no DWARF) with its DWARF in a separate file found
 # through .gnu_debuglink, and built without .eh_frame: its CFI is the .debug_frame in
 # that file, as with distribution -dbgsym packages for objects without unwind tables.

@@ -129,6 +129,8 @@ int BPF_PROG(task_newtask, struct task_struct *task, u64 clone_flags)
 	    (!trace_all || bpf_map_lookup_elem(&traced, &(__u32){ pid_tgid >> 32 })) &&
 	    bpf_map_update_elem(&traced, &child_tgid, &one, BPF_ANY))
 		cnt_add(CNT_TRACED_FULL, 1);
+	if (child_tgid != (pid_tgid >> 32))
+		unw_fork(pid_tgid >> 32, child_tgid);
 	/* A fork's kernel stack (copy_process) costs ~20 us to unwind here:
 	 * sampled like the other classes unless --stacks=all. */
 	stat_add(pid_tgid >> 32, STAT_KN(REC_FORK, 0), 0, 0);
@@ -228,6 +230,7 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid, struct li
 		}
 	}
 	stat_add(pid_tgid >> 32, STAT_KN(REC_EXEC, 0), 0, 0);
+	unw_exec(pid_tgid >> 32);
 	/* Room for the command line; the consumer spools only argv_len of it. */
 	r = bpf_ringbuf_reserve(&rb, sizeof(*r) + PROBEX_ARGV_LEN, 0);
 	if (!r) {

@@ -26,7 +26,7 @@ static inline uint32_t rec_pystack_at(const void *rec, uint32_t len, bool packed
 		if (off + sizeof(*u) > len)
 			return 0;
 		u = (const struct rec_ustack *)((const char *)rec + off);
-		off += sizeof(*u) + (uint64_t)u->len;
+		off += sizeof(*u) + (uint64_t)u->nwalk * 8 + u->len;	/* walked frames, then bytes */
 	} else {
 		off = fixed + ((uint64_t)h->ustack_n + h->kstack_n) * 8;
 	}

@@ -92,8 +92,10 @@ struct {
 
 /* Records with a stack copy, per nesting level (rec_ustack_begin); the nesting level is
  * scratch's.  A per-CPU value is at most 32 KiB: one slot each. */
-#define UCOPY_SIZE (REC_MAX_FIXED + PROBEX_MAX_FRAMES * 8 + sizeof(struct rec_ustack) + PROBEX_USTACK_MAX + \
-		    PY_SECTION_MAX)
+#define UCOPY_WALK(fixed) (rec_ustack_off(fixed) + sizeof(struct rec_ustack))
+#define UCOPY_WALK_MASK (2 * UNW_MAX_FRAMES - 1)
+#define UCOPY_SIZE (REC_MAX_FIXED + PROBEX_MAX_FRAMES * 8 + sizeof(struct rec_ustack) + \
+		    (UCOPY_WALK_MASK + 1) * 8 + PROBEX_USTACK_MAX + PY_SECTION_MAX)
 
 struct ucopy {
 	__u8 buf[UCOPY_SIZE];
@@ -231,6 +233,8 @@ static __always_inline void scratch_put(void)
 }
 
 static __always_inline void *rec_ustack_begin(__u32 fixed);
+
+#include "bpf/unwind.bpf.h"
 
 /* Either a ring-buffer slot of exactly `size` bytes (no stack), a ring-buffer slot with
  * room for a stack copy (ustack_copy_events), or a per-CPU scratch area (a stack walked
@@ -516,16 +520,26 @@ static __always_inline void rec_ustack_send(void *ctx, void *rec, __u32 fixed, b
 	long kn = 0;
 	__u64 size;
 
+	__u32 walked;
+
 	h->flags |= REC_F_USTACK_COPY;
 	uregs_fill(u->regs);
-	u->_pad = 0;
-	u->len = ustack_copy(rec + rec_ustack_off(fixed) + sizeof(*u), u->regs[UREG_SP]);
-	if (!u->len)
-		cnt_add(CNT_USTACK_COPY_ERR, 1);
+	/* A global function's result is any number to the verifier: the mask bounds it
+	 * (at most UNW_MAX_FRAMES, under the mask), and UCOPY_SIZE has room for the mask. */
+	walked = unw_walk_rec((struct unw_rec *)u) & UCOPY_WALK_MASK;
+	u->len = 0;
+	/* The copy follows the walked frames: the record is packed as it is built. */
+	if (!(u->wflags & (REC_W_WHOLE | REC_W_CAP))) {
+		u->len = ustack_copy(rec + UCOPY_WALK(fixed) + walked * 8, u->regs[UREG_SP]);
+		if (!u->len)
+			cnt_add(CNT_USTACK_COPY_ERR, 1);
+	}
+	if (u->wflags & REC_W_CAP)
+		cnt_add(CNT_STACK_TRUNC, 1);
 	if (want_kernel)
 		kn = kernel_stack(ctx, rec + fixed, &h->flags);
 	h->kstack_n = kn;
-	size = rec_ustack_off(fixed) + sizeof(*u) + (__u64)u->len;
+	size = UCOPY_WALK(fixed) + walked * 8 + (__u64)u->len;
 	size = py_append(rec, size, UCOPY_SIZE);
 	barrier_var(size);
 	if (size <= UCOPY_SIZE && bpf_ringbuf_output(&rb, rec, size, rb_flags()) == 0)

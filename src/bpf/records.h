@@ -11,6 +11,7 @@
 #endif
 
 #include "bpf/pyrecords.h"
+#include "bpf/unwind.h"
 
 #define PROBEX_COMM_LEN		16
 #define PROBEX_MAX_FRAMES	127	/* per stack; what bpf_get_stack can return by default */
@@ -215,16 +216,21 @@ enum ureg {
 #define PROBEX_USTACK_MAX	(16 * PROBEX_USTACK_CHUNK)	/* largest --stack-copy */
 
 /* A record with REC_F_USTACK_COPY has ustack_n == 0 and, after its fixed part, room for
- * PROBEX_MAX_FRAMES kernel frames (kstack_n used), then this (at rec_ustack_off), then
- * `len` bytes of the user stack from regs[UREG_SP] up.  The kernel reserves the largest
- * size; the recorder spools it packed: the fixed part, the kstack_n frames, this
- * (at rec_spool_ustack_off) and the `len` bytes — never the unused room, which holds
- * whatever the ring buffer held before. */
+ * PROBEX_MAX_FRAMES kernel frames (kstack_n used), then this (at rec_ustack_off), room for
+ * UNW_MAX_FRAMES frames the kernel walked (nwalk used, leaf first), then `len` bytes of
+ * the user stack from regs[UREG_SP] up, regs being the frame where the walk stopped.
+ * The kernel builds the largest size; the recorder spools it packed: the fixed part, the
+ * kstack_n frames, this (at rec_spool_ustack_off), the nwalk frames and the `len` bytes
+ * — never the unused room. */
 struct rec_ustack {
 	__u64 regs[UREG__COUNT];
 	__u32 len;
-	__u32 _pad;
+	__u16 nwalk;
+	__u16 wflags;		/* REC_W_* */
 };
+
+#define REC_W_WHOLE	0x1	/* the walk reached the outermost frame: no copy */
+#define REC_W_CAP	0x2	/* the walk stopped at UNW_MAX_FRAMES: the root is missing */
 
 static inline __u32 rec_ustack_off(__u32 fixed)
 {

@@ -87,6 +87,7 @@ uint32_t cfi__eh_fde_count(Elf *elf)
 int cfi__load_bias(Elf *elf, const struct mapping *m, uint64_t *bias)
 {
 	size_t phnum;
+	int found = -ENOEXEC;
 
 	if (elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &phnum))
 		return -ENOEXEC;
@@ -96,10 +97,15 @@ int cfi__load_bias(Elf *elf, const struct mapping *m, uint64_t *bias)
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
 		    m->pgoff < (ph.p_offset & ~0xfffull) || m->pgoff >= ph.p_offset + ph.p_filesz)
 			continue;
-		*bias = m->start - m->pgoff + ph.p_offset - ph.p_vaddr;
-		return 0;
+		/* The executable segment first: with lld's layout a code mapping's first page
+		 * also holds the end of the read-only segment before it, whose bias differs. */
+		if (found || (ph.p_flags & PF_X))
+			*bias = m->start - m->pgoff + ph.p_offset - ph.p_vaddr;
+		found = 0;
+		if (ph.p_flags & PF_X)
+			return 0;
 	}
-	return -ENOEXEC;
+	return found;
 }
 
 static void object_close(struct object *o)

@@ -308,11 +308,13 @@ static void log_unwind(const struct unwind_stats *us)
 	if (us->records)
 		log__debug("finalize: %llu copied user stacks: whole %llu; ended at the copy's end %llu, "
 			   "outside objects %llu, without CFI %llu, at the depth limit %llu; no copy %llu; "
+			   "%llu walked by the kernel (in part or whole), %llu unwound from stack bytes; "
 			   "%llu by cached CFI rules",
 			   (unsigned long long)us->records, (unsigned long long)us->whole,
 			   (unsigned long long)us->copy_end, (unsigned long long)us->no_module,
 			   (unsigned long long)us->failed, (unsigned long long)us->depth,
-			   (unsigned long long)us->no_copy, (unsigned long long)us->fast);
+			   (unsigned long long)us->no_copy, (unsigned long long)us->kernel_walk,
+			   (unsigned long long)us->unwound, (unsigned long long)us->fast);
 }
 
 /* Index and sort the rows (unwinding copied stacks) while a thread labels the stacks

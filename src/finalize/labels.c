@@ -223,7 +223,8 @@ done:
 
 /* Frame-pointer walks through code without frame pointers (glibc's clone3, ld.so's entry)
  * can loop on one bogus frame until the depth limit: such a truncated stack ends (root
- * side) in a long run of one address.  Keep one of them. */
+ * side) in a long run of one address.  Keep one of them.  A CFI walk never loops (its
+ * stack pointer only moves up): a run there is a deep recursion, kept whole. */
 #define LOOP_RUN 8
 
 /* Frames a walk may keep, leaf first: it ends at the first address outside every
@@ -251,7 +252,7 @@ uint32_t labeler__user_frames(struct labeler *l, const struct stack_entry *e, bo
 	uint32_t n = code_frames(l, e, e->n);
 
 	*trunc = n < e->n || (e->flags & REC_F_USTACK_TRUNC);
-	if (n == e->n && (e->flags & REC_F_USTACK_TRUNC)) {
+	if (n == e->n && n == PROBEX_MAX_FRAMES && (e->flags & REC_F_USTACK_TRUNC)) {
 		uint32_t run = 1;
 
 		while (run < n && e->frames[n - 1 - run] == e->frames[n - 1])

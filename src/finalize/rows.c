@@ -135,7 +135,8 @@ int rows__set_probes(struct rows *r, const char *meta)
 }
 
 /* Room for a user stack with its Python frames merged in. */
-#define USTACK_ROOM (PROBEX_MAX_FRAMES + PY_MAX_FRAMES)
+#define USTACK_ROOM (UNW_MAX_FRAMES + PY_MAX_FRAMES)
+_Static_assert(UNW_MAX_FRAMES >= PROBEX_MAX_FRAMES, "a walked stack fits the room of a copied one");
 
 /* A copied user stack, unwound now (its Python frames merged in): its stack id, or -1. */
 static int64_t copied_ustack(struct rows *r, const struct rec_hdr *h, uint32_t len, uint32_t fixed)
@@ -147,7 +148,7 @@ static int64_t copied_ustack(struct rows *r, const struct rec_hdr *h, uint32_t l
 	if (!r->unw)
 		return -1;
 	space = addrspace__space_at(r->as, h->tgid, h->ts);
-	n = unwinder__record(r->unw, space, h, len, fixed, frames, PROBEX_MAX_FRAMES, &flags);
+	n = unwinder__record(r->unw, space, h, len, fixed, frames, UNW_MAX_FRAMES, &flags);
 	if (!n)
 		return -1;
 	if (h->flags & REC_F_PYSTACK)

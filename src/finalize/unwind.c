@@ -420,35 +420,24 @@ static bool fast_count_end(struct unwinder *u, uint32_t space, uint64_t ts, enum
 	return false;
 }
 
-uint32_t unwinder__record(struct unwinder *u, uint32_t space, const void *rec, uint32_t len,
-			  uint32_t fixed, uint64_t *frames, uint32_t max, uint16_t *flags)
+/* The user stack from the registers and stack copy c (len bytes at stack). */
+static uint32_t copy_unwind(struct unwinder *u, uint32_t space, const struct rec_hdr *h,
+			    const struct rec_ustack *c, const uint8_t *stack, uint32_t len,
+			    uint64_t *frames, uint32_t max, uint16_t *flags)
 {
-	const struct rec_ustack *c;
-	const struct rec_hdr *h = rec;
-	uint32_t off = rec_spool_ustack_off(fixed, h->kstack_n);
 	enum walk_end end;
 	Dwfl *dwfl;
 	int rc;
 
-	u->st.records++;
-	if (len < off + sizeof(*c)) {
-		u->st.no_copy++;
-		return 0;
-	}
-	c = (const struct rec_ustack *)((const char *)rec + off);
-	if (c->len > len - off - sizeof(*c)) {
-		u->st.no_copy++;
-		return 0;
-	}
-	if (!c->len) {
+	if (!len) {
 		/* No stack bytes (an exiting task's memory is gone): the sampled pc alone. */
 		u->st.no_copy++;
 		frames[0] = c->regs[UREG_IP];
 		*flags |= REC_F_USTACK_TRUNC;
 		return 1;
 	}
-	u->cur = (struct sample){ .regs = c, .stack = (const uint8_t *)(c + 1), .frames = frames,
-				  .max = max };
+	u->st.unwound++;
+	u->cur = (struct sample){ .regs = c, .stack = stack, .frames = frames, .max = max };
 	end = u->no_rules ? WALK_BAIL : fast_walk(u, space, h->ts);
 	if (end != WALK_BAIL) {
 		u->st.fast++;
@@ -456,8 +445,7 @@ uint32_t unwinder__record(struct unwinder *u, uint32_t space, const void *rec, u
 			*flags |= REC_F_USTACK_TRUNC;
 		return u->cur.n;
 	}
-	u->cur = (struct sample){ .regs = c, .stack = (const uint8_t *)(c + 1), .frames = frames,
-				  .max = max };
+	u->cur = (struct sample){ .regs = c, .stack = stack, .frames = frames, .max = max };
 	dwfl = space_dwfl(u, space);
 	if (!dwfl) {
 		/* No object to unwind through: the sampled pc alone. */
@@ -476,6 +464,63 @@ uint32_t unwinder__record(struct unwinder *u, uint32_t space, const void *rec, u
 		return 1;
 	}
 	return u->cur.n;
+}
+
+/* The frames the kernel walked (rec_ustack.nwalk) into frames[], and the copy's start
+ * (the registers at the frame the walk stopped at) into *adj: that frame's pc is a return
+ * address, looked up as pc - 1 like a caller's, so it goes in as pc - 1 and the unwinder's
+ * first frame is set back afterwards.  Its count, at most max. */
+static uint32_t walked_frames(struct unwinder *u, const struct rec_ustack *c, uint64_t *frames,
+			      uint32_t max, struct rec_ustack *adj, uint16_t *flags)
+{
+	uint32_t n = c->nwalk < max ? c->nwalk : max;
+
+	memcpy(frames, c + 1, (size_t)n * 8);
+	*adj = *c;
+	if (n && c->len)
+		adj->regs[UREG_IP]--;
+	if (n)
+		u->st.kernel_walk++;
+	if (!n || (c->len && n < max))
+		return n;	/* the copy goes on, and counts the outcome */
+	if (c->wflags & REC_W_WHOLE && c->nwalk <= max) {
+		u->st.whole++;
+		return n;
+	}
+	if (c->wflags & REC_W_CAP || n == max)
+		u->st.depth++;
+	else
+		u->st.no_copy++;	/* the walk stopped and nothing was copied */
+	*flags |= REC_F_USTACK_TRUNC;
+	return n;
+}
+
+uint32_t unwinder__record(struct unwinder *u, uint32_t space, const void *rec, uint32_t len,
+			  uint32_t fixed, uint64_t *frames, uint32_t max, uint16_t *flags)
+{
+	const struct rec_hdr *h = rec;
+	uint32_t off = rec_spool_ustack_off(fixed, h->kstack_n), walked, n;
+	const struct rec_ustack *c;
+	struct rec_ustack adj;
+
+	u->st.records++;
+	if (len < off + sizeof(*c) || !max) {
+		u->st.no_copy++;
+		return 0;
+	}
+	c = (const struct rec_ustack *)((const char *)rec + off);
+	if (c->nwalk > UNW_MAX_FRAMES || c->len + c->nwalk * 8ull > len - off - sizeof(*c)) {
+		u->st.no_copy++;
+		return 0;
+	}
+	walked = walked_frames(u, c, frames, max, &adj, flags);
+	if (walked && (!c->len || walked == max))
+		return walked;
+	n = copy_unwind(u, space, h, &adj, (const uint8_t *)(c + 1) + c->nwalk * 8ull, c->len,
+			frames + walked, max - walked, flags);
+	if (walked && n)
+		frames[walked]++;
+	return walked + n;
 }
 
 void unwinder__stats(const struct unwinder *u, struct unwind_stats *out)

@@ -19,8 +19,10 @@ struct unwind_stats {
 	uint64_t copy_end;	/* needed stack beyond the copy */
 	uint64_t no_module;	/* a frame's pc is in no reported object (JIT, garbage) */
 	uint64_t failed;	/* no CFI and no frame-pointer rule gave a caller */
-	uint64_t depth;		/* PROBEX_MAX_FRAMES reached */
+	uint64_t depth;		/* the frames asked for (UNW_MAX_FRAMES) reached */
 	uint64_t fast;		/* of all these, walked by cached CFI rules (cfirules.h) */
+	uint64_t kernel_walk;	/* ... whose first frames (or all) the kernel walked */
+	uint64_t unwound;	/* ... with stack bytes unwound here (the rest of a walk, or all) */
 };
 
 struct unwinder *unwinder__new(const struct addrspace *as);

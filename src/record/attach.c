@@ -8,6 +8,7 @@
 
 #include "common/log.h"
 #include "record/attach.h"
+#include "record/unwload.h"
 #include "spool/spool.h"
 
 /* The process a thread id belongs to (itself for a process), or -1. */
@@ -62,9 +63,9 @@ struct mmap2_head {
 	uint32_t prot, flags;
 };
 
-static int write_mapping(struct spool_writer *w, uint32_t tgid, uint64_t ts, uint64_t start,
-			 uint64_t end, uint64_t pgoff, const char *perms, uint64_t ino,
-			 const char *name)
+static int write_mapping(struct spool_writer *w, struct unwload *unw, uint32_t tgid, uint64_t ts,
+			 uint64_t start, uint64_t end, uint64_t pgoff, const char *perms,
+			 uint64_t ino, const char *name)
 {
 	size_t nlen = (strlen(name) + 1 + 7) & ~(size_t)7;
 	size_t size = sizeof(struct mmap2_head) + nlen + 16;
@@ -88,10 +89,12 @@ static int write_mapping(struct spool_writer *w, uint32_t tgid, uint64_t ts, uin
 	ids = (uint32_t *)(buf + size - 16);
 	ids[0] = ids[1] = tgid;
 	memcpy(buf + size - 8, &ts, 8);
+	/* Code mapped before we came: the kernel's stack walk learns of it here. */
+	unwload__sideband(unw, &m->h);
 	return spool_writer__append(w, SPOOL_PERF, buf, (uint32_t)size);
 }
 
-int attach__write_maps(struct spool_writer *w, uint32_t tgid, uint64_t ts)
+int attach__write_maps(struct spool_writer *w, struct unwload *unw, uint32_t tgid, uint64_t ts)
 {
 	char path[64], *line = NULL;
 	size_t cap = 0;
@@ -115,7 +118,7 @@ int attach__write_maps(struct spool_writer *w, uint32_t tgid, uint64_t ts)
 		 * (frames in an earlier [vdso] stay unnamed). */
 		if (line[off] != '/')
 			continue;
-		err = write_mapping(w, tgid, ts, start, end, pgoff, perms, ino, line + off);
+		err = write_mapping(w, unw, tgid, ts, start, end, pgoff, perms, ino, line + off);
 		n++;
 	}
 	free(line);

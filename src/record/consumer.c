@@ -17,6 +17,7 @@
 #include "record/python.h"
 #include "record/sbfilter.h"
 #include "record/session.h"
+#include "record/unwload.h"
 #include "spool/spool.h"
 
 /* Room kept under --max-size for the end-of-session item. */
@@ -31,18 +32,18 @@ static int append_copy(struct session *s, const void *data, uint32_t size)
 	const struct rec_ustack *u = (const struct rec_ustack *)((const char *)data + off);
 
 	if (!fixed || h->kstack_n > PROBEX_MAX_FRAMES || size < off + sizeof(*u) ||
-	    u->len > size - off - sizeof(*u))
+	    u->nwalk > UNW_MAX_FRAMES || u->len + u->nwalk * 8ull > size - off - sizeof(*u))
 		return spool_writer__append(s->spool, SPOOL_BPF, data, size);
 	if (!s->pack) {
-		s->pack = malloc(rec_ustack_off(REC_MAX_FIXED) + sizeof(*u) + PROBEX_USTACK_MAX +
-				 PY_SECTION_MAX);
+		s->pack = malloc(rec_ustack_off(REC_MAX_FIXED) + sizeof(*u) + UNW_MAX_FRAMES * 8 +
+				 PROBEX_USTACK_MAX + PY_SECTION_MAX);
 		if (!s->pack)
 			return -ENOMEM;
 	}
 	head = rec_spool_ustack_off(fixed, h->kstack_n);
-	/* The stack bytes, and the Python frames after them. */
+	/* The walked frames, the stack bytes, and the Python frames after them. */
 	tail = size - off;
-	if (tail > sizeof(*u) + PROBEX_USTACK_MAX + PY_SECTION_MAX)
+	if (tail > sizeof(*u) + UNW_MAX_FRAMES * 8 + PROBEX_USTACK_MAX + PY_SECTION_MAX)
 		return spool_writer__append(s->spool, SPOOL_BPF, data, size);
 	memcpy(s->pack, data, head);
 	memcpy(s->pack + head, u, tail);
@@ -80,11 +81,16 @@ int session__on_record(void *ctx, const void *data, uint32_t size)
 		return err;
 	if (size >= sizeof(*fk) && h->kind == REC_FORK) {
 		/* A traced process's children are traced: their mappings may be spooled. */
-		if (fk->child_tgid != h->tgid)
+		if (fk->child_tgid != h->tgid) {
 			sbfilter__add_pid(s->sbf, fk->child_tgid);
+			unwload__fork(s->unw, h->tgid, fk->child_tgid);
+		}
 		/* --ring: the forks that shaped the address spaces outlive their segment. */
 		return spool_writer__append_side(s->spool, SPOOL_BPF, data, size, SPOOL_SIDE_BPF);
 	}
+	if (size >= sizeof(struct rec_exit) && h->kind == REC_EXIT &&
+	    ((const struct rec_exit *)data)->group_dead)
+		unwload__exit(s->unw, h->tgid);
 	if (size >= sizeof(*h) && (h->flags & REC_F_USTACK_COPY))
 		return append_copy(s, data, size);
 	if (size >= sizeof(struct rec_exec) && h->kind == REC_EXEC) {
@@ -102,6 +108,7 @@ static int spool_sideband(void *ctx, const struct perf_event_header *ev)
 	struct session *s = ctx;
 	const uint16_t *size = (const uint16_t *)ev + 3;	/* perf_event_header.size */
 
+	unwload__sideband(s->unw, ev);
 	if (spool_full(s, *size))
 		return 0;
 	/* --ring: mappings and execs outlive their segment (the stacks need them). */

@@ -52,7 +52,18 @@ static const struct tp_shape tp_shapes[PROG__TP_COUNT] = { PROBEX_TP_PROGS(PROBE
 		(rd)->trace_all = (o)->trace_all;				\
 		(rd)->self_tgid = (uint32_t)getpid();				\
 		(rd)->wakeup_bytes = wakeup_bytes(o);				\
+		(rd)->unw_walk = (o)->ustack_copy_bytes != 0;			\
 	} while (0)
+
+/* The in-kernel walk's tables (bpf/unwind.h), with stack copies only: 8 MiB of rows
+ * hold the objects of a large program (a C++ browser's shared library: ~1 M rows). */
+#define UNW_ROWS	(1u << 20)
+#define UNW_RULES	(1u << 16)
+
+static uint32_t unw_entries(const struct probes_opts *o, uint32_t n)
+{
+	return o->ustack_copy_bytes ? n : 1;
+}
 
 /* Wake the consumer when 1/16 of the buffer is used (at most 1 MiB): rare enough to be
  * cheap, early enough never to fill the buffer between polls.  The buffer itself is kept
@@ -87,6 +98,9 @@ static int load_light(struct bpfobj *b, const struct probes_opts *o)
 	RODATA_FILL(s->rodata, o);
 	s->maps.rb.max_entries = o->ringbuf_bytes;
 	s->maps.stats.max_entries = stats_entries(o);
+	s->maps.unw_rows.max_entries = unw_entries(o, UNW_ROWS);
+	s->maps.unw_rules.max_entries = unw_entries(o, UNW_RULES);
+	s->maps.unw_procs.max_entries = unw_entries(o, o->trace_all ? 16384 : 4096);
 	err = probex_light__load(s);
 	if (err) {
 		probex_light__destroy(s);
@@ -179,6 +193,13 @@ static int load_libbpf_once(struct bpfobj *b, const struct probes_opts *o, bool 
 	err = bpf_map__set_max_entries(s->maps.rb, o->ringbuf_bytes);
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.stats, stats_entries(o));
+	if (!err)
+		err = bpf_map__set_max_entries(s->maps.unw_rows, unw_entries(o, UNW_ROWS));
+	if (!err)
+		err = bpf_map__set_max_entries(s->maps.unw_rules, unw_entries(o, UNW_RULES));
+	if (!err)
+		err = bpf_map__set_max_entries(s->maps.unw_procs,
+					       unw_entries(o, o->trace_all ? 16384 : 4096));
 	if (!err && select)
 		err = select_programs(b, s);
 	if (!err)

@@ -400,9 +400,9 @@ int probes__traced_map_fd(const struct probes *p)
 	return p->obj.maps[MAP_traced];
 }
 
-int probes__pyprocs_fd(const struct probes *p)
+int probes__map_fd(const struct probes *p, int map)
 {
-	return p->obj.maps[MAP_pyprocs];
+	return map >= 0 && map < MAP__COUNT ? p->obj.maps[map] : -1;
 }
 
 int probes__guard_fds(const struct probes *p, int *fds, int max)

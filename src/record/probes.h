@@ -56,8 +56,8 @@ int probes__ring(const struct probes *p, uint64_t *bytes);
 int probes__traced_pids(struct probes *p, uint32_t *pids, int max);
 /* The traced-process map (for the guardian). */
 int probes__traced_map_fd(const struct probes *p);
-/* The CPython processes map (record/python.h). */
-int probes__pyprocs_fd(const struct probes *p);
+/* A map of the object by its record/progs.h name (MAP_unw_rows ...). */
+int probes__map_fd(const struct probes *p, int map);
 /* What the guardian needs held to stop the tree if probex dies: the traced-process map
  * first, then the links of the programs that keep it current.  Returns the count. */
 int probes__guard_fds(const struct probes *p, int *fds, int max);

@@ -27,7 +27,7 @@
 #define PROBEX_OTHER_PROGS(X) X(cpu_sample) X(ksym_lookup)
 
 #define PROBEX_MAPS(X) X(rb) X(traced) X(tstates) X(counters) X(sideband) X(ksym_buf) \
-	X(stats) X(stats_spill) X(pyprocs)
+	X(stats) X(stats_spill) X(pyprocs) X(unw_rows) X(unw_rules) X(unw_procs) X(unw_stats)
 
 #define PROBEX__TP_ENUM(name, ...) PROG_##name,
 #define PROBEX__ENUM(name) PROG_##name,

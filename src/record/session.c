@@ -31,12 +31,14 @@
 #include "record/guardian.h"
 #include "record/lossless.h"
 #include "record/probes.h"
+#include "record/progs.h"
 #include "record/python.h"
 #include "record/record.h"
 #include "record/sbfilter.h"
 #include "record/session.h"
 #include "record/session_info.h"
 #include "record/tree.h"
+#include "record/unwload.h"
 #include "record/uprobes.h"
 #include "spool/spool.h"
 #include "trace/schema.h"
@@ -222,9 +224,11 @@ static int session__arm(struct session *s, const sigset_t *mask)
 	if (err)
 		return err;
 	log__debug("probes attached in %.3f s", (now_ns(CLOCK_MONOTONIC) - t0) / 1e9);
+	if ((err = unwload__start(&s->unw, s->probes)))
+		return err;
 	/* PROBEX_PYTHON_FRAMES=0: native stacks only (to measure what Python frames cost). */
 	if (!(getenv("PROBEX_PYTHON_FRAMES") && !strcmp(getenv("PROBEX_PYTHON_FRAMES"), "0")) &&
-	    (err = pyrec__new(&s->py, probes__pyprocs_fd(s->probes), s->spool)))
+	    (err = pyrec__new(&s->py, probes__map_fd(s->probes, MAP_pyprocs), s->spool)))
 		return err;
 	if (s->lossless) {
 		uint64_t bytes;
@@ -329,7 +333,7 @@ static int session__attach(struct session *s)
 	for (int i = 0; !err && i < o->npids; i++)
 		err = sbfilter__add_pid(s->sbf, (uint32_t)o->pids[i]);
 	for (int i = 0; !err && i < o->npids; i++)
-		err = attach__write_maps(s->spool, (uint32_t)o->pids[i], ts);
+		err = attach__write_maps(s->spool, s->unw, (uint32_t)o->pids[i], ts);
 	for (int i = 0; !err && s->py && i < o->npids; i++)
 		err = pyrec__check(s->py, (uint32_t)o->pids[i], 0) < 0 ? -ENOMEM : 0;
 	/* After the maps: the part before the ring is never punched out. */
@@ -432,6 +436,8 @@ static int session__drain(struct session *s, int run_err, struct record_result *
 	pyrec__drops(s->py, &drops);
 	session_info__end(&s->info, res->status, res->counters, res->sideband_lost, drops.s);
 	strbuf__free(&drops);
+	unwload__end(s->unw, &s->info.text);
+	s->unw = NULL;
 	session__exact(s, res);
 	if (s->lossless)
 		strbuf__addf(&s->info.text, "%s\t{\"pauses\":%llu,\"paused_ns\":%llu}\n", META_LOSSLESS,
@@ -477,6 +483,7 @@ static void session__cleanup(struct session *s, const sigset_t *orig)
 	}
 	probes__close(s->probes);
 	lossless__close(s->lossless);
+	unwload__stop(s->unw, NULL);
 	sbfilter__free(s->sbf);
 	free(s->pack);
 	pyrec__free(s->py);

@@ -30,6 +30,7 @@ struct session {
 	char *pack;			/* the consumer's: a stack-copy record, packed */
 	struct lossless *lossless;	/* --lossless, else NULL */
 	struct pyrec *py;		/* CPython processes: the consumer's once it runs */
+	struct unwload *unw;		/* the in-kernel walk's tables, else NULL */
 };
 
 /* probes_opts callbacks (ctx is the session): a ring-buffer record, a side-band record. */

@@ -104,9 +104,11 @@ static int header(struct report *r, const struct trace_file *tf)
 	free(sql);
 	if (err)
 		return err;
+	/* Cut stacks: the flame graph's [truncated] frames, counted where the reader starts. */
 	if ((err = report__query(r, "the rows", "SELECT count(*), max(ts_ns) - min(ts_ns), "
-				 "(SELECT count(*) FROM trace), count(DISTINCT tgid), count(DISTINCT pid) "
-				 "FROM events", &cnt))) {
+				 "(SELECT count(*) FROM trace), count(DISTINCT tgid), count(DISTINCT pid), "
+				 "count(*) FILTER (WHERE list_contains(stack_trace, '[truncated]')), "
+				 "count(*) FILTER (WHERE stack_trace IS NOT NULL) FROM events", &cnt))) {
 		duckdb_destroy_result(&res);
 		return err;
 	}
@@ -140,6 +142,15 @@ static int header(struct report *r, const struct trace_file *tf)
 	rtable__str(&t, "duration");
 	rtable__fmt_ns(buf, sizeof(buf), (int64_t)duckdb_value_uint64(&cnt, 1, 0));
 	rtable__str(&t, buf);
+	if (duckdb_value_uint64(&cnt, 6, 0)) {
+		uint64_t cut = duckdb_value_uint64(&cnt, 5, 0), all = duckdb_value_uint64(&cnt, 6, 0);
+
+		rtable__row(&t);
+		rtable__str(&t, "stacks cut ([truncated])");
+		snprintf(buf, sizeof(buf), "%llu of %llu (%.1f%%)", (unsigned long long)cut,
+			 (unsigned long long)all, 100.0 * cut / all);
+		rtable__str(&t, buf);
+	}
 	rtable__row(&t);
 	rtable__str(&t, "sample_freq_hz");
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)tf->sample_freq_hz);

@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #define SPOOL_MAGIC	"PRBXSPL1"
-#define SPOOL_VERSION	5
+#define SPOOL_VERSION	6
 
 /* A recording to OUTPUT spools into OUTPUT SPOOL_SUFFIX. */
 #define SPOOL_SUFFIX	".probex-spool"

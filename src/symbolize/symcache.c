@@ -4,6 +4,7 @@
 #include <gelf.h>
 #include <libgen.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,13 +187,13 @@ static void provenance(Dwfl_Module *mod, const unsigned char *id, int len, char 
 	snprintf(buf, size, "none");
 }
 
-static void entry_path(const unsigned char *id, int len, char *buf, size_t size)
+static void entry_path(const unsigned char *id, int len, const char *ext, char *buf, size_t size)
 {
 	int n = snprintf(buf, size, "%s/", sc.dir);
 
 	for (int i = 0; i < len; i++)
 		n += snprintf(buf + n, size - n, "%02x", id[i]);
-	snprintf(buf + n, size - n, ".syms");
+	snprintf(buf + n, size - n, ".%s", ext);
 }
 
 static uint32_t entry_crc(const char *prov, size_t plen, const void *payload, size_t len)
@@ -237,55 +238,77 @@ static void entry_free(void *b, size_t size, bool mapped)
 		free(b);
 }
 
+/* path's entry if it is whole and made from prov: its bytes (*b, *size, *mapped, the
+ * payload at *off), 0; 1 when missing or stale (rebuilt, not an error); -1 when damaged
+ * (counted in corrupt). */
+static int entry_open(const char *path, const char *prov, void **b, size_t *size, bool *mapped,
+		      uint64_t *off)
+{
+	const struct symcache_hdr *h;
+	size_t plen = strlen(prov);
+	struct stat st;
+	int ret = -1;
+	/* Not through a symlink: under sudo the directory is the user's, we are root. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+	*b = NULL;
+	if (fd < 0)
+		return 1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < sizeof(*h) ||
+	    (uint64_t)st.st_size > SYMCACHE_MAX_ENTRY + sizeof(*h) + 4 * PATH_MAX + 8)
+		goto out;
+	*size = (size_t)st.st_size;
+	*b = entry_bytes(fd, &st, mapped);
+	if (!*b)
+		goto out;
+	h = *b;
+	if (memcmp(h->magic, SYMCACHE_MAGIC, 8))
+		goto out;
+	ret = 1;
+	if (h->version != SYMCACHE_VERSION)
+		goto out;	/* another layout: rebuilt, not an error */
+	ret = -1;
+	if (h->payload_len > SYMCACHE_MAX_ENTRY || h->prov_len > 4 * PATH_MAX ||
+	    *size != sizeof(*h) + prov_padded(h->prov_len) + h->payload_len)
+		goto out;
+	if (entry_crc((const char *)*b + sizeof(*h), h->prov_len,
+		      (const char *)*b + sizeof(*h) + prov_padded(h->prov_len), h->payload_len) != h->crc)
+		goto out;
+	ret = 1;
+	if (h->prov_len != plen || memcmp((const char *)*b + sizeof(*h), prov, plen))
+		goto out;	/* made from other files: rebuilt, not an error */
+	*off = sizeof(*h) + prov_padded(h->prov_len);
+	/* Recently used: the eviction below goes by mtime. */
+	futimens(fd, NULL);
+	ret = 0;
+out:
+	if (ret && *b) {
+		entry_free(*b, *size, *mapped);
+		*b = NULL;
+	}
+	if (ret < 0)
+		sc.st.corrupt++;
+	close(fd);
+	return ret;
+}
+
 /* The cached table, or NULL (missing, stale, or damaged: counted in corrupt).  The table
  * keeps the entry's bytes and uses them in place (elfsyms__adopt_at). */
 static struct elfsyms *load(Dwfl_Module *mod, const char *path, const char *prov)
 {
-	const struct symcache_hdr *h;
-	struct elfsyms *t = NULL;
-	size_t plen = strlen(prov), size = 0;
-	void *b = NULL;
+	struct elfsyms *t;
+	size_t size = 0;
+	uint64_t off = 0;
 	bool mapped = false;
-	struct stat st;
-	/* Not through a symlink: under sudo the directory is the user's, we are root. */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	void *b;
 
-	if (fd < 0)
+	if (entry_open(path, prov, &b, &size, &mapped, &off))
 		return NULL;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < sizeof(*h) ||
-	    (uint64_t)st.st_size > SYMCACHE_MAX_ENTRY + sizeof(*h) + 4 * PATH_MAX + 8)
-		goto bad;
-	size = (size_t)st.st_size;
-	b = entry_bytes(fd, &st, &mapped);
-	if (!b)
-		goto bad;
-	h = b;
-	if (memcmp(h->magic, SYMCACHE_MAGIC, 8))
-		goto bad;
-	if (h->version != SYMCACHE_VERSION)
-		goto done;	/* another layout: rebuilt, not an error */
-	if (h->payload_len > SYMCACHE_MAX_ENTRY || h->prov_len > 4 * PATH_MAX ||
-	    size != sizeof(*h) + prov_padded(h->prov_len) + h->payload_len)
-		goto bad;
-	if (entry_crc((const char *)b + sizeof(*h), h->prov_len,
-		      (const char *)b + sizeof(*h) + prov_padded(h->prov_len), h->payload_len) != h->crc)
-		goto bad;
-	if (h->prov_len != plen || memcmp((const char *)b + sizeof(*h), prov, plen))
-		goto done;	/* made from other files: rebuilt, not an error */
-	t = elfsyms__adopt_at(mod, b, size, sizeof(*h) + prov_padded(h->prov_len), h->payload_len,
-			      mapped);
-	if (!t)
-		goto bad;
-	b = NULL;	/* the table's now */
-	/* Recently used: the eviction below goes by mtime. */
-	futimens(fd, NULL);
-	goto done;
-bad:
-	sc.st.corrupt++;
-done:
-	if (b)
+	t = elfsyms__adopt_at(mod, b, size, off, size - off, mapped);
+	if (!t) {
+		sc.st.corrupt++;
 		entry_free(b, size, mapped);
-	close(fd);
+	}
 	return t;
 }
 
@@ -319,7 +342,8 @@ static void evict(void)
 		size_t l = strlen(d->d_name);
 		struct stat st;
 
-		if (l < 6 || l >= sizeof(e->name) || strcmp(d->d_name + l - 5, ".syms") ||
+		if (l < 6 || l >= sizeof(e->name) ||
+		    (strcmp(d->d_name + l - 5, ".syms") && strcmp(d->d_name + l - 4, ".unw")) ||
 		    fstatat(dirfd(dir), d->d_name, &st, 0))
 			continue;
 		if (n == cap) {
@@ -348,25 +372,23 @@ static void evict(void)
 }
 
 /* tmp + rename: a reader sees the old entry or the whole new one, never a part. */
-static void store(const struct elfsyms *t, const char *path, const char *prov)
+static void store_bytes(const char *path, const char *prov, const void *payload, size_t len)
 {
 	struct symcache_hdr h = { .magic = SYMCACHE_MAGIC, .version = SYMCACHE_VERSION };
 	char tmp[PATH_MAX + 32];
-	void *payload = NULL;
-	size_t len;
 	int fd, err;
 
-	if (make_dirs(sc.dir) || elfsyms__encode(t, &payload, &len))
-		goto cleanup;
+	if (make_dirs(sc.dir))
+		return;
 	h.prov_len = (uint32_t)strlen(prov);
 	h.payload_len = len;
 	h.crc = entry_crc(prov, h.prov_len, payload, len);
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	snprintf(tmp, sizeof(tmp), "%s.%d.%lx.tmp", path, (int)getpid(), (unsigned long)pthread_self());
 	/* A new file of our own (O_EXCL never follows a planted symlink); rename replaces
 	 * whatever sits at path, a symlink included, without following it. */
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
-		goto cleanup;
+		return;
 	err = fdio__write_all(fd, &h, sizeof(h));
 	if (!err)
 		err = fdio__write_all(fd, prov, h.prov_len);
@@ -379,12 +401,53 @@ static void store(const struct elfsyms *t, const char *path, const char *prov)
 		give(tmp);
 	if (err || rename(tmp, path)) {
 		unlink(tmp);
-		goto cleanup;
+		return;
 	}
 	sc.st.stored++;
 	evict();
-cleanup:
+}
+
+static void store(const struct elfsyms *t, const char *path, const char *prov)
+{
+	void *payload = NULL;
+	size_t len;
+
+	if (!elfsyms__encode(t, &payload, &len))
+		store_bytes(path, prov, payload, len);
 	free(payload);
+}
+
+void *symcache__blob_load(const unsigned char *id, int id_len, const char *ext, const char *prov,
+			  size_t *len)
+{
+	char path[PATH_MAX + 16];
+	size_t size = 0;
+	uint64_t off = 0;
+	bool mapped = false;
+	void *b, *copy;
+
+	if (!sc.on || id_len <= 0 || id_len > 64)
+		return NULL;
+	entry_path(id, id_len, ext, path, sizeof(path));
+	if (entry_open(path, prov, &b, &size, &mapped, &off))
+		return NULL;
+	*len = size - off;
+	copy = malloc(*len ? *len : 1);
+	if (copy)
+		memcpy(copy, (const char *)b + off, *len);
+	entry_free(b, size, mapped);
+	return copy;
+}
+
+void symcache__blob_store(const unsigned char *id, int id_len, const char *ext, const char *prov,
+			  const void *data, size_t len)
+{
+	char path[PATH_MAX + 16];
+
+	if (!sc.on || id_len <= 0 || id_len > 64 || len > SYMCACHE_MAX_ENTRY)
+		return;
+	entry_path(id, id_len, ext, path, sizeof(path));
+	store_bytes(path, prov, data, len);
 }
 
 struct elfsyms *symcache__table(Dwfl_Module *mod, const unsigned char *build_id, int build_id_len)
@@ -394,7 +457,7 @@ struct elfsyms *symcache__table(Dwfl_Module *mod, const unsigned char *build_id,
 
 	if (!sc.on || build_id_len <= 0 || build_id_len > 64)
 		return elfsyms__new(mod);
-	entry_path(build_id, build_id_len, path, sizeof(path));
+	entry_path(build_id, build_id_len, "syms", path, sizeof(path));
 	provenance(mod, build_id, build_id_len, prov, sizeof(prov));
 	t = load(mod, path, prov);
 	if (t) {

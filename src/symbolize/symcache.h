@@ -28,6 +28,14 @@ int symcache__configure(const char *dir, uid_t owner_uid, gid_t owner_gid, uint6
  * built (elfsyms__new) and stored.  NULL only when out of memory. */
 struct elfsyms *symcache__table(Dwfl_Module *mod, const unsigned char *build_id, int build_id_len);
 
+/* Another kind of per-object table in the same directory and bound (DIR/<build-id>.ext,
+ * the same checks): its bytes (malloc'd, *len) when a whole entry made from prov exists,
+ * else NULL; and storing one. */
+void *symcache__blob_load(const unsigned char *id, int id_len, const char *ext, const char *prov,
+			  size_t *len);
+void symcache__blob_store(const unsigned char *id, int id_len, const char *ext, const char *prov,
+			  const void *data, size_t len);
+
 struct symcache_stats {
 	uint64_t hits, misses, corrupt, stored, evicted;
 };

@@ -275,6 +275,7 @@ static void synth_meta__init(struct synth_meta *m, const struct synth_opts *o, u
 	m->kv[m->n++] = (struct pq_kv){ META_STACK_MODE, stack_mode_names[TRACE_STACKS_ALL] };
 	m->kv[m->n++] = (struct pq_kv){ META_STACK_INTERVAL_NS, "0" };
 	m->kv[m->n++] = (struct pq_kv){ META_USTACK_COPY, "0" };
+	m->kv[m->n++] = (struct pq_kv){ META_STACK_WALK, "{}" };
 	m->kv[m->n++] = (struct pq_kv){ META_MISSING_PROBES, "[]" };
 	m->kv[m->n++] = (struct pq_kv){ META_EXIT_STATUS, "0" };
 	m->kv[m->n++] = (struct pq_kv){ META_DROPS, "{}" };

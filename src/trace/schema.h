@@ -141,6 +141,7 @@ extern const struct pq_dict stack_kind_dict;
 #define META_KERNEL		"probex.kernel"
 #define META_STACK_MODE		"probex.stack_mode"		/* one of stack_mode_names */
 #define META_USTACK_COPY	"probex.ustack_copy_bytes"	/* user stack copied per CPU sample; 0: fp */
+#define META_STACK_WALK		"probex.stack_walk"	/* the in-kernel walk's tables and ends (JSON) */
 #define META_STACK_INTERVAL_NS	"probex.stack_interval_ns"
 #define META_DROPS		"probex.drops"			/* JSON object: counter → n */
 #define META_EXACT		"probex.exact"			/* JSON array: exact counts (README) */

@@ -6,7 +6,8 @@
  * recorder's record layout, exactly as finalize does.
  * Properties:
  *   - no crash, hang, leak or undefined behaviour (ASan/UBSan);
- *   - at most the frames asked for, at least the sampled pc; exactly one outcome counted. */
+ *   - at most the frames asked for, at least the sampled pc (or the frames the kernel
+ *     walked, which the input also gives); exactly one outcome counted. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static uint8_t rec[sizeof(struct rec_cpu_sample) + PROBEX_MAX_FRAMES * 8 + sizeof(struct rec_ustack) + 512];
+	static uint8_t rec[sizeof(struct rec_cpu_sample) + PROBEX_MAX_FRAMES * 8 + sizeof(struct rec_ustack) + 64 + 512];
 	uint32_t off = rec_spool_ustack_off(sizeof(struct rec_cpu_sample), 0), n, space;
 	struct rec_ustack *u = (struct rec_ustack *)(rec + off);
 	struct rec_cpu_sample *h = (struct rec_cpu_sample *)rec;
@@ -50,8 +51,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	h->h.ts = 10;
 	h->h.flags = REC_F_USTACK_COPY;
 	memcpy(u->regs, data + size - TAIL, sizeof(u->regs));
-	u->len = 512;
-	memcpy(rec + off + sizeof(*u), data + size - 512, 512);
+	/* Up to 7 frames the kernel walked (taken from the stack bytes), then the copy. */
+	u->nwalk = data[size - TAIL - 1] & 7;
+	u->wflags = data[size - TAIL - 2] & 3;
+	u->len = data[size - TAIL - 3] & 1 ? 512 : 0;
+	memcpy(rec + off + sizeof(*u), data + size - 512, u->nwalk * 8);
+	memcpy(rec + off + sizeof(*u) + u->nwalk * 8, data + size - 512, u->len);
 	/* Code and stack where the registers can point: the file's first 1 MiB at BASE,
 	 * and the stack copy at the sampled sp. */
 	as = addrspace__new();
@@ -62,9 +67,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	space = addrspace__space_at(as, 100, 10);
 	uw = unwinder__new(as);
 	FZ_CHECK(uw != NULL, "no memory");
-	n = unwinder__record(uw, space, rec, sizeof(rec), sizeof(*h), frames, 16, &flags);
+	n = unwinder__record(uw, space, rec, off + sizeof(*u) + u->nwalk * 8 + u->len, sizeof(*h),
+			     frames, 16, &flags);
 	unwinder__stats(uw, &st);
-	FZ_CHECK(n >= 1 && n <= 16, "%u frames", n);
+	FZ_CHECK((n >= 1 || (!u->len && !u->nwalk)) && n <= 16, "%u frames", n);
+	FZ_CHECK(n >= u->nwalk, "%u frames, %u walked", n, u->nwalk);
 	FZ_CHECK(st.records == 1 && st.whole + st.no_copy + st.copy_end + st.no_module + st.failed + st.depth == 1,
 		 "outcomes counted: %llu", (unsigned long long)(st.whole + st.no_copy + st.copy_end + st.no_module + st.failed + st.depth));
 	unwinder__free(uw);

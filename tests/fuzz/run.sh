@@ -12,7 +12,7 @@ root=$(cd "$here/../.." && pwd)
 : "${FUZZ_BUILD:=build/fuzz}" "${FUZZ_SECONDS:=60}" "${PROBEX:=$root/build/probex}" "${BUILD:=build}"
 export PROBEX BUILD
 source "$root/tests/reliability/ledger.sh"
-[ $# -gt 0 ] || set -- tracefile params spool perfmap unwind ksym symcache pyframes
+[ $# -gt 0 ] || set -- tracefile params spool perfmap unwind unwtab ksym symcache pyframes
 
 "$here/seeds.sh" "$FUZZ_BUILD/seeds" || { echo "fuzz: cannot generate seeds" >&2; exit 1; }
 share=$((FUZZ_SECONDS / $#))

@@ -12,7 +12,11 @@ set -eu
 PROBEX_TEST=${PROBEX_TEST:-$PROBEX-test}	# the test build: reads PROBEX_TEST_* variables
 out=$1
 root=$(cd "$(dirname "$0")/../.." && pwd)
-mkdir -p "$out/tracefile" "$out/spool" "$out/params"
+mkdir -p "$out/tracefile" "$out/spool" "$out/params" "$out/unwtab"
+# unwtab: small objects with .eh_frame, built here (the fuzzer mutates their CFI).
+for f in nofp deepnofp; do
+	[ -s "$root/$BUILD/fixtures/$f" ] && cp "$root/$BUILD/fixtures/$f" "$out/unwtab/$f"
+done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -106,12 +106,13 @@ PROBEX_TEST_KEEP_SPOOL=1 "$PROBEX_TEST" -q -o "$TMP/eq.parquet" --no-viewer -- s
 PROBEX_TEST_NO_CFI_RULES=1 "$PROBEX_TEST" recover -v "$TMP/eq.parquet.probex-spool" -o "$TMP/eq-dwfl.parquet" 2>"$TMP/eq-dwfl.log" ||
 	fail "recover with libdwfl only failed: $(cat "$TMP/eq-dwfl.log")"
 fast=$(sed -n 's/.*; \([0-9]*\) by cached CFI rules.*/\1/p' "$TMP/eq-rules.log")
-copied=$(sed -n 's/.*finalize: \([0-9]*\) copied user stacks.*/\1/p' "$TMP/eq-rules.log")
-echo "copied stacks: $copied, by cached rules: $fast"
+copied=$(sed -n 's/.* \([0-9]*\) unwound from stack bytes.*/\1/p' "$TMP/eq-rules.log")
+echo "stacks unwound from copies (the kernel's walk stopped or had no table yet): $copied, by cached rules: $fast"
 # libdwfl is left only what the rules cannot say (a pc in the vDSO, an expression other
-# than the PLT's): ld.so's code and its entry point, PLT stubs are the rules' (before,
-# 97% of copies here; a sample that needs libdwfl costs a session for its process).
-assert_ge "stacks unwound by the cached rules (of $copied)" "$((copied * 98 / 100))" "$fast"
+# than the PLT's): ld.so's code and its entry point, PLT stubs are the rules' (a sample
+# that needs libdwfl costs a session for its process).  The copies left are the ones
+# the kernel's walk could not do, the harder ones: 97% here.
+assert_ge "stacks unwound by the cached rules (of $copied)" "$((copied * 90 / 100))" "$fast"
 assert_eq "the libdwfl-only run used no rule" 0 "$(sed -n 's/.*; \([0-9]*\) by cached CFI rules.*/\1/p' "$TMP/eq-dwfl.log")"
 assert_eq "rows whose stack differs between the rules and libdwfl" "0 $(q "$TMP/eq-dwfl.parquet" "SELECT count(*) FROM events")" \
 	"$(q "$TMP/eq-rules.parquet" "WITH a AS (SELECT row_number() OVER () AS rn, $(user_part) FROM read_parquet('$TMP/eq-rules.parquet')),
