@@ -145,8 +145,24 @@ static void meta_pair(void *ctx, const char *k, uint32_t kl, const char *v, uint
 	}
 }
 
+/* A metadata value for an error line: bytes other than printable ASCII as \xNN, so the
+ * line stays text (and names its file) whatever a damaged file holds. */
+static const char *printable(const char *s, char *out, size_t n)
+{
+	size_t o = 0;
+
+	for (; *s && o + 5 < n; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		o += (size_t)snprintf(out + o, n - o, c >= 0x20 && c < 0x7f ? "%c" : "\\x%02x", c);
+	}
+	out[o] = 0;
+	return out;
+}
+
 static int read_metadata(duckdb_connection con, struct trace_file *tf)
 {
+	char shown[4 * sizeof(((struct meta *)0)->format) + 1];
 	struct meta m = { 0 };
 	const char *freq = m.freq;
 	int err;
@@ -160,14 +176,15 @@ static int read_metadata(duckdb_connection con, struct trace_file *tf)
 		log__error("%s: required parquet metadata key '%s' missing (not a probex trace?)",
 			   tf->path, META_SAMPLE_FREQ_HZ);
 	} else if (!*freq || strspn(freq, "0123456789") != strlen(freq) || strlen(freq) > 19) {
-		log__error("%s: invalid '%s' metadata value: '%s'", tf->path, META_SAMPLE_FREQ_HZ, freq);
+		log__error("%s: invalid '%s' metadata value: '%s'", tf->path, META_SAMPLE_FREQ_HZ,
+			   printable(freq, shown, sizeof(shown)));
 	} else if (!(tf->sample_freq_hz = strtoull(freq, NULL, 10))) {
 		log__error("%s: metadata '%s' must be > 0", tf->path, META_SAMPLE_FREQ_HZ);
 	} else if (!m.have_format) {
 		log__error("%s: required parquet metadata key '%s' missing", tf->path, META_STACK_FORMAT);
 	} else if (strcmp(m.format, META_STACK_FORMAT_V1)) {
 		log__error("%s: metadata '%s' must be '%s', got '%s'", tf->path, META_STACK_FORMAT,
-			   META_STACK_FORMAT_V1, m.format);
+			   META_STACK_FORMAT_V1, printable(m.format, shown, sizeof(shown)));
 	} else {
 		err = 0;
 	}
