@@ -162,10 +162,12 @@ static int header(struct report *r, const struct trace_file *tf)
 }
 
 /* Counters of probex.drops that count what was recorded, not what was lost (the syscall
- * exits without their enter: the command's own execve, calls in flight at attach). */
+ * exits without their enter: the command's own execve, calls in flight at attach; the
+ * Python stacks, processes and code objects seen). */
 static const char *const not_drops =
 	"'cpu_sampler_calls', 'cpu_samples_traced', 'records_submitted', 'off_cpu_short_intervals', "
-	"'off_cpu_short_ns', 'off_cpu_stacks_at_end', 'syscall_exit_unpaired'";
+	"'off_cpu_short_ns', 'off_cpu_stacks_at_end', 'syscall_exit_unpaired', 'python_stacks', "
+	"'python_processes', 'python_code_objects'";
 
 /* The counters of probex.drops that lost something, when any did. */
 static int drops(struct report *r, const struct trace_file *tf)
