@@ -119,7 +119,7 @@ async function main() {
     ['| what | value | target | note |', '|---|---|---|---|'],
     [`| viewer ready, NEW alone, ${m} events | ${sec(median(alone))} |  | median of ${runs}; ${median(cpuAlone).toFixed(1)} CPU-s |`],
     [`| compare viewer ready (NEW + BASE, diff flame graph answered), 2 x ${m} | ${sec(median(both))} | <= 1.5x alone |` +
-      ` ${(median(both) / median(alone)).toFixed(2)}x; ${median(cpuBoth).toFixed(1)} CPU-s; 2 cores, load ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0]} |`],
+      ` ${(median(both) / median(alone)).toFixed(2)}x; ${median(cpuBoth).toFixed(1)} CPU-s (${(median(cpuBoth) / median(cpuAlone)).toFixed(2)}x); 2 cores, load ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0]} |`],
     ...['cpu_sample', 'off_cpu'].map((t) => `| diff_flamegraph median, ${t}, full range, 2 x ${m} | ${diffs[t].wall.toFixed(0)} ms |` +
       ` <= 200 ms | ${iterations} calls; ${diffs[t].cpu.toFixed(0)} CPU-ms a call |`),
     [`| peak RSS, NEW alone / compare | ${(rssAlone / 2 ** 20).toFixed(0)} / ${(rssBoth / 2 ** 20).toFixed(0)} MiB |  |  |`],
