@@ -433,6 +433,8 @@ void probes__close(struct probes *p)
 {
 	if (!p)
 		return;
+	/* First: detaching uprobes waits longest on the kernel (grace periods). */
+	uprobes__close(p->opts.uprobes);
 	if (p->epfd >= 0)
 		close(p->epfd);
 	if (p->wake_fd >= 0)
@@ -450,7 +452,6 @@ void probes__close(struct probes *p)
 	for (int i = 0; i < PROG__TP_COUNT; i++)
 		if (p->tp_links[i] >= 0)
 			close(p->tp_links[i]);
-	uprobes__close(p->opts.uprobes);
 	bpfobj__close(&p->obj);
 	free(p);
 }
