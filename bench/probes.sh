@@ -3,7 +3,7 @@
 # (the workload times its own loop: traced minus untraced, divided by calls) under probex,
 # under bpftrace (uprobe + uretprobe, the same arguments counted into a map) and with an
 # empty bpftrace uprobe (the floor: the trap and return alone); and what attaching 10
-# probes adds to probex's start-up (`probex -- true`, medians of RUNS).
+# probes adds to probex's start-up (`probex -- true`, STARTUP_RUNS rounds, paired).
 # Prints a table and writes it to $BUILD/bench/probes.md.  Needs root.
 set -u
 source "$(dirname "$0")/lib.sh"
@@ -44,14 +44,19 @@ startup() {
 ten=(--probe "u:$W:pc_work(a:s64,b:s64)")
 for i in 0 1 2 3 4 5 6 7 8; do ten+=(--probe "u:$W:pc_f$i(a:s64)"); done
 declare -a s0 s10
-for r in $(seq $((RUNS + 2))); do
+for r in $(seq "${STARTUP_RUNS:-15}"); do
 	s0+=("$(startup)")
 	s10+=("$(startup "${ten[@]}")")
 done
-d=$(awk -v a="$(med "${s10[@]}")" -v z="$(med "${s0[@]}")" 'BEGIN { printf "%.0f", (a - z) * 1000 }')
+# Added time: the median of each round's difference (the runs of a round are adjacent,
+# so the machine's load moves them together).
+paired() { paste "$1" "$2" | awk '{ printf "%.6f\n", $1 - $2 }' | median | awk '{ printf "%.0f", $1 * 1000 }'; }
+printf '%s\n' "${s10[@]}" >"$WORK/wall.10"
+printf '%s\n' "${s0[@]}" >"$WORK/wall.0"
+d=$(paired "$WORK/wall.10" "$WORK/wall.0")
 a0=$(median <"$WORK/attach.0")
 a10=$(median <"$WORK/attach.${#ten[@]}")
-da=$(awk -v a="$a10" -v z="$a0" 'BEGIN { printf "%.0f", (a - z) * 1000 }')
+da=$(paired "$WORK/attach.${#ten[@]}" "$WORK/attach.0")
 
 {
 	echo "| $N calls of pc_work(a, b), $RUNS runs (medians) | ns per call | added per call (us) |"
@@ -63,6 +68,7 @@ da=$(awk -v a="$a10" -v z="$a0" 'BEGIN { printf "%.0f", (a - z) * 1000 }')
 		echo "| bpftrace empty uprobe (the floor) | $(med "${empty[@]}") | $(cost "$(med "${empty[@]}")") |"
 	fi
 	echo
-	echo "Start-up (probes attached, from the -v log): $a0 s without probes, $a10 s with 10 u: probes (+$da ms)."
-	echo "Start-up and finish of \`probex -- /bin/true\`: $(med "${s0[@]}") s without probes, $(med "${s10[@]}") s with 10 u: probes (+$d ms)."
+	echo "Start-up (probes attached, from the -v log): $a0 s without probes, $a10 s with 10 u: probes (+$da ms, paired)."
+	echo "Start-up and finish of \`probex -- /bin/true\`: $(med "${s0[@]}") s without probes, $(med "${s10[@]}") s with 10 u: probes (+$d ms, paired)."
+	echo "Load average: $(cut -d' ' -f1-3 /proc/loadavg)."
 } | tee "$OUT"

@@ -425,19 +425,35 @@ int probe_exit(struct pt_regs *ctx)
 	return 0;
 }
 
+struct held_walk {
+	struct pcalls *c;
+	__u64 pid_tgid;
+};
+
+static long send_held_step(__u64 i, void *arg)
+{
+	struct held_walk *w = arg;
+
+	if (i >= PROBE_DEPTH || i >= w->c->depth)
+		return 1;
+	if (w->c->call[i].held)
+		send_held(&w->c->call[i], w->pid_tgid);
+	return 0;
+}
+
 /* A thread that ends inside probed calls (exit() below main, pthread_exit): their held
- * entries are sent, or they would vanish with its storage. */
+ * entries are sent, or they would vanish with its storage.  A bpf_loop() step is verified
+ * once: the unrolled loop took the verifier ~10 ms at every start. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(probe_task_exit, struct task_struct *p)
 {
-	struct pcalls *c = bpf_task_storage_get(&pcalls, bpf_get_current_task_btf(), 0, 0);
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct held_walk w = {
+		.c = bpf_task_storage_get(&pcalls, bpf_get_current_task_btf(), 0, 0),
+		.pid_tgid = bpf_get_current_pid_tgid(),
+	};
 
-	if (!c)
-		return 0;
-	for (int i = 0; i < PROBE_DEPTH; i++)
-		if (i < c->depth && c->call[i].held)
-			send_held(&c->call[i], pid_tgid);
+	if (w.c)
+		bpf_loop(PROBE_DEPTH, send_held_step, &w, 0);
 	return 0;
 }
 

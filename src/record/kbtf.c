@@ -11,9 +11,13 @@
 #include <bpf/btf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "record/kbtf.h"
 
 #define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
 
@@ -42,9 +46,46 @@ cleanup:
 	return btf;
 }
 
+/* --probe's object needs the BTF for its CO-RE relocations after the main object is
+ * loaded: parsed meanwhile (~12 ms) on another CPU, it is off the start-up's path. */
+static pthread_t prefetch_thread;
+static bool prefetching;
+static struct btf *prefetched;
+
+static void *prefetch_main(void *arg)
+{
+	prefetched = kbtf__map();
+	return arg;
+}
+
+void kbtf__prefetch(void)
+{
+	if (!prefetching)
+		prefetching = !pthread_create(&prefetch_thread, NULL, prefetch_main, NULL);
+}
+
+static struct btf *prefetch_take(void)
+{
+	struct btf *btf;
+
+	if (!prefetching)
+		return NULL;
+	pthread_join(prefetch_thread, NULL);
+	prefetching = false;
+	btf = prefetched;
+	prefetched = NULL;
+	return btf;
+}
+
+void kbtf__prefetch_end(void)
+{
+	btf__free(prefetch_take());
+}
+
 struct btf *__wrap_btf__load_vmlinux_btf(void)
 {
-	struct btf *btf = kbtf__map();
+	struct btf *btf = prefetch_take();
 
+	btf = btf ? btf : kbtf__map();
 	return btf ? btf : __real_btf__load_vmlinux_btf();
 }

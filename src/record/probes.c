@@ -17,6 +17,7 @@
 
 #include "common/log.h"
 #include "symbolize/ksym.h"
+#include "record/kbtf.h"
 #include "record/kresolve.h"
 #include "record/loader.h"
 #include "record/probes.h"
@@ -214,9 +215,12 @@ int probes__open(struct probes **pp, const struct probes_opts *opts)
 	p->opts = *opts;
 	if (!p->opts.ringbuf_bytes)
 		p->opts.ringbuf_bytes = default_ringbuf_bytes();
+	if (p->opts.uprobes && p->opts.uprobes->n)
+		kbtf__prefetch();
 	err = bpfobj__load(&p->obj, &p->opts);
 	log__debug("probes: loaded %.3f s (%s skeleton)", secs() - t0, p->obj.light ? "light" : "libbpf");
 	if (err) {
+		kbtf__prefetch_end();
 		bpfobj__close(&p->obj);
 		free(p);
 		return err;
@@ -224,6 +228,7 @@ int probes__open(struct probes **pp, const struct probes_opts *opts)
 	err = attach_tracepoints(p);
 	if (!err && p->opts.uprobes && p->opts.uprobes->n)
 		err = uprobes__attach(p->opts.uprobes, p->obj.maps, &p->opts);
+	kbtf__prefetch_end();	/* untaken if the probes' load failed before its BTF */
 	if (err)
 		goto cleanup;
 	log__debug("probes: attached %.3f s", secs() - t0);
@@ -428,6 +433,8 @@ void probes__close(struct probes *p)
 {
 	if (!p)
 		return;
+	/* First: detaching uprobes waits longest on the kernel (grace periods). */
+	uprobes__close(p->opts.uprobes);
 	if (p->epfd >= 0)
 		close(p->epfd);
 	if (p->wake_fd >= 0)
@@ -445,7 +452,6 @@ void probes__close(struct probes *p)
 	for (int i = 0; i < PROG__TP_COUNT; i++)
 		if (p->tp_links[i] >= 0)
 			close(p->tp_links[i]);
-	uprobes__close(p->opts.uprobes);
 	bpfobj__close(&p->obj);
 	free(p);
 }

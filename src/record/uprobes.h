@@ -74,6 +74,8 @@ bool uprobes_multi__supported(void);
 /* Attach every u: probe, one link per binary for entries (enter_fd's program, or
  * enter_str_fd's for probes with str arguments) and one for returns; link fds go to
  * fds[*nfds++].  On error *bad is the probe whose binary failed. */
+/* Close the links, each on a thread of its own: each waits for grace periods. */
+void uprobes_multi__close(int *fds, int n);
 int uprobes_multi__attach(struct uprobe_set *s, int enter_fd, int enter_str_fd, int exit_fd, int *fds,
 			  int *nfds, int *bad);
 /* Whether a u: probe has str arguments (its entry program reads strings). */

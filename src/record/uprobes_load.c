@@ -228,8 +228,7 @@ void uprobes__close(struct uprobe_set *s)
 		return;
 	for (int i = 0; i < s->nlinks; i++)
 		bpf_link__destroy(s->links[i]);
-	for (int i = 0; i < s->nmulti; i++)
-		close(s->multi_fds[i]);
+	uprobes_multi__close(s->multi_fds, s->nmulti);
 	s->nmulti = 0;
 	free(s->links);
 	s->links = NULL;

@@ -3,6 +3,7 @@
  * of the kernel's; one link per probe made a recording of 10 probes ~2.4 s longer to end
  * on a VM, one link per binary waits twice. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,4 +112,25 @@ int uprobes_multi__attach(struct uprobe_set *s, int enter_fd, int enter_str_fd, 
 		err = fd < 0 ? fd : 0;
 	}
 	return err;
+}
+
+static void *close_main(void *arg)
+{
+	close((int)(intptr_t)arg);
+	return NULL;
+}
+
+void uprobes_multi__close(int *fds, int n)
+{
+	pthread_t t[3 * PROBEX_PROBES_MAX];
+	bool started[3 * PROBEX_PROBES_MAX];
+
+	for (int i = 0; i < n; i++) {
+		started[i] = !pthread_create(&t[i], NULL, close_main, (void *)(intptr_t)fds[i]);
+		if (!started[i])
+			close(fds[i]);
+	}
+	for (int i = 0; i < n; i++)
+		if (started[i])
+			pthread_join(t[i], NULL);
 }
