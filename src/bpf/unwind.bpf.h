@@ -53,7 +53,6 @@ struct {
 
 struct unw_walk {
 	__u64 *buf;
-	struct unw_proc *proc;
 	__u64 pc, sp, bp;
 	__u64 last_look;	/* a recursion's frames share their rule: looked up once */
 	struct unw_rule last;
@@ -169,6 +168,25 @@ static __always_inline bool unw_rule_find(const struct unw_map *m, __u32 rel, st
 	return true;
 }
 
+/* The rule for pc `look` of the current process into *out: 0, or the enum unw_end that
+ * stops the walk.  A global function: the verifier checks its two searches once per
+ * program, not again on each path through the walk's step. */
+__noinline int unw_rule_at(__u64 look, struct unw_rule *out)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct unw_proc *p = bpf_map_lookup_elem(&unw_procs, &tgid);
+	struct unw_map *m;
+
+	if (!out || !p)
+		return UNW_END_NO_PROC;
+	m = unw_map_find(p, look);
+	if (!m || look - m->bias > 0xffffffffull)
+		return UNW_END_NO_MAP;
+	if (!unw_rule_find(m, (__u32)(look - m->bias), out))
+		return UNW_END_NO_RULE;
+	return 0;
+}
+
 static __always_inline long unw_stop(struct unw_walk *w, __u8 end)
 {
 	w->end = end;
@@ -184,17 +202,15 @@ static long unw_step(__u64 i, void *data)
 {
 	struct unw_walk *w = data;
 	__u64 look = i ? w->pc - 1 : w->pc, cfa, ra, bp;
-	struct unw_map *m;
+	int end;
 
 	if (i >= UNW_MAX_FRAMES)
 		return unw_stop(w, UNW_END_CAP);
 	if (look != w->last_look || !i) {
-		m = unw_map_find(w->proc, look);
-		if (!m || look - m->bias > 0xffffffffull)
-			return unw_stop(w, UNW_END_NO_MAP);
-		if (!unw_rule_find(m, (__u32)(look - m->bias), &w->last)) {
+		end = unw_rule_at(look, &w->last);
+		if (end) {
 			w->last_look = 0;
-			return unw_stop(w, UNW_END_NO_RULE);
+			return unw_stop(w, end == UNW_END_NO_RULE ? UNW_END_NO_RULE : UNW_END_NO_MAP);
 		}
 		w->last_look = look;
 	}
@@ -275,8 +291,7 @@ __noinline int unw_walk_rec(struct unw_rec *r)
 	r->u.wflags = 0;
 	if (!unw_walk)
 		return 0;
-	w.proc = bpf_map_lookup_elem(&unw_procs, &tgid);
-	if (!w.proc) {
+	if (!bpf_map_lookup_elem(&unw_procs, &tgid)) {
 		unw_count(UNW_END_NO_PROC, 1);
 		return 0;
 	}
