@@ -513,27 +513,46 @@ static __always_inline void *rec_ustack_begin(__u32 fixed)
 	return buf;
 }
 
+/* A record's user stack from its struct rec_ustack on: what UCOPY_SIZE leaves room for. */
+struct ustack_area {
+	struct rec_ustack u;
+	__u64 frames[UCOPY_WALK_MASK + 1];
+	__u8 copy[PROBEX_USTACK_MAX];
+};
+
+/* The registers, the walk, then the copy from where the walk stopped; returns the frames
+ * walked.  A global function: the verifier checks it once per program, not once per
+ * place a program sends a stack. */
+__noinline int ustack_fill(struct ustack_area *a)
+{
+	__u32 walked;
+
+	if (!a)
+		return 0;
+	uregs_fill(a->u.regs);
+	/* A global function's result is any number to the verifier: the mask bounds it
+	 * (at most UNW_MAX_FRAMES, under the mask). */
+	walked = unw_walk_rec((struct unw_rec *)a) & UCOPY_WALK_MASK;
+	a->u.len = 0;
+	/* The copy follows the walked frames: the record is packed as it is built. */
+	if (!(a->u.wflags & (REC_W_WHOLE | REC_W_CAP))) {
+		a->u.len = ustack_copy((__u8 *)a->frames + walked * 8, a->u.regs[UREG_SP]);
+		if (!a->u.len)
+			cnt_add(CNT_USTACK_COPY_ERR, 1);
+	}
+	return walked;
+}
+
 static __always_inline void rec_ustack_send(void *ctx, void *rec, __u32 fixed, bool want_kernel)
 {
 	struct rec_hdr *h = rec;
 	struct rec_ustack *u = rec + rec_ustack_off(fixed);
 	long kn = 0;
 	__u64 size;
-
 	__u32 walked;
 
 	h->flags |= REC_F_USTACK_COPY;
-	uregs_fill(u->regs);
-	/* A global function's result is any number to the verifier: the mask bounds it
-	 * (at most UNW_MAX_FRAMES, under the mask), and UCOPY_SIZE has room for the mask. */
-	walked = unw_walk_rec((struct unw_rec *)u) & UCOPY_WALK_MASK;
-	u->len = 0;
-	/* The copy follows the walked frames: the record is packed as it is built. */
-	if (!(u->wflags & (REC_W_WHOLE | REC_W_CAP))) {
-		u->len = ustack_copy(rec + UCOPY_WALK(fixed) + walked * 8, u->regs[UREG_SP]);
-		if (!u->len)
-			cnt_add(CNT_USTACK_COPY_ERR, 1);
-	}
+	walked = ustack_fill((struct ustack_area *)u) & UCOPY_WALK_MASK;
 	if (u->wflags & REC_W_CAP)
 		cnt_add(CNT_STACK_TRUNC, 1);
 	if (want_kernel)

@@ -51,14 +51,18 @@ struct {
 	__type(value, struct unw_counts);
 } unw_stats SEC(".maps");
 
-struct unw_walk {
-	__u64 *buf;
-	struct unw_proc *proc;
+/* Where the walk stands: the frame's registers and the last rule looked up. */
+struct unw_regs {
 	__u64 pc, sp, bp;
 	__u64 last_look;	/* a recursion's frames share their rule: looked up once */
 	struct unw_rule last;
-	__u32 n;
 	__u8 bp_ok;
+};
+
+struct unw_walk {
+	__u64 *buf;
+	struct unw_regs r;
+	__u32 n;
 	__u8 end;		/* enum unw_end once stopped */
 	bool stopped;
 };
@@ -169,6 +173,25 @@ static __always_inline bool unw_rule_find(const struct unw_map *m, __u32 rel, st
 	return true;
 }
 
+/* The rule for pc `look` of the current process into *out: 0, or the enum unw_end that
+ * stops the walk.  A global function: the verifier checks its two searches once per
+ * program, not again on each path through the walk's step. */
+__noinline int unw_rule_at(__u64 look, struct unw_rule *out)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct unw_proc *p = bpf_map_lookup_elem(&unw_procs, &tgid);
+	struct unw_map *m;
+
+	if (!out || !p)
+		return UNW_END_NO_PROC;
+	m = unw_map_find(p, look);
+	if (!m || look - m->bias > 0xffffffffull)
+		return UNW_END_NO_MAP;
+	if (!unw_rule_find(m, (__u32)(look - m->bias), out))
+		return UNW_END_NO_RULE;
+	return 0;
+}
+
 static __always_inline long unw_stop(struct unw_walk *w, __u8 end)
 {
 	w->end = end;
@@ -176,56 +199,71 @@ static __always_inline long unw_stop(struct unw_walk *w, __u8 end)
 	return 1;
 }
 
-/* One frame: the caller's pc, sp and rbp from this frame's rule.  A return address is
- * looked up inside its call (pc - 1); the leaf's pc as it is.  Frame i goes to buf[i]
- * (the loop's index, not a count kept in w: a value the verifier must track exactly
- * would make it walk the loop frame by frame). */
+#define UNW_GO (-1)
+
+/* One frame up: the caller's pc, sp and rbp from this frame's rule.  A return address
+ * is looked up inside its call (pc - 1); the leaf's pc as it is.  UNW_GO when r moved
+ * to the caller, UNW_END_WHOLE when this frame is the outermost, else the enum unw_end
+ * that stops the walk before this frame.  A global function, as unw_rule_at. */
+__noinline int unw_frame(struct unw_regs *r, __u64 i)
+{
+	__u64 look, cfa, ra, bp;
+	int end;
+
+	if (!r)
+		return UNW_END_NO_RULE;
+	look = i ? r->pc - 1 : r->pc;
+	if (look != r->last_look || !i) {
+		end = unw_rule_at(look, &r->last);
+		if (end) {
+			r->last_look = 0;
+			return end == UNW_END_NO_RULE ? UNW_END_NO_RULE : UNW_END_NO_MAP;
+		}
+		r->last_look = look;
+	}
+	if (r->last.kind == UNW_END)
+		return UNW_END_WHOLE;
+	if (r->last.kind == UNW_CFA_SP)
+		cfa = r->sp + (__s64)r->last.cfa_off;
+	else if (r->last.kind == UNW_CFA_BP && r->bp_ok)
+		cfa = r->bp + (__s64)r->last.cfa_off;
+	else
+		return UNW_END_NO_RULE;
+	if (cfa <= r->sp)
+		return UNW_END_LOOP;
+	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)))
+		return UNW_END_BAD_READ;
+	if (r->last.bp == UNW_BP_AT) {
+		if (bpf_probe_read_user(&bp, sizeof(bp), (void *)(cfa + (__s64)r->last.bp_off)))
+			return UNW_END_BAD_READ;
+		r->bp = bp;
+	} else if (r->last.bp == UNW_BP_UNDEF) {
+		r->bp_ok = 0;
+	}
+	if (!ra)
+		return UNW_END_WHOLE;
+	r->pc = ra;
+	r->sp = cfa;
+	return UNW_GO;
+}
+
+/* One bpf_loop step: frame i goes to buf[i] (the loop's index, not a count kept in w:
+ * a value the verifier must track exactly would make it walk the loop frame by frame). */
 static long unw_step(__u64 i, void *data)
 {
 	struct unw_walk *w = data;
-	__u64 look = i ? w->pc - 1 : w->pc, cfa, ra, bp;
-	struct unw_map *m;
+	__u64 pc = w->r.pc;
+	int end;
 
 	if (i >= UNW_MAX_FRAMES)
 		return unw_stop(w, UNW_END_CAP);
-	if (look != w->last_look || !i) {
-		m = unw_map_find(w->proc, look);
-		if (!m || look - m->bias > 0xffffffffull)
-			return unw_stop(w, UNW_END_NO_MAP);
-		if (!unw_rule_find(m, (__u32)(look - m->bias), &w->last)) {
-			w->last_look = 0;
-			return unw_stop(w, UNW_END_NO_RULE);
-		}
-		w->last_look = look;
-	}
-	if (w->last.kind == UNW_END) {
-		w->buf[i] = w->pc;
-		w->n = i + 1;
-		return unw_stop(w, UNW_END_WHOLE);
-	}
-	if (w->last.kind == UNW_CFA_SP)
-		cfa = w->sp + (__s64)w->last.cfa_off;
-	else if (w->last.kind == UNW_CFA_BP && w->bp_ok)
-		cfa = w->bp + (__s64)w->last.cfa_off;
-	else
-		return unw_stop(w, UNW_END_NO_RULE);
-	if (cfa <= w->sp)
-		return unw_stop(w, UNW_END_LOOP);
-	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)))
-		return unw_stop(w, UNW_END_BAD_READ);
-	if (w->last.bp == UNW_BP_AT) {
-		if (bpf_probe_read_user(&bp, sizeof(bp), (void *)(cfa + (__s64)w->last.bp_off)))
-			return unw_stop(w, UNW_END_BAD_READ);
-		w->bp = bp;
-	} else if (w->last.bp == UNW_BP_UNDEF) {
-		w->bp_ok = 0;
-	}
-	w->buf[i] = w->pc;
+	end = unw_frame(&w->r, i);
+	if (end != UNW_GO && end != UNW_END_WHOLE)
+		return unw_stop(w, end);
+	w->buf[i] = pc;
 	w->n = i + 1;
-	if (!ra)
+	if (end == UNW_END_WHOLE)
 		return unw_stop(w, UNW_END_WHOLE);
-	w->pc = ra;
-	w->sp = cfa;
 	return 0;
 }
 
@@ -266,7 +304,7 @@ struct unw_rec {
 __noinline int unw_walk_rec(struct unw_rec *r)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct unw_walk w = { .buf = r ? r->frames : NULL, .bp_ok = 1 };
+	struct unw_walk w = { .buf = r ? r->frames : NULL, .r.bp_ok = 1 };
 	bool whole, cap;
 
 	if (!r)
@@ -275,14 +313,13 @@ __noinline int unw_walk_rec(struct unw_rec *r)
 	r->u.wflags = 0;
 	if (!unw_walk)
 		return 0;
-	w.proc = bpf_map_lookup_elem(&unw_procs, &tgid);
-	if (!w.proc) {
+	if (!bpf_map_lookup_elem(&unw_procs, &tgid)) {
 		unw_count(UNW_END_NO_PROC, 1);
 		return 0;
 	}
-	w.pc = r->u.regs[UREG_IP];
-	w.sp = r->u.regs[UREG_SP];
-	w.bp = r->u.regs[UREG_BP];
+	w.r.pc = r->u.regs[UREG_IP];
+	w.r.sp = r->u.regs[UREG_SP];
+	w.r.bp = r->u.regs[UREG_BP];
 	bpf_loop(UNW_MAX_FRAMES + 1, unw_step, &w, 0);
 	unw_count(w.stopped ? w.end : UNW_END_CAP, 1);
 	unw_count(UNW_END__COUNT, w.n);
@@ -294,9 +331,9 @@ __noinline int unw_walk_rec(struct unw_rec *r)
 		return r->u.nwalk;
 	for (int i = 0; i < UREG__COUNT; i++)
 		r->u.regs[i] = 0;
-	r->u.regs[UREG_IP] = w.pc;
-	r->u.regs[UREG_SP] = w.sp;
-	r->u.regs[UREG_BP] = w.bp_ok ? w.bp : 0;
+	r->u.regs[UREG_IP] = w.r.pc;
+	r->u.regs[UREG_SP] = w.r.sp;
+	r->u.regs[UREG_BP] = w.r.bp_ok ? w.r.bp : 0;
 	return r->u.nwalk;
 }
 
