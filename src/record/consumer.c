@@ -169,6 +169,10 @@ void *session__consumer_main(void *arg)
 		if (delay_ms > 0)
 			usleep(delay_ms * 1000);
 		n = probes__poll(s->probes, 10);
+		/* What was taken from the ring goes to the page cache before anything slower:
+		 * a SIGKILL between the two would lose records the ring no longer holds. */
+		if (n >= 0)
+			n = spool_writer__flush(s->spool);
 		if (n >= 0)
 			n = sbfilter__settle(s->sbf, false, spool_sideband, s);
 		if (n >= 0 && s->py)
