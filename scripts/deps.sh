@@ -31,6 +31,9 @@ apt_pkgs=(
 	strace linux-perf bpftrace
 	# reliability suite: libFuzzer runtime, network namespaces, an HTTP client
 	libclang-rt-14-dev iproute2 curl
+	# stacks and Python frames of real programs: Debian's python3.11 (t_python) and a Rust
+	# program built in the test (t_deepstacks)
+	python3 rustc
 )
 
 want_browser=${PROBEX_DEPS_BROWSER:-1}

@@ -104,5 +104,5 @@ RS
 	assert_ge "Rust: whole from _start through std::rt::lang_start and hm::main (of $total)" "$((total * 95 / 100))" \
 		"$(q "$out" "SELECT count(*) FROM events WHERE event_type = 'cpu_sample' AND list_contains(stack_trace, 'hm::Counter::run') AND $(whole) AND list_contains(stack_trace, 'hm::main') AND list_contains(stack_trace, 'std::rt::lang_start_internal')")"
 else
-	echo "skip: Rust (no rustc)"
+	fail "no rustc (scripts/deps.sh installs Debian's)"
 fi

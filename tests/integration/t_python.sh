@@ -89,7 +89,7 @@ for py in /usr/bin/python3.11 "$PYENV"/3.8.*/bin/python3.8 "$PYENV"/3.9.*/bin/py
 	last="$("$py" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])')-$(basename "$(dirname "$(dirname "$py")")")"
 	check_version "$py" "$last"
 done
-[ "$found" -gt 0 ] || { echo "skip: no CPython 3.8-3.13 here"; exit 0; }
+[ "$found" -gt 0 ] || fail "no CPython 3.8-3.13 here (scripts/deps.sh installs Debian's python3)"
 
 # probex resymbolize keeps the Python frames (their code objects are gone by then).
 "$PROBEX" resymbolize "$TMP/py-$last.parquet" -o "$TMP/resym.parquet" --force >/dev/null 2>&1 || fail "resymbolize exited $?"
