@@ -10,7 +10,7 @@ import { state, set, subscribe, processByPid, traceRange, type Range } from './s
 import { formatOffsetPrecise, escapeHtml } from './format';
 import { PATH_COLORS, stateColor } from './colors';
 import { callTreeView, msText } from './calltree';
-import { formatMs } from './threadstates';
+import { formatMs, nearestSpan } from './threadstates';
 import type { View } from './flamegraph';
 import { buildTree, maxDepth, type Stack, type FNode } from './flamedata';
 import { layoutFlame, paintFlame, flameAt, type Placed } from './flamecanvas';
@@ -249,17 +249,7 @@ export function drawTrack(canvas: HTMLCanvasElement, width: number, height: numb
 
 export function segmentAt(ns: number, tolNs: number): CritSegment | null {
   const segs = path?.data?.segments;
-  if (!segs) return null;
-  let best: CritSegment | null = null;
-  let bd = Infinity;
-  for (const s of segs) {
-    const d = ns < s.start_ns ? s.start_ns - ns : ns >= s.end_ns ? ns - s.end_ns : 0;
-    if (d <= tolNs && d < bd) {
-      best = s;
-      bd = d;
-    }
-  }
-  return best;
+  return segs ? nearestSpan(segs, ns, tolNs) : null;
 }
 
 export function segmentTip(s: CritSegment, traceStart: number): string {

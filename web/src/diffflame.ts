@@ -6,6 +6,7 @@
 import { h, replace, fitCanvas, showTip, hideTip } from './dom';
 import { formatDuration, formatInt, escapeHtml } from './format';
 import type { DiffFlameResponse } from './api';
+import { fitText } from './flamecanvas';
 
 const ROW = 17;
 const MIN_W = 0.4;
@@ -256,15 +257,4 @@ export function diffFlameView(): DiffFlame {
       draw();
     },
   };
-}
-
-const ellipsis = '…';
-function fitText(ctx: CanvasRenderingContext2D, s: string, w: number): string {
-  if (ctx.measureText(s).width <= w) return s;
-  const cw = ctx.measureText('m').width * 0.62;
-  let n = Math.floor(w / cw);
-  if (n < 3) return '';
-  let t = s.slice(0, n) + ellipsis;
-  while (n > 2 && ctx.measureText(t).width > w) t = s.slice(0, --n) + ellipsis;
-  return n > 2 ? t : '';
 }

@@ -139,10 +139,14 @@ export function spanAt(tid: number, ns: number, tolNs = 0): StateSpan | null {
     if (s[mid]!.end_ns <= ns) lo = mid + 1;
     else hi = mid;
   }
-  const cands = [s[lo - 1], s[lo]].filter((x): x is StateSpan => !!x);
-  let best: StateSpan | null = null;
+  return nearestSpan([s[lo - 1], s[lo]].filter((x): x is StateSpan => !!x), ns, tolNs);
+}
+
+/** The span of spans closest to ns (0 inside it), if within tolNs. */
+export function nearestSpan<T extends { start_ns: number; end_ns: number }>(spans: Iterable<T>, ns: number, tolNs: number): T | null {
+  let best: T | null = null;
   let bd = Infinity;
-  for (const c of cands) {
+  for (const c of spans) {
     const d = ns < c.start_ns ? c.start_ns - ns : ns >= c.end_ns ? ns - c.end_ns : 0;
     if (d <= tolNs && d < bd) {
       best = c;
