@@ -12,6 +12,8 @@
 #include "common/log.h"
 #include "common/priv.h"
 #include "common/test_hooks.h"
+#include "record/consumer_cpu.h"
+#include "record/lossless.h"
 #include "record/perfmaps.h"
 #include "record/probes.h"
 #include "record/python.h"
@@ -77,6 +79,8 @@ int session__on_record(void *ctx, const void *data, uint32_t size)
 	if (spool_full(s, size))
 		return 0;
 	s->records++;
+	if (size >= sizeof(*h))
+		consumer_cpu__note(s->ccpu, h->cpu);
 	if (s->py && (err = pyrec__on_record(s->py, data, size)))
 		return err;
 	if (size >= sizeof(*fk) && h->kind == REC_FORK) {
@@ -154,6 +158,21 @@ static void consumer_priority(void)
 			   strerror(err));
 }
 
+/* Off the CPUs the traced threads keep busy (consumer_cpu.h), with the --lossless
+ * watcher, also real-time. */
+static void consumer_move(struct session *s)
+{
+	cpu_set_t set;
+	int err;
+
+	if (!s->ccpu || !consumer_cpu__repick(s->ccpu, &set))
+		return;
+	err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (err)
+		log__debug("consumer: cannot move to other CPUs (%s)", strerror(err));
+	lossless__set_cpus(s->lossless, &set);
+}
+
 void *session__consumer_main(void *arg)
 {
 	struct session *s = arg;
@@ -163,6 +182,8 @@ void *session__consumer_main(void *arg)
 	unsigned int cycle = 0;
 
 	consumer_priority();
+	if (consumer_cpu__new(&s->ccpu))
+		log__debug("consumer: no memory to follow the traced threads' CPUs");
 	if (perfmaps__new(&pm, command_uid(s)))
 		log__warn("no memory to copy JIT maps: JIT frames will be addresses");
 	while (!atomic_load(&s->stop_consumer)) {
@@ -173,6 +194,8 @@ void *session__consumer_main(void *arg)
 		 * a SIGKILL between the two would lose records the ring no longer holds. */
 		if (n >= 0)
 			n = spool_writer__flush(s->spool);
+		if (n >= 0)
+			consumer_move(s);
 		if (n >= 0)
 			n = sbfilter__settle(s->sbf, false, spool_sideband, s);
 		if (n >= 0 && s->py)
@@ -205,9 +228,13 @@ void *session__consumer_main(void *arg)
 	if (n < 0)
 		goto fail;
 	perfmaps__free(pm);
+	consumer_cpu__free(s->ccpu);
+	s->ccpu = NULL;
 	return NULL;
 fail:
 	perfmaps__free(pm);
+	consumer_cpu__free(s->ccpu);
+	s->ccpu = NULL;
 	atomic_store(&s->consumer_err, n);
 	eventfd_write(s->wake_fd, 1);
 	return NULL;

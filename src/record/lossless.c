@@ -252,6 +252,12 @@ int lossless__watch(struct lossless *l, int rb_fd, uint64_t rb_bytes)
 	return 0;
 }
 
+void lossless__set_cpus(struct lossless *l, const cpu_set_t *set)
+{
+	if (l && l->started)
+		pthread_setaffinity_np(l->watcher, sizeof(*set), set);
+}
+
 void lossless__release(struct lossless *l)
 {
 	if (!l || atomic_exchange(&l->released, true))

@@ -4,6 +4,7 @@
 #ifndef PROBEX_RECORD_LOSSLESS_H
 #define PROBEX_RECORD_LOSSLESS_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -22,6 +23,9 @@ int lossless__add(struct lossless *l, pid_t pid);
 /* Start watching the ring buffer map rb_fd of rb_bytes, in a thread of its own: freeze
  * past the high-water mark, thaw under the low. */
 int lossless__watch(struct lossless *l, int rb_fd, uint64_t rb_bytes);
+/* Run the watcher on these CPUs (the consumer's: consumer_cpu.h).  Any thread; l may be
+ * NULL. */
+void lossless__set_cpus(struct lossless *l, const cpu_set_t *set);
 /* Thaw for good (a stop was asked for: the tree must see its signals).  Any thread. */
 void lossless__release(struct lossless *l);
 /* cgroup.freeze, for the guardian to thaw the tree if probex dies. */

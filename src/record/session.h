@@ -31,6 +31,7 @@ struct session {
 	struct lossless *lossless;	/* --lossless, else NULL */
 	struct pyrec *py;		/* CPython processes: the consumer's once it runs */
 	struct unwload *unw;		/* the in-kernel walk's tables, else NULL */
+	struct consumer_cpu *ccpu;	/* the consumer's: where traced threads run */
 };
 
 /* probes_opts callbacks (ctx is the session): a ring-buffer record, a side-band record. */
