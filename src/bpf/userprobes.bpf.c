@@ -399,16 +399,17 @@ int probe_exit(struct pt_regs *ctx)
 	struct rec_probe *r;
 	struct pcall *e;
 
-	if (!cur_state())
-		return 0;
+	/* An open call's entry found the thread traced: the test is only for the others. */
 	e = pop_call(bpf_task_storage_get(&pcalls, bpf_get_current_task_btf(), 0, 0), id, pid_tgid);
-	if (!e)
-		cnt_add(CNT_PROBE_UNPAIRED, 1);
 	if (e && e->held) {
 		e->held = 0;
 		send_call(e, now, pid_tgid, (__s64)PT_REGS_RC(ctx));
 		return 0;
 	}
+	if (!e && !cur_state())
+		return 0;
+	if (!e)
+		cnt_add(CNT_PROBE_UNPAIRED, 1);
 	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
 	if (!r) {
 		probe_drop(id, REC_PROBE);
