@@ -201,7 +201,9 @@ int BPF_PROG(sys_exit, struct probex_pt_regs *regs, long ret)
 		struct rec_syscall_path *p = (void *)r;
 
 		r->h.flags |= t->path_flags;
-		__builtin_memcpy(p->path, t->path, sizeof(p->path));
+		/* One helper call, not 64 inlined loads and stores the verifier walked on
+		 * each path here. */
+		bpf_probe_read_kernel(p->path, sizeof(p->path), t->path);
 	}
 	/* The user stack at exit is the one at enter (user space has not run since); the
 	 * kernel stack is the syscall entry path either way. */
