@@ -158,7 +158,8 @@ static __always_inline void offcpu_wakeup(void *ctx, struct task_struct *p)
 
 /* sched_waking, not sched_wakeup: a wakeup of a task on another CPU may be queued to
  * that CPU and finished there in an IPI, where sched_wakeup fires in no waker's context;
- * sched_waking always fires in try_to_wake_up, called by the waker. */
+ * sched_waking always fires in try_to_wake_up, called by the waker.  Not
+ * sched_wakeup_new: a new task has never blocked (its state starts zeroed, off_ts 0). */
 SEC("tp_btf/sched_waking")
 int BPF_PROG(sched_waking, struct task_struct *p)
 {
@@ -176,13 +177,6 @@ int BPF_PROG(sched_wakeup, struct task_struct *p)
 
 	if (t && t->off_ts && !t->wake_ts)
 		t->wake_ts = bpf_ktime_get_ns();
-	return 0;
-}
-
-SEC("tp_btf/sched_wakeup_new")
-int BPF_PROG(sched_wakeup_new, struct task_struct *p)
-{
-	offcpu_wakeup(ctx, p);
 	return 0;
 }
 

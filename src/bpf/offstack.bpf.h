@@ -92,20 +92,21 @@ static __always_inline void offstack_hold(struct tstate *t, __u64 d, __u64 runna
 	__sync_fetch_and_add(&offstack_held, 1);
 }
 
-/* In the current thread's own context, before it returns to user space: its held off_cpu
- * record, sent with the user stack it blocked with. */
-static __always_inline void offstack_flush(void *ctx, struct tstate *t)
+/* The held off_cpu record of the current thread, sent with its user stack.  A global
+ * function: the verifier checks it once per program, not at each of its callers' paths
+ * (it takes no kernel stack, so no ctx). */
+__noinline int offstack_send(struct tstate *t)
 {
 	struct rec_off_cpu *r;
 	bool stacked;
 
-	if (!t->pend.ts)
-		return;
+	if (!t)
+		return 0;
 	__sync_fetch_and_add(&offstack_held, -1);
 	r = rec_open(sizeof(*r), REC_OFF_CPU, 1, t->pend.ts, bpf_get_current_pid_tgid(), &stacked);
 	if (!r) {
 		t->pend.ts = 0;
-		return;
+		return 0;
 	}
 	r->duration = t->pend.duration;
 	r->prev_state = t->pend.state;
@@ -114,7 +115,16 @@ static __always_inline void offstack_flush(void *ctx, struct tstate *t)
 	__builtin_memcpy(r->waker_comm, t->pend.waker_comm, sizeof(r->waker_comm));
 	r->runnable = t->pend.runnable;
 	t->pend.ts = 0;
-	rec_finish(ctx, r, sizeof(*r), stacked, true, false);
+	rec_finish(NULL, r, sizeof(*r), stacked, true, false);
+	return 0;
+}
+
+/* In the current thread's own context, before it returns to user space: its held off_cpu
+ * record, sent with the user stack it blocked with. */
+static __always_inline void offstack_flush(void *ctx, struct tstate *t)
+{
+	if (t->pend.ts)
+		offstack_send(t);
 }
 
 /* The exit of a syscall that is not recorded: a held record of the thread goes out. */

@@ -115,7 +115,9 @@ struct {
 	__uint(value_size, sizeof(__u32));
 } sideband SEC(".maps");
 
-static __always_inline void cnt_add(__u32 idx, __u64 n)
+/* A global function: inlined, its lookup and bound test were verified again at each of
+ * the dozens of places a program counts something, on each path reaching them. */
+__noinline int cnt_add(__u64 idx, __u64 n)
 {
 	__u32 zero = 0;
 	struct counters *c = bpf_map_lookup_elem(&counters, &zero);
@@ -124,6 +126,7 @@ static __always_inline void cnt_add(__u32 idx, __u64 n)
 	 * otherwise lose its increment. */
 	if (c && idx < CNT__COUNT)
 		__sync_fetch_and_add(&c->v[idx], n);
+	return 0;
 }
 
 
@@ -445,27 +448,45 @@ static __always_inline __u32 ustack_want(__u64 sp)
 	return want;
 }
 
+/* Chunk i after the head of ustack_copy's fallback, one per bpf_loop step.  Its offset
+ * comes from the step's index, not from a length carried over: a value that changes each
+ * step would make the verifier check the step once per chunk, as it did the loop. */
+struct ustack_chunks {
+	__u8 *dst;
+	__u64 sp;
+	__u32 head, len;
+};
+
+static long ustack_chunk(__u64 i, void *data)
+{
+	struct ustack_chunks *c = data;
+	__u64 off = c->head + i * PROBEX_USTACK_CHUNK;
+
+	if (i >= PROBEX_USTACK_MAX / PROBEX_USTACK_CHUNK || c->head > PROBEX_USTACK_CHUNK ||
+	    off > ustack_copy_bytes - PROBEX_USTACK_CHUNK)
+		return 1;
+	if (bpf_probe_read_user(c->dst + off, PROBEX_USTACK_CHUNK, (void *)(c->sp + off)))
+		return 1;
+	c->len = off + PROBEX_USTACK_CHUNK;
+	return 0;
+}
+
 /* Copy the user stack from sp up into dst: in one read, or, when that runs past the end
  * of the stack mapping (a shallow stack near its top), chunk by chunk up to the first
  * unreadable one.  Chunks are aligned so that none straddles a page. */
 static __always_inline __u32 ustack_copy(__u8 *dst, __u64 sp)
 {
-	__u32 head, len, want = ustack_want(sp);
+	struct ustack_chunks c = { .dst = dst, .sp = sp };
+	__u32 want = ustack_want(sp);
 
 	if (want && !bpf_probe_read_user(dst, want, (void *)sp))
 		return want;
-	head = PROBEX_USTACK_CHUNK - (sp & (PROBEX_USTACK_CHUNK - 1));
-	if (bpf_probe_read_user(dst, head, (void *)sp))
+	c.head = PROBEX_USTACK_CHUNK - (sp & (PROBEX_USTACK_CHUNK - 1));
+	if (bpf_probe_read_user(dst, c.head, (void *)sp))
 		return 0;
-	len = head;
-	for (int i = 1; i < PROBEX_USTACK_MAX / PROBEX_USTACK_CHUNK; i++) {
-		if (len > ustack_copy_bytes - PROBEX_USTACK_CHUNK)
-			break;
-		if (bpf_probe_read_user(dst + len, PROBEX_USTACK_CHUNK, (void *)(sp + len)))
-			break;
-		len += PROBEX_USTACK_CHUNK;
-	}
-	return len;
+	c.len = c.head;
+	bpf_loop(PROBEX_USTACK_MAX / PROBEX_USTACK_CHUNK - 1, ustack_chunk, &c, 0);
+	return c.len;
 }
 
 /* The registers the unwinder starts from: the task's saved user registers, which the

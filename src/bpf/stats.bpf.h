@@ -28,16 +28,21 @@ struct {
 
 static struct stat_val stat_zero;
 
+/* w when v (below 2^2w) has a bit at or above bit w, else 0: no branch. */
+#define STAT_HI(v, w) (((((v) >> (w)) + (1ull << (w)) - 1) >> (w)) * (w))
+
+/* floor(log2(v)), 0 for 0, without branches: each one doubled the paths the verifier
+ * walked through stat_add. */
 static __always_inline __u32 stat_bucket(__u64 v)
 {
-	__u32 r = 0;
+	__u64 r = 0, s;
 
-	if (v >> 32) { v >>= 32; r += 32; }
-	if (v >> 16) { v >>= 16; r += 16; }
-	if (v >> 8) { v >>= 8; r += 8; }
-	if (v >> 4) { v >>= 4; r += 4; }
-	if (v >> 2) { v >>= 2; r += 2; }
-	if (v >> 1) r += 1;
+	s = STAT_HI(v, 32); v >>= s; r += s;
+	s = STAT_HI(v, 16); v >>= s; r += s;
+	s = STAT_HI(v, 8); v >>= s; r += s;
+	s = STAT_HI(v, 4); v >>= s; r += s;
+	s = STAT_HI(v, 2); v >>= s; r += s;
+	r += STAT_HI(v, 1);
 	return r < STAT_HIST_BUCKETS ? r : STAT_HIST_BUCKETS - 1;
 }
 
@@ -71,12 +76,13 @@ static __always_inline struct stat_val *stat_slot(__u32 tgid, __u16 kind, __u16 
 /* One event of process tgid: kind and nr as STAT_KN(kind, nr); a latency where
  * flags has STAT_TIMED, an error where STAT_ERR.  A function of its own (four scalar
  * arguments): inlined, it changed how the callers' stack-or-ring pointers were kept
- * and the verifier lost track of which was which. */
+ * and the verifier lost track of which was which.  Global: checked once per program,
+ * not at each call with the caller's state. */
 #define STAT_KN(kind, nr)	((__u32)(kind) << 16 | (__u16)(nr))
 #define STAT_TIMED		1
 #define STAT_ERR		2
 
-static __noinline int stat_add(__u32 tgid, __u32 kn, __u64 lat_ns, __u32 flags)
+__noinline int stat_add(__u32 tgid, __u32 kn, __u64 lat_ns, __u32 flags)
 {
 	struct stat_val *v = stat_slot(tgid, kn >> 16, kn & 0xffff);
 	__u32 b;

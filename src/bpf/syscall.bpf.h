@@ -75,23 +75,35 @@ int BPF_PROG(sys_enter, struct probex_pt_regs *regs, long id)
 	return 0;
 }
 
-/* Sum an iovec array's lengths, or SYS_BYTES_UNKNOWN when it is too long or unreadable. */
+/* Sum an iovec array's lengths, or SYS_BYTES_UNKNOWN when it is too long or unreadable.
+ * One iovec per bpf_loop step: the verifier checks the step once, not each iteration of
+ * an unrolled loop. */
+struct iov_sum {
+	const struct probex_iovec *iov;
+	__u64 sum;
+};
+
+static long iov_sum_step(__u64 i, void *data)
+{
+	struct iov_sum *s = data;
+	struct probex_iovec v;
+
+	if (bpf_probe_read_user(&v, sizeof(v), &s->iov[i])) {
+		s->sum = SYS_BYTES_UNKNOWN;
+		return 1;
+	}
+	s->sum += v.iov_len;
+	return 0;
+}
+
 static __always_inline __u64 iov_bytes(const struct probex_iovec *iov, __u64 n)
 {
-	__u64 sum = 0;
+	struct iov_sum s = { .iov = iov };
 
 	if (n > PROBEX_IOV_MAX)
 		return SYS_BYTES_UNKNOWN;
-	for (int i = 0; i < PROBEX_IOV_MAX; i++) {
-		struct probex_iovec v;
-
-		if (i >= n)
-			break;
-		if (bpf_probe_read_user(&v, sizeof(v), &iov[i]))
-			return SYS_BYTES_UNKNOWN;
-		sum += v.iov_len;
-	}
-	return sum;
+	bpf_loop(n, iov_sum_step, &s, 0);
+	return s.sum;
 }
 
 /* One iov_bytes for both kinds: the verifier walks each copy of its loop, once per
@@ -189,7 +201,9 @@ int BPF_PROG(sys_exit, struct probex_pt_regs *regs, long ret)
 		struct rec_syscall_path *p = (void *)r;
 
 		r->h.flags |= t->path_flags;
-		__builtin_memcpy(p->path, t->path, sizeof(p->path));
+		/* One helper call, not 64 inlined loads and stores the verifier walked on
+		 * each path here. */
+		bpf_probe_read_kernel(p->path, sizeof(p->path), t->path);
 	}
 	/* The user stack at exit is the one at enter (user space has not run since); the
 	 * kernel stack is the syscall entry path either way. */

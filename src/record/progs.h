@@ -15,7 +15,6 @@
 	X(sched_process_exit, 1, true, "exits")					\
 	X(sched_switch, 3, false, "sched_switch events")			\
 	X(sched_waking, 1, false, "off-CPU wakers")				\
-	X(sched_wakeup_new, 1, false, "off-CPU wakers")				\
 	X(sched_wakeup, 1, false, "off-CPU runnable time")			\
 	X(sched_process_exec, 3, false, "process_exec events")			\
 	X(page_fault_user, 3, false, "page_fault events")			\
