@@ -211,13 +211,27 @@ static void wait_other(struct viewer_state *st, struct viewer_state *other, unsi
 	}
 }
 
+/* In compare mode each trace pairs its operations once the other has its stacks (or when a
+ * request waits for the pairs first): the compare view's first answers need no pairs, and
+ * pairing would take a core from the other trace's load.  Alone, pairing runs beside the
+ * stack pass. */
+static int pair_after_other(struct viewer_state *st)
+{
+	struct viewer_state *other = st->base ? st->base : st->first;
+	double t = rss__now();
+
+	wait_other(st, other, READY_STACKS, &st->ops_wanted);
+	log__debug("load: pairing deferred %.2f s", rss__now() - t);
+	return (int)(intptr_t)ops_main(st);
+}
+
 static void *loader_main(void *arg)
 {
 	struct loader *ld = arg;
 	struct viewer_state *st = ld->st;
 	struct trace_rows rows;
 	pthread_t ops;
-	bool ops_started = false;
+	bool compare = st->base || st->first, ops_started = false;
 	void *ops_err = NULL;
 	double t0 = rss__now();
 	int err;
@@ -232,31 +246,26 @@ static void *loader_main(void *arg)
 		state__set_ready(st, READY_ROWS);
 		log__info("loaded %llu events in %.1f s; indexing and reading stacks",
 			  (unsigned long long)st->m.n, rss__now() - t0);
-		err = st->first ? 0 : -pthread_create(&ops, NULL, ops_main, st);
-		ops_started = !err && !st->first;
+		err = compare ? 0 : -pthread_create(&ops, NULL, ops_main, st);
+		ops_started = !err && !compare;
 	}
 	if (!err)
 		err = model__load_stacks(ld->con, &st->tf, &st->stopping, &st->m, &rows);
 	trace_rows__free(&rows);
-	/* A --base trace pairs its operations once the viewed trace is loaded, unless a
-	 * request asks first: the compare view's first answers need neither. */
-	if (!err && st->first) {
-		double t = rss__now();
-
+	if (!err) {
 		state__set_ready(st, READY_STACKS);
-		wait_other(st, st->first, READY_ROWS | READY_OPS | READY_STACKS, &st->ops_wanted);
-		log__debug("load: pairing deferred %.2f s", rss__now() - t);
-		ops_err = ops_main(st);
+		log__info("stacks in %.1f s (%u distinct)", rss__now() - t0,
+			  st->m.nstacks > 2 ? st->m.nstacks - 2 : 0);
 	}
+	if (!err && compare)
+		err = pair_after_other(st);
 	if (ops_started)
 		pthread_join(ops, &ops_err);
 	if (!err && ops_err)
 		err = (int)(intptr_t)ops_err;
 	if (!err) {
 		log__debug("load: all parts in (%s)", rss__mib());
-		state__set_ready(st, READY_STACKS);
-		log__info("ready in %.1f s (%u distinct stacks)", rss__now() - t0,
-			  st->m.nstacks > 2 ? st->m.nstacks - 2 : 0);
+		log__info("ready in %.1f s", rss__now() - t0);
 		/* The scheduling rows too, before a thread-state request has to wait for them
 		 * (which reads them itself); in compare mode once the base has its stacks. */
 		if (st->base)
