@@ -242,6 +242,20 @@ int model__build(struct model *m, const struct trace_file *tf, struct trace_rows
 	return err ? err : model__build_rows(m, r, rank);
 }
 
+void model__take_names(struct model *m, struct trace_rows *r)
+{
+	m->nnames = r->nnames;
+	m->name_pid = r->name_pid;
+	m->name = r->name;
+	m->last_name = r->last_name;
+	m->name_tgid = r->name_tgid;
+	r->nnames = 0;
+	r->name_pid = NULL;
+	r->name = NULL;
+	r->last_name = NULL;
+	r->name_tgid = NULL;
+}
+
 int model__build_rows(struct model *m, struct trace_rows *r, uint32_t *rank)
 {
 	uint32_t *dest = NULL, *perm = NULL;
@@ -319,16 +333,7 @@ int model__build_rows(struct model *m, struct trace_rows *r, uint32_t *rank)
 		goto cleanup;
 	free(m->lat32);
 	m->lat32 = NULL;
-	m->nnames = r->nnames;
-	m->name_pid = r->name_pid;
-	m->name = r->name;
-	m->last_name = r->last_name;
-	m->name_tgid = r->name_tgid;
-	r->nnames = 0;
-	r->name_pid = NULL;
-	r->name = NULL;
-	r->last_name = NULL;
-	r->name_tgid = NULL;
+	model__take_names(m, r);
 	err = 0;
 	goto cleanup;
 nomem:

@@ -124,6 +124,8 @@ int model__build(struct model *m, const struct trace_file *tf, struct trace_rows
 int model__build_summary(struct model *m, const struct trace_file *tf, struct trace_rows *rows,
 			 uint32_t **rank);
 int model__build_rows(struct model *m, struct trace_rows *rows, uint32_t *rank);
+/* The process names of r (pass 1's, read before or after build_rows) move to m. */
+void model__take_names(struct model *m, struct trace_rows *r);
 /* Attach stacks from the stack pass (rows->stack in file order). */
 int model__attach_stacks(struct model *m, struct trace_rows *rows);
 void model__free(struct model *m);

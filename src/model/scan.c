@@ -439,6 +439,9 @@ int trace_rows__scan(duckdb_connection con, const struct trace_file *tf,
 	for (int k = 0; !err && k < SIDE__COUNT; k++)
 		err = side_sort(&rows->side[k]);
 	rows->n = total;
+	rows->ts_sorted = true;
+	for (uint64_t i = 1; !err && i < total && rows->ts_sorted; i++)
+		rows->ts_sorted = rows->ts[i] >= rows->ts[i - 1];
 cleanup:
 	free(sql);
 	if (err)
@@ -449,12 +452,8 @@ cleanup:
 int trace_rows__scan_names(duckdb_connection con, const struct trace_file *tf,
 			   struct trace_rows *rows)
 {
-	bool sorted = true;
-	int err;
+	int err = read_names(tf, rows, con, rows->ts_sorted);
 
-	for (uint64_t i = 1; i < rows->n && sorted; i++)
-		sorted = rows->ts[i] >= rows->ts[i - 1];
-	err = read_names(tf, rows, con, sorted);
 	if (!err)
 		log__debug("scan: names of %u pids", rows->nnames);
 	return err;

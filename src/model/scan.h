@@ -81,6 +81,7 @@ struct trace_rows {
 	uint32_t *label_len;
 	char *pool;
 
+	bool ts_sorted;		/* the file's rows are in ts order (set by pass 1) */
 	uint32_t nnames;	/* first non-empty process_name per pid, by (ts, file row) */
 	uint32_t *name_pid;
 	char **name;
@@ -94,8 +95,8 @@ struct trace_rows {
 int trace_rows__scan(duckdb_connection con, const struct trace_file *tf,
 		     const volatile bool *cancel, struct trace_rows *rows);
 /* Pass 1's process names (name_pid, name, last_name, name_tgid), read after the rows
- * (which the summary needs first); rows->ts must still be the file's.  On failure the
- * caller frees rows. */
+ * (which the summary needs first); only rows->ts_sorted of pass 1 is needed.  On failure
+ * the caller frees rows. */
 int trace_rows__scan_names(duckdb_connection con, const struct trace_file *tf,
 			   struct trace_rows *rows);
 /* Pass 2: fill rows->stack and the stack table.  On failure the caller frees rows. */

@@ -10,6 +10,7 @@
 
 #include "common/log.h"
 #include "common/rss.h"
+#include "common/test_hooks.h"
 #include "model/load.h"
 #include "server/api.h"
 #include "model/cmdlines.h"
@@ -30,8 +31,8 @@ bool state__wait(struct viewer_state *st, unsigned int need)
 	bool ok;
 
 	pthread_mutex_lock(&st->lock);
-	if ((need & READY_OPS) && !(st->ready & READY_OPS) && !st->ops_wanted) {
-		st->ops_wanted = true;
+	if ((need & (READY_OPS | READY_NAMES) & ~st->ready) && !st->wanted) {
+		st->wanted = true;
 		pthread_cond_broadcast(&st->cond);
 	}
 	while ((st->ready & need) != need && !st->failed && !st->stopping)
@@ -138,20 +139,36 @@ static int summary_ready(void *ctx, const struct model *m)
 	return 0;
 }
 
-static int load_rows(struct loader *ld, struct trace_rows *rows)
+static int load_lifetimes(struct loader *ld)
 {
 	struct viewer_state *st = ld->st;
 	struct cmdlines cl;
-	int err = model__load_rows(ld->con, &st->tf, &st->stopping, &st->m, rows, summary_ready, ld);
+	int err = cmdlines__read(ld->con, &st->tf, &cl);
 
-	if (err)
-		return err;
-	err = cmdlines__read(ld->con, &st->tf, &cl);
 	if (!err)
 		err = api__lifetimes_json(&st->m, &cl, &st->lifetimes_json, &st->lifetimes_len,
 					  &st->lifetimes_error);
 	cmdlines__free(&cl);
 	return err ? -ENOMEM : 0;
+}
+
+/* A --base trace reads its names after its stacks (load_names). */
+static int load_rows(struct loader *ld, struct trace_rows *rows)
+{
+	struct viewer_state *st = ld->st;
+	int err = model__load_rows(ld->con, &st->tf, &st->stopping, &st->m, rows, summary_ready, ld,
+				   !st->first);
+
+	if (!err && !st->first)
+		err = load_lifetimes(ld);
+	return err;
+}
+
+static int load_names(struct loader *ld, bool ts_sorted)
+{
+	int err = model__load_names(ld->con, &ld->st->tf, ts_sorted, &ld->st->m);
+
+	return err ? err : load_lifetimes(ld);
 }
 
 /* Pairing needs only the sorted rows: it runs on its own thread while DuckDB builds the
@@ -211,18 +228,27 @@ static void wait_other(struct viewer_state *st, struct viewer_state *other, unsi
 	}
 }
 
-/* In compare mode each trace pairs its operations once the other has its stacks (or when a
- * request waits for the pairs first): the compare view's first answers need no pairs, and
- * pairing would take a core from the other trace's load.  Alone, pairing runs beside the
- * stack pass. */
-static int pair_after_other(struct viewer_state *st)
+/* In compare mode each trace pairs its operations (and the base reads its names) once the
+ * other has its stacks, or when a request waits for them first: the compare view's first
+ * answers need neither, and they would take a core from the other trace's load.  Alone,
+ * pairing runs beside the stack pass. */
+static int load_deferred(struct loader *ld, bool ts_sorted)
 {
-	struct viewer_state *other = st->base ? st->base : st->first;
+	struct viewer_state *st = ld->st;
 	double t = rss__now();
+	int err = 0;
 
-	wait_other(st, other, READY_STACKS, &st->ops_wanted);
-	log__debug("load: pairing deferred %.2f s", rss__now() - t);
-	return (int)(intptr_t)ops_main(st);
+	wait_other(st, st->base ? st->base : st->first, READY_STACKS, &st->wanted);
+	pthread_mutex_lock(&st->lock);
+	while (test_hooks__hold_deferred() && !st->wanted && !st->stopping)
+		pthread_cond_wait(&st->cond, &st->lock);
+	pthread_mutex_unlock(&st->lock);
+	log__debug("load: deferred parts wait %.2f s", rss__now() - t);
+	if (st->first && !(err = load_names(ld, ts_sorted)))
+		state__set_ready(st, READY_NAMES);
+	if (!err)
+		err = (int)(intptr_t)ops_main(st);
+	return err;
 }
 
 static void *loader_main(void *arg)
@@ -231,7 +257,7 @@ static void *loader_main(void *arg)
 	struct viewer_state *st = ld->st;
 	struct trace_rows rows;
 	pthread_t ops;
-	bool compare = st->base || st->first, ops_started = false;
+	bool compare = st->base || st->first, ops_started = false, ts_sorted = false;
 	void *ops_err = NULL;
 	double t0 = rss__now();
 	int err;
@@ -243,7 +269,7 @@ static void *loader_main(void *arg)
 	if (!err)
 		err = load_rows(ld, &rows);
 	if (!err) {
-		state__set_ready(st, READY_ROWS);
+		state__set_ready(st, READY_ROWS | (st->first ? 0 : READY_NAMES));
 		log__info("loaded %llu events in %.1f s; indexing and reading stacks",
 			  (unsigned long long)st->m.n, rss__now() - t0);
 		err = compare ? 0 : -pthread_create(&ops, NULL, ops_main, st);
@@ -251,6 +277,7 @@ static void *loader_main(void *arg)
 	}
 	if (!err)
 		err = model__load_stacks(ld->con, &st->tf, &st->stopping, &st->m, &rows);
+	ts_sorted = rows.ts_sorted;
 	trace_rows__free(&rows);
 	if (!err) {
 		state__set_ready(st, READY_STACKS);
@@ -258,7 +285,7 @@ static void *loader_main(void *arg)
 			  st->m.nstacks > 2 ? st->m.nstacks - 2 : 0);
 	}
 	if (!err && compare)
-		err = pair_after_other(st);
+		err = load_deferred(ld, ts_sorted);
 	if (ops_started)
 		pthread_join(ops, &ops_err);
 	if (!err && ops_err)
