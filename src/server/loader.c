@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,6 +34,9 @@ bool state__wait(struct viewer_state *st, unsigned int need)
 	pthread_mutex_lock(&st->lock);
 	if ((need & (READY_OPS | READY_NAMES) & ~st->ready) && !st->wanted) {
 		st->wanted = true;
+		/* Back to normal priority, where allowed (CAP_SYS_NICE or RLIMIT_NICE). */
+		if (st->low_tid)
+			setpriority(PRIO_PROCESS, (id_t)st->low_tid, 0);
 		pthread_cond_broadcast(&st->cond);
 	}
 	while ((st->ready & need) != need && !st->failed && !st->stopping)
@@ -171,6 +175,28 @@ static int load_names(struct loader *ld, bool ts_sorted)
 	return err ? err : load_lifetimes(ld);
 }
 
+/* What is left once both traces of the compare view have their stacks runs at the lowest
+ * priority, DuckDB on this thread alone, so that it does not slow the first requests;
+ * not when a request already waits for it. */
+static void defer_priority(struct loader *ld, bool low)
+{
+	struct viewer_state *st = ld->st;
+	bool lowered = false;
+
+	pthread_mutex_lock(&st->lock);
+	if (low && !st->wanted && !setpriority(PRIO_PROCESS, (id_t)gettid(), 19)) {
+		st->low_tid = gettid();
+		lowered = true;
+	} else if (!low) {
+		st->low_tid = 0;
+	}
+	pthread_mutex_unlock(&st->lock);
+	if (lowered)
+		duck__exec(ld->con, "SET threads = 1");
+	else if (!low)
+		duck__exec(ld->con, "RESET threads");
+}
+
 /* Pairing needs only the sorted rows: it runs on its own thread while DuckDB builds the
  * query table and reads the stacks. */
 static void *ops_main(void *arg)
@@ -244,6 +270,7 @@ static int load_deferred(struct loader *ld, bool ts_sorted)
 		pthread_cond_wait(&st->cond, &st->lock);
 	pthread_mutex_unlock(&st->lock);
 	log__debug("load: deferred parts wait %.2f s", rss__now() - t);
+	defer_priority(ld, true);
 	if (st->first && !(err = load_names(ld, ts_sorted)))
 		state__set_ready(st, READY_NAMES);
 	if (!err)
@@ -303,6 +330,8 @@ static void *loader_main(void *arg)
 		err = st->sched_read < 0 ? st->sched_read : 0;
 		pthread_mutex_unlock(&st->sched_lock);
 	}
+	if (compare)
+		defer_priority(ld, false);
 	/* A file whose rows cannot be read (the scheduling rows included, read last) is not
 	 * served: the failing step has logged what is wrong. */
 	if (err && !st->stopping) {

@@ -5,6 +5,7 @@
 
 #include <duckdb.h>
 #include <pthread.h>
+#include <sys/types.h>
 #include <stdbool.h>
 
 #include "model/exact.h"
@@ -55,6 +56,7 @@ struct viewer_state {
 	 * until both traces have their stacks, or until a request waits for it (wanted). */
 	struct viewer_state *first;
 	bool wanted;
+	pid_t low_tid;		/* the loader's thread while it runs at the lowest priority */
 	unsigned int running;	/* handlers computing now (see state__enter) */
 };
 
