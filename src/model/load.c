@@ -7,13 +7,13 @@
 
 int model__load_rows(duckdb_connection con, const struct trace_file *tf,
 		     const volatile bool *cancel, struct model *m, struct trace_rows *rows,
-		     model_summary_fn summary, void *ctx, bool names)
+		     model_summary_fn summary, void *ctx, bool details)
 {
 	uint32_t *rank;
 	double t = rss__now();
 	int err;
 
-	if ((err = trace_rows__scan(con, tf, cancel, rows)))
+	if ((err = trace_rows__scan(con, tf, cancel, rows, details)))
 		return err;
 	log__debug("load: rows read in %.2f s (%s)", rss__now() - t, rss__mib());
 	if ((err = model__build_summary(m, tf, rows, &rank)))
@@ -24,7 +24,7 @@ int model__load_rows(duckdb_connection con, const struct trace_file *tf,
 		return err;
 	}
 	/* Names (half a second at 20M rows) come after the summary, which has none. */
-	if (names && (err = trace_rows__scan_names(con, tf, rows))) {
+	if (details && (err = trace_rows__scan_names(con, tf, rows))) {
 		free(rank);
 		return err;
 	}

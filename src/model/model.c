@@ -446,6 +446,7 @@ void model__free(struct model *m)
 	free(m->b_rn);
 	free(m->b_val);
 	free(m->flags);
+	free(m->flags_old);
 	free(m->lat32);
 	sparse32__free(&m->lat);
 	free(m->lat_big_rn);

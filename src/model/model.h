@@ -53,6 +53,7 @@ struct model {
 	uint32_t *b_rn;
 	uint64_t *b_val;
 	uint8_t *flags;
+	uint8_t *flags_old;	/* flags before model__load_values (see model/load.h) */
 	/* latency_ns (none unless the file has it): 32 bits for each row that has one (lat;
 	 * lat32 is the full column while building), and the few values of 2^32 - 1 ns (4.3 s)
 	 * or more as (row, value) in row order.  See model__latency. */

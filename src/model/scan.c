@@ -9,6 +9,7 @@
 #include "common/bigmem.h"
 #include "common/log.h"
 #include "common/sort.h"
+#include "model/model.h"
 #include "model/scan.h"
 #include "model/sink.h"
 #include "trace/duck.h"
@@ -387,8 +388,14 @@ static int read_names(const struct trace_file *tf, struct trace_rows *r, duckdb_
 	return err;
 }
 
+/* The source columns of a and b, in scol order from C_COUNT. */
+#define VALUE_COLS "e.count::UBIGINT, e.ret::BIGINT, e.submit_ts_ns::UBIGINT, e.io_uring_res::BIGINT, " \
+		   "e.child_pid::UBIGINT, e.parent_pid::UBIGINT, e.exit_code::BIGINT"
+#define VALUE_NULLS "NULL::UBIGINT, NULL::BIGINT, NULL::UBIGINT, NULL::BIGINT, " \
+		    "NULL::UBIGINT, NULL::UBIGINT, NULL::BIGINT"
+
 int trace_rows__scan(duckdb_connection con, const struct trace_file *tf,
-		     const volatile bool *cancel, struct trace_rows *rows)
+		     const volatile bool *cancel, struct trace_rows *rows, bool values)
 {
 	static const duckdb_type types[C__COUNT] = {
 		DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_USMALLINT, DUCKDB_TYPE_UBIGINT, DUCKDB_TYPE_UINTEGER,
@@ -405,6 +412,7 @@ int trace_rows__scan(duckdb_connection con, const struct trace_file *tf,
 
 	memset(rows, 0, sizeof(*rows));
 	snprintf(enum_type, sizeof(enum_type), "probex_type_%u", sink__generation());
+	snprintf(rows->enum_type, sizeof(rows->enum_type), "%s", enum_type);
 	/* Types first: their number sets the width of the type column. */
 	if ((err = row_count(con, tf, &total)) || (err = read_types(&sc, con, enum_type)) ||
 	    (err = alloc_rows(&sc, total)))
@@ -417,11 +425,9 @@ int trace_rows__scan(duckdb_connection con, const struct trace_file *tf,
 	}
 	if (asprintf(&sql,
 		     "SELECT count(%s(e.file_row_number, enum_code(e.event_type::%s)::USMALLINT, "
-		     "e.ts_ns::UBIGINT, e.pid::UINTEGER, "
-		     "e.count::UBIGINT, e.ret::BIGINT, e.submit_ts_ns::UBIGINT, e.io_uring_res::BIGINT, "
-		     "e.child_pid::UBIGINT, e.parent_pid::UBIGINT, e.exit_code::BIGINT, %s, %s)) "
+		     "e.ts_ns::UBIGINT, e.pid::UINTEGER, %s, %s, %s)) "
 		     "FROM read_parquet(%s, file_row_number = true) e",
-		     name, enum_type, tf->has_latency_ns ? "e.latency_ns::UBIGINT" : "NULL::UBIGINT",
+		     name, enum_type, values ? VALUE_COLS : VALUE_NULLS, tf->has_latency_ns ? "e.latency_ns::UBIGINT" : "NULL::UBIGINT",
 		     tf->has_stack_weight ? "e.stack_weight::UINTEGER" : "NULL::UINTEGER",
 		     tf->literal) < 0) {
 		err = -ENOMEM;
@@ -490,4 +496,138 @@ void trace_rows__free(struct trace_rows *r)
 	free(r->last_name);
 	free(r->name_tgid);
 	memset(r, 0, sizeof(*r));
+}
+
+/* model__load_values: a and b of the rows of a built model, by file row. */
+struct values {
+	struct scanner sc;
+	const uint32_t *rn_of;		/* file row -> model row */
+	uint64_t n;
+	int32_t *a32;
+	uint8_t *flags;
+};
+
+enum vcol { V_ROW, V_TYPE, V_FIRST };	/* then the value columns, C_COUNT.. C_EXIT */
+
+static void values_sink(duckdb_function_info info, duckdb_data_chunk chunk, duckdb_vector out)
+{
+	struct values *vs = duckdb_scalar_function_get_extra_info(info);
+	struct scanner *sc = &vs->sc;
+	struct side_batch side = { 0 };
+	idx_t n = duckdb_data_chunk_get_size(chunk);
+	bool *res = duckdb_vector_get_data(out);
+	void *d[C__COUNT];
+	uint64_t *v[C__COUNT];
+
+	for (idx_t c = 0; c < V_FIRST + C_EXIT - C_COUNT + 1; c++) {
+		duckdb_vector vec = duckdb_data_chunk_get_vector(chunk, c);
+		int k = c == V_ROW ? C_ROW : c == V_TYPE ? C_TYPE : (int)(c - V_FIRST + C_COUNT);
+
+		d[k] = duckdb_vector_get_data(vec);
+		v[k] = duckdb_vector_get_validity(vec);
+	}
+	for (idx_t i = 0; i < n; i++) {
+		uint64_t row = ((uint64_t *)d[C_ROW])[i], rn;
+		uint16_t code = ((uint16_t *)d[C_TYPE])[i];
+		int ca = sc->a_col[code], cb = sc->b_col[code];
+
+		res[i] = true;
+		if (row >= vs->n) {
+			duckdb_scalar_function_set_error(info, "row count changed while reading");
+			return;
+		}
+		rn = vs->rn_of[row];
+		if (ca >= 0 && sink__valid(v[ca], i)) {
+			int64_t a = ((int64_t *)d[ca])[i];
+			bool big = a <= A32_BIG || a > INT32_MAX;
+
+			vs->a32[rn] = big ? A32_BIG : (int32_t)a;
+			if (big)
+				side_add(sc, &side, SIDE_A, rn, (uint64_t)a);
+			vs->flags[rn] |= ROW_A;
+		}
+		if (cb >= 0 && sink__valid(v[cb], i)) {
+			side_add(sc, &side, SIDE_B, rn, ((uint64_t *)d[cb])[i]);
+			vs->flags[rn] |= ROW_B;
+		}
+	}
+	side_flush(sc, &side);
+}
+
+static int run_values(duckdb_connection con, const struct trace_file *tf, const char *enum_type,
+		      struct values *vs)
+{
+	static const duckdb_type types[] = {
+		DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_USMALLINT, DUCKDB_TYPE_UBIGINT, DUCKDB_TYPE_BIGINT,
+		DUCKDB_TYPE_UBIGINT, DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_UBIGINT, DUCKDB_TYPE_UBIGINT,
+		DUCKDB_TYPE_BIGINT,
+	};
+	struct sink_spec spec = { "probex_values", values_sink, vs, types, 9, false, DUCKDB_TYPE_BOOLEAN };
+	char name[48], *sql;
+	int err;
+
+	if (sink__register(con, &spec, name, sizeof(name))) {
+		log__error("%s: cannot register %s", tf->path, name);
+		return -EIO;
+	}
+	if (asprintf(&sql, "SELECT count(%s(e.file_row_number, enum_code(e.event_type::%s)::USMALLINT, %s)) "
+			   "FROM read_parquet(%s, file_row_number = true) e",
+		     name, enum_type, VALUE_COLS, tf->literal) < 0)
+		return -ENOMEM;
+	err = sink__run(con, sql, tf->path, NULL);
+	free(sql);
+	for (int k = SIDE_A; !err && k <= SIDE_B; k++)
+		err = side_sort(&vs->sc.r->side[k]);
+	return !err && vs->sc.side_failed ? -ENOMEM : err;
+}
+
+static void take_side_part(struct trace_side *sd, uint64_t *n, uint32_t **rns, uint64_t **vals)
+{
+	free(*rns);
+	free(*vals);
+	*n = sd->n;
+	*rns = sd->row;
+	*vals = sd->val;
+	memset(sd, 0, sizeof(*sd));
+}
+
+int model__load_values(duckdb_connection con, const struct trace_file *tf, const char *enum_type,
+		       struct model *m)
+{
+	struct trace_rows sides = { 0 };
+	struct values vs = { .sc = { .tf = tf, .r = &sides, .side_lock = PTHREAD_MUTEX_INITIALIZER },
+			     .n = m->n };
+	uint32_t *rn_of = bigmem__alloc((m->n ? m->n : 1) * sizeof(*rn_of));
+	int err = -ENOMEM;
+
+	vs.a32 = bigmem__alloc((m->n ? m->n : 1) * sizeof(*vs.a32));
+	vs.flags = bigmem__alloc(m->n ? m->n : 1);
+	if (!rn_of || !vs.a32 || !vs.flags)
+		goto cleanup;
+	for (uint64_t rn = 0; rn < m->n; rn++)
+		rn_of[model__file_row(m, rn)] = (uint32_t)rn;
+	memset(vs.a32, 0, m->n * sizeof(*vs.a32));
+	memcpy(vs.flags, m->flags, m->n);
+	vs.rn_of = rn_of;
+	for (unsigned int c = 0; c < m->ntypes; c++)
+		type_slots(&vs.sc, c, m->type_event[c], m->type_names[c]);
+	if (m->n && (err = run_values(con, tf, enum_type, &vs)))
+		goto cleanup;
+	/* No request reads a or b before this returns; the stack side of a diff may read
+	 * flags (ROW_LAT) meanwhile: the old array stays until the model is freed. */
+	free(m->a32);
+	m->a32 = vs.a32;
+	m->flags_old = m->flags;
+	__atomic_store_n(&m->flags, vs.flags, __ATOMIC_RELEASE);
+	take_side_part(&sides.side[SIDE_A], &m->na_big, &m->a_big_rn, &m->a_big);
+	take_side_part(&sides.side[SIDE_B], &m->nb, &m->b_rn, &m->b_val);
+	vs.a32 = NULL;
+	vs.flags = NULL;
+	err = 0;
+cleanup:
+	free(rn_of);
+	free(vs.a32);
+	free(vs.flags);
+	trace_rows__free(&sides);
+	return err;
 }

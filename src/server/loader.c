@@ -168,10 +168,16 @@ static int load_rows(struct loader *ld, struct trace_rows *rows)
 	return err;
 }
 
-static int load_names(struct loader *ld, bool ts_sorted)
+/* A --base trace's values and names, after its stacks (lifetimes need both). */
+static int load_details(struct loader *ld, const struct trace_rows *rows)
 {
-	int err = model__load_names(ld->con, &ld->st->tf, ts_sorted, &ld->st->m);
+	struct viewer_state *st = ld->st;
+	double t = rss__now();
+	int err = model__load_values(ld->con, &st->tf, rows->enum_type, &st->m);
 
+	log__debug("load: values read in %.2f s", rss__now() - t);
+	if (!err)
+		err = model__load_names(ld->con, &st->tf, rows->ts_sorted, &st->m);
 	return err ? err : load_lifetimes(ld);
 }
 
@@ -258,7 +264,7 @@ static void wait_other(struct viewer_state *st, struct viewer_state *other, unsi
  * other has its stacks, or when a request waits for them first: the compare view's first
  * answers need neither, and they would take a core from the other trace's load.  Alone,
  * pairing runs beside the stack pass. */
-static int load_deferred(struct loader *ld, bool ts_sorted)
+static int load_deferred(struct loader *ld, const struct trace_rows *rows)
 {
 	struct viewer_state *st = ld->st;
 	double t = rss__now();
@@ -271,7 +277,7 @@ static int load_deferred(struct loader *ld, bool ts_sorted)
 	pthread_mutex_unlock(&st->lock);
 	log__debug("load: deferred parts wait %.2f s", rss__now() - t);
 	defer_priority(ld, true);
-	if (st->first && !(err = load_names(ld, ts_sorted)))
+	if (st->first && !(err = load_details(ld, rows)))
 		state__set_ready(st, READY_NAMES);
 	if (!err)
 		err = (int)(intptr_t)ops_main(st);
@@ -282,9 +288,9 @@ static void *loader_main(void *arg)
 {
 	struct loader *ld = arg;
 	struct viewer_state *st = ld->st;
-	struct trace_rows rows;
+	struct trace_rows rows, done = { 0 };
 	pthread_t ops;
-	bool compare = st->base || st->first, ops_started = false, ts_sorted = false;
+	bool compare = st->base || st->first, ops_started = false;
 	void *ops_err = NULL;
 	double t0 = rss__now();
 	int err;
@@ -295,6 +301,9 @@ static void *loader_main(void *arg)
 		err = exact_counts__load(ld->con, &st->tf, &st->exact);
 	if (!err)
 		err = load_rows(ld, &rows);
+	/* What the deferred parts need of pass 1 (pass 2 takes rows). */
+	done.ts_sorted = rows.ts_sorted;
+	memcpy(done.enum_type, rows.enum_type, sizeof(done.enum_type));
 	if (!err) {
 		state__set_ready(st, READY_ROWS | (st->first ? 0 : READY_NAMES));
 		log__info("loaded %llu events in %.1f s; indexing and reading stacks",
@@ -304,7 +313,6 @@ static void *loader_main(void *arg)
 	}
 	if (!err)
 		err = model__load_stacks(ld->con, &st->tf, &st->stopping, &st->m, &rows);
-	ts_sorted = rows.ts_sorted;
 	trace_rows__free(&rows);
 	if (!err) {
 		state__set_ready(st, READY_STACKS);
@@ -312,7 +320,7 @@ static void *loader_main(void *arg)
 			  st->m.nstacks > 2 ? st->m.nstacks - 2 : 0);
 	}
 	if (!err && compare)
-		err = load_deferred(ld, ts_sorted);
+		err = load_deferred(ld, &done);
 	if (ops_started)
 		pthread_join(ops, &ops_err);
 	if (!err && ops_err)
