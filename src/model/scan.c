@@ -9,33 +9,14 @@
 #include "common/bigmem.h"
 #include "common/log.h"
 #include "common/sort.h"
-#include "model/model.h"
 #include "model/scan.h"
+#include "model/scan_priv.h"
 #include "model/sink.h"
 #include "trace/duck.h"
 #include "trace/schema.h"
 
-/* Columns of the row query, in SELECT order. */
-enum scol {
-	C_ROW, C_TYPE, C_TS, C_PID, C_COUNT, C_RET, C_SUBMIT, C_RES, C_CHILD, C_PARENT, C_EXIT,
-	C_LAT, C_WEIGHT, C__COUNT,
-};
-
-struct scanner {
-	const struct trace_file *tf;
-	struct trace_rows *r;
-	uint64_t cap;			/* rows allocated */
-	uint64_t done;			/* rows received (atomic: sinks run on DuckDB's threads) */
-	const volatile bool *cancel;
-	pthread_mutex_t side_lock;	/* appends to r->side from the sinks */
-	bool side_failed;		/* an append ran out of memory */
-	int8_t a_col[TRACE_MAX_TYPES], b_col[TRACE_MAX_TYPES];
-};
-
-
-
 /* Which source columns feed a and b for a given event type (see scan.h). */
-static void type_slots(struct scanner *sc, unsigned int code, int ev, const char *name)
+void scan__type_slots(struct scanner *sc, unsigned int code, int ev, const char *name)
 {
 	size_t len = strlen(name);
 
@@ -92,15 +73,6 @@ static int alloc_rows(struct scanner *sc, uint64_t n)
 	return 0;
 }
 
-/* Side values a sink has found in its batch, appended under the lock when it is full or
- * the batch is done (a lock per value would serialise the sinks). */
-#define SIDE_BATCH 256
-
-struct side_batch {
-	unsigned int n;
-	struct { uint64_t val; uint32_t row; uint8_t kind; } e[SIDE_BATCH];
-};
-
 static int side__push(struct trace_side *s, uint32_t row, uint64_t val)
 {
 	if (s->n == s->cap) {
@@ -122,7 +94,7 @@ static int side__push(struct trace_side *s, uint32_t row, uint64_t val)
 	return 0;
 }
 
-static void side_flush(struct scanner *sc, struct side_batch *b)
+void scan__side_flush(struct scanner *sc, struct side_batch *b)
 {
 	pthread_mutex_lock(&sc->side_lock);
 	for (unsigned int i = 0; i < b->n && !sc->side_failed; i++)
@@ -131,17 +103,17 @@ static void side_flush(struct scanner *sc, struct side_batch *b)
 	b->n = 0;
 }
 
-static void side_add(struct scanner *sc, struct side_batch *b, int kind, uint64_t row, uint64_t val)
+void scan__side_add(struct scanner *sc, struct side_batch *b, int kind, uint64_t row, uint64_t val)
 {
 	if (b->n == SIDE_BATCH)
-		side_flush(sc, b);
+		scan__side_flush(sc, b);
 	b->e[b->n].val = val;
 	b->e[b->n].row = (uint32_t)row;
 	b->e[b->n++].kind = (uint8_t)kind;
 }
 
 /* Sinks append in the order DuckDB's threads finish their batches: put rows in order. */
-static int side_sort(struct trace_side *s)
+int scan__side_sort(struct trace_side *s)
 {
 	uint32_t *perm, *row;
 	uint64_t *key, *val;
@@ -235,11 +207,11 @@ static void rows_sink(duckdb_function_info info, duckdb_data_chunk chunk, duckdb
 
 			r->a32[row] = big ? A32_BIG : (int32_t)a;
 			if (big)
-				side_add(sc, &side, SIDE_A, row, (uint64_t)a);
+				scan__side_add(sc, &side, SIDE_A, row, (uint64_t)a);
 			f |= ROW_A;
 		}
 		if (cb >= 0 && sink__valid(v[cb], i)) {
-			side_add(sc, &side, SIDE_B, row, ((uint64_t *)d[cb])[i]);
+			scan__side_add(sc, &side, SIDE_B, row, ((uint64_t *)d[cb])[i]);
 			f |= ROW_B;
 		}
 		if (r->lat32) {
@@ -247,7 +219,7 @@ static void rows_sink(duckdb_function_info info, duckdb_data_chunk chunk, duckdb
 
 			r->lat32[row] = lat >= UINT32_MAX ? UINT32_MAX : (uint32_t)lat;
 			if (lat >= UINT32_MAX)
-				side_add(sc, &side, SIDE_LAT, row, lat);
+				scan__side_add(sc, &side, SIDE_LAT, row, lat);
 			if (sink__valid(v[C_LAT], i))
 				f |= ROW_LAT;
 		}
@@ -256,11 +228,11 @@ static void rows_sink(duckdb_function_info info, duckdb_data_chunk chunk, duckdb
 
 			r->w16[row] = w >= UINT16_MAX ? UINT16_MAX : (uint16_t)w;
 			if (w >= UINT16_MAX)
-				side_add(sc, &side, SIDE_WEIGHT, row, w);
+				scan__side_add(sc, &side, SIDE_WEIGHT, row, w);
 		}
 		r->flags[row] = f;
 	}
-	side_flush(sc, &side);
+	scan__side_flush(sc, &side);
 	__atomic_add_fetch(&sc->done, n, __ATOMIC_RELAXED);
 }
 
@@ -339,7 +311,7 @@ static int read_types(struct scanner *sc, duckdb_connection con, const char *enu
 		}
 		r->ntypes++;
 		r->type_event[i] = event_type__from_name(r->type_names[i]);
-		type_slots(sc, (unsigned int)i, r->type_event[i], r->type_names[i]);
+		scan__type_slots(sc, (unsigned int)i, r->type_event[i], r->type_names[i]);
 	}
 	duckdb_destroy_result(&res);
 	if (!err && n && !(err = small_query(con, tf, " event types", &res,
@@ -387,12 +359,6 @@ static int read_names(const struct trace_file *tf, struct trace_rows *r, duckdb_
 	duckdb_destroy_result(&res);
 	return err;
 }
-
-/* The source columns of a and b, in scol order from C_COUNT. */
-#define VALUE_COLS "e.count::UBIGINT, e.ret::BIGINT, e.submit_ts_ns::UBIGINT, e.io_uring_res::BIGINT, " \
-		   "e.child_pid::UBIGINT, e.parent_pid::UBIGINT, e.exit_code::BIGINT"
-#define VALUE_NULLS "NULL::UBIGINT, NULL::BIGINT, NULL::UBIGINT, NULL::BIGINT, " \
-		    "NULL::UBIGINT, NULL::UBIGINT, NULL::BIGINT"
 
 int trace_rows__scan(duckdb_connection con, const struct trace_file *tf,
 		     const volatile bool *cancel, struct trace_rows *rows, bool values)
@@ -443,7 +409,7 @@ int trace_rows__scan(duckdb_connection con, const struct trace_file *tf,
 	if (!err && sc.side_failed)
 		err = -ENOMEM;
 	for (int k = 0; !err && k < SIDE__COUNT; k++)
-		err = side_sort(&rows->side[k]);
+		err = scan__side_sort(&rows->side[k]);
 	rows->n = total;
 	rows->ts_sorted = true;
 	for (uint64_t i = 1; !err && i < total && rows->ts_sorted; i++)
@@ -496,138 +462,4 @@ void trace_rows__free(struct trace_rows *r)
 	free(r->last_name);
 	free(r->name_tgid);
 	memset(r, 0, sizeof(*r));
-}
-
-/* model__load_values: a and b of the rows of a built model, by file row. */
-struct values {
-	struct scanner sc;
-	const uint32_t *rn_of;		/* file row -> model row */
-	uint64_t n;
-	int32_t *a32;
-	uint8_t *flags;
-};
-
-enum vcol { V_ROW, V_TYPE, V_FIRST };	/* then the value columns, C_COUNT.. C_EXIT */
-
-static void values_sink(duckdb_function_info info, duckdb_data_chunk chunk, duckdb_vector out)
-{
-	struct values *vs = duckdb_scalar_function_get_extra_info(info);
-	struct scanner *sc = &vs->sc;
-	struct side_batch side = { 0 };
-	idx_t n = duckdb_data_chunk_get_size(chunk);
-	bool *res = duckdb_vector_get_data(out);
-	void *d[C__COUNT];
-	uint64_t *v[C__COUNT];
-
-	for (idx_t c = 0; c < V_FIRST + C_EXIT - C_COUNT + 1; c++) {
-		duckdb_vector vec = duckdb_data_chunk_get_vector(chunk, c);
-		int k = c == V_ROW ? C_ROW : c == V_TYPE ? C_TYPE : (int)(c - V_FIRST + C_COUNT);
-
-		d[k] = duckdb_vector_get_data(vec);
-		v[k] = duckdb_vector_get_validity(vec);
-	}
-	for (idx_t i = 0; i < n; i++) {
-		uint64_t row = ((uint64_t *)d[C_ROW])[i], rn;
-		uint16_t code = ((uint16_t *)d[C_TYPE])[i];
-		int ca = sc->a_col[code], cb = sc->b_col[code];
-
-		res[i] = true;
-		if (row >= vs->n) {
-			duckdb_scalar_function_set_error(info, "row count changed while reading");
-			return;
-		}
-		rn = vs->rn_of[row];
-		if (ca >= 0 && sink__valid(v[ca], i)) {
-			int64_t a = ((int64_t *)d[ca])[i];
-			bool big = a <= A32_BIG || a > INT32_MAX;
-
-			vs->a32[rn] = big ? A32_BIG : (int32_t)a;
-			if (big)
-				side_add(sc, &side, SIDE_A, rn, (uint64_t)a);
-			vs->flags[rn] |= ROW_A;
-		}
-		if (cb >= 0 && sink__valid(v[cb], i)) {
-			side_add(sc, &side, SIDE_B, rn, ((uint64_t *)d[cb])[i]);
-			vs->flags[rn] |= ROW_B;
-		}
-	}
-	side_flush(sc, &side);
-}
-
-static int run_values(duckdb_connection con, const struct trace_file *tf, const char *enum_type,
-		      struct values *vs)
-{
-	static const duckdb_type types[] = {
-		DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_USMALLINT, DUCKDB_TYPE_UBIGINT, DUCKDB_TYPE_BIGINT,
-		DUCKDB_TYPE_UBIGINT, DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_UBIGINT, DUCKDB_TYPE_UBIGINT,
-		DUCKDB_TYPE_BIGINT,
-	};
-	struct sink_spec spec = { "probex_values", values_sink, vs, types, 9, false, DUCKDB_TYPE_BOOLEAN };
-	char name[48], *sql;
-	int err;
-
-	if (sink__register(con, &spec, name, sizeof(name))) {
-		log__error("%s: cannot register %s", tf->path, name);
-		return -EIO;
-	}
-	if (asprintf(&sql, "SELECT count(%s(e.file_row_number, enum_code(e.event_type::%s)::USMALLINT, %s)) "
-			   "FROM read_parquet(%s, file_row_number = true) e",
-		     name, enum_type, VALUE_COLS, tf->literal) < 0)
-		return -ENOMEM;
-	err = sink__run(con, sql, tf->path, NULL);
-	free(sql);
-	for (int k = SIDE_A; !err && k <= SIDE_B; k++)
-		err = side_sort(&vs->sc.r->side[k]);
-	return !err && vs->sc.side_failed ? -ENOMEM : err;
-}
-
-static void take_side_part(struct trace_side *sd, uint64_t *n, uint32_t **rns, uint64_t **vals)
-{
-	free(*rns);
-	free(*vals);
-	*n = sd->n;
-	*rns = sd->row;
-	*vals = sd->val;
-	memset(sd, 0, sizeof(*sd));
-}
-
-int model__load_values(duckdb_connection con, const struct trace_file *tf, const char *enum_type,
-		       struct model *m)
-{
-	struct trace_rows sides = { 0 };
-	struct values vs = { .sc = { .tf = tf, .r = &sides, .side_lock = PTHREAD_MUTEX_INITIALIZER },
-			     .n = m->n };
-	uint32_t *rn_of = bigmem__alloc((m->n ? m->n : 1) * sizeof(*rn_of));
-	int err = -ENOMEM;
-
-	vs.a32 = bigmem__alloc((m->n ? m->n : 1) * sizeof(*vs.a32));
-	vs.flags = bigmem__alloc(m->n ? m->n : 1);
-	if (!rn_of || !vs.a32 || !vs.flags)
-		goto cleanup;
-	for (uint64_t rn = 0; rn < m->n; rn++)
-		rn_of[model__file_row(m, rn)] = (uint32_t)rn;
-	memset(vs.a32, 0, m->n * sizeof(*vs.a32));
-	memcpy(vs.flags, m->flags, m->n);
-	vs.rn_of = rn_of;
-	for (unsigned int c = 0; c < m->ntypes; c++)
-		type_slots(&vs.sc, c, m->type_event[c], m->type_names[c]);
-	if (m->n && (err = run_values(con, tf, enum_type, &vs)))
-		goto cleanup;
-	/* No request reads a or b before this returns; the stack side of a diff may read
-	 * flags (ROW_LAT) meanwhile: the old array stays until the model is freed. */
-	free(m->a32);
-	m->a32 = vs.a32;
-	m->flags_old = m->flags;
-	__atomic_store_n(&m->flags, vs.flags, __ATOMIC_RELEASE);
-	take_side_part(&sides.side[SIDE_A], &m->na_big, &m->a_big_rn, &m->a_big);
-	take_side_part(&sides.side[SIDE_B], &m->nb, &m->b_rn, &m->b_val);
-	vs.a32 = NULL;
-	vs.flags = NULL;
-	err = 0;
-cleanup:
-	free(rn_of);
-	free(vs.a32);
-	free(vs.flags);
-	trace_rows__free(&sides);
-	return err;
 }
