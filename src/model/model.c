@@ -134,7 +134,8 @@ static int sort_segment(struct model *m, uint64_t lo, uint64_t hi, uint64_t *key
 	permute(m->ts + lo, sizeof(*m->ts), perm, len, tmp);
 	permute((char *)m->type + lo * type_size, type_size, perm, len, tmp);
 	permute(m->file_row + lo, sizeof(*m->file_row), perm, len, tmp);
-	permute(m->a32 + lo, sizeof(*m->a32), perm, len, tmp);
+	if (m->a32)
+		permute(m->a32 + lo, sizeof(*m->a32), perm, len, tmp);
 	permute(m->flags + lo, sizeof(*m->flags), perm, len, tmp);
 	if (m->lat32)
 		permute(m->lat32 + lo, sizeof(*m->lat32), perm, len, tmp);
@@ -301,7 +302,8 @@ int model__build_rows(struct model *m, struct trace_rows *r, uint32_t *rank)
 		r->type = NULL;
 	}
 	SCATTER(m->flags, m->flags, uint8_t);
-	SCATTER(m->a32, m->a32, int32_t);
+	if (m->a32)
+		SCATTER(m->a32, m->a32, int32_t);
 	if (m->lat32)
 		SCATTER(m->lat32, m->lat32, uint32_t);
 	if (m->w16)

@@ -42,7 +42,7 @@ struct model {
 	struct pack32 file_row_p;
 	/* a (see model/scan.h) as 32 signed bits a row; a value that does not fit (an mmap
 	 * address, an io_uring submit time) is A32_BIG there and (row, value) on the side,
-	 * in row order.  See model__a. */
+	 * in row order.  See model__a.  NULL until model__load_values when read without. */
 	int32_t *a32;
 	uint64_t na_big;
 	uint32_t *a_big_rn;

@@ -61,13 +61,14 @@ static int alloc_rows(struct scanner *sc, uint64_t n)
 	r->pid = bigmem__alloc(c * sizeof(*r->pid));
 	r->type_narrow = r->ntypes <= 256;
 	r->type = bigmem__alloc(c * (r->type_narrow ? 1 : 2));
-	r->a32 = bigmem__alloc(c * sizeof(*r->a32));
+	if (sc->values)
+		r->a32 = bigmem__alloc(c * sizeof(*r->a32));
 	r->flags = bigmem__alloc(c);
 	if (sc->tf->has_latency_ns)
 		r->lat32 = bigmem__alloc(c * sizeof(*r->lat32));
 	if (sc->tf->has_stack_weight)
 		r->w16 = bigmem__alloc(c * sizeof(*r->w16));
-	if (!r->ts || !r->pid || !r->type || !r->a32 || !r->flags ||
+	if (!r->ts || !r->pid || !r->type || (sc->values && !r->a32) || !r->flags ||
 	    (sc->tf->has_latency_ns && !r->lat32) || (sc->tf->has_stack_weight && !r->w16))
 		return -ENOMEM;
 	return 0;
@@ -200,8 +201,9 @@ static void rows_sink(duckdb_function_info info, duckdb_data_chunk chunk, duckdb
 			((uint16_t *)r->type)[row] = code;
 		r->ts[row] = ((uint64_t *)d[C_TS])[i];
 		r->pid[row] = ((uint32_t *)d[C_PID])[i];
-		r->a32[row] = 0;
-		if (ca >= 0 && sink__valid(v[ca], i)) {
+		if (r->a32)
+			r->a32[row] = 0;
+		if (ca >= 0 && r->a32 && sink__valid(v[ca], i)) {
 			int64_t a = ((int64_t *)d[ca])[i];
 			bool big = a <= A32_BIG || a > INT32_MAX;
 
@@ -369,7 +371,7 @@ int trace_rows__scan(duckdb_connection con, const struct trace_file *tf,
 		DUCKDB_TYPE_UBIGINT, DUCKDB_TYPE_UBIGINT, DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_UBIGINT,
 		DUCKDB_TYPE_UINTEGER,
 	};
-	struct scanner sc = { .tf = tf, .r = rows, .cancel = cancel,
+	struct scanner sc = { .tf = tf, .r = rows, .cancel = cancel, .values = values,
 			      .side_lock = PTHREAD_MUTEX_INITIALIZER };
 	struct sink_spec spec = { "probex_rows", rows_sink, &sc, types, C__COUNT, false, DUCKDB_TYPE_BOOLEAN };
 	char name[48], enum_type[48], *sql = NULL;

@@ -91,7 +91,7 @@ struct trace_rows {
 };
 
 /* Pass 1: read every row of tf except its stack (and process names, see below); without
- * values, a and b are left out (every a 0, no ROW_A or ROW_B: model__load_values reads
+ * values, a and b are left out (no a32, no ROW_A or ROW_B: model__load_values reads
  * them).  *cancel is polled between batches.  Logs "path: problem" and returns a negative
  * errno on failure (rows is then empty). */
 int trace_rows__scan(duckdb_connection con, const struct trace_file *tf,

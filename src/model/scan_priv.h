@@ -18,6 +18,7 @@ struct scanner {
 	uint64_t cap;			/* rows allocated */
 	uint64_t done;			/* rows received (atomic: sinks run on DuckDB's threads) */
 	const volatile bool *cancel;
+	bool values;			/* a and b are read (else no a32: see scan.h) */
 	pthread_mutex_t side_lock;	/* appends to r->side from the sinks */
 	bool side_failed;		/* an append ran out of memory */
 	int8_t a_col[TRACE_MAX_TYPES], b_col[TRACE_MAX_TYPES];
