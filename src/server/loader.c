@@ -260,17 +260,19 @@ static void wait_other(struct viewer_state *st, struct viewer_state *other, unsi
 	}
 }
 
-/* In compare mode each trace pairs its operations (and the base reads its names) once the
- * other has its stacks, or when a request waits for them first: the compare view's first
- * answers need neither, and they would take a core from the other trace's load.  Alone,
- * pairing runs beside the stack pass. */
+/* In compare mode each trace pairs its operations (and the base reads its values and
+ * names) once the other has its stacks, BASE sooner when a request waits for them: the
+ * compare view's first answers need neither, and they would take a core from the other
+ * trace's load.  Alone, pairing runs beside the stack pass. */
 static int load_deferred(struct loader *ld, const struct trace_rows *rows)
 {
 	struct viewer_state *st = ld->st;
 	double t = rss__now();
 	int err = 0;
 
-	wait_other(st, st->base ? st->base : st->first, READY_STACKS, &st->wanted);
+	/* NEW's pairs wait for BASE's stacks even when asked for (the UI's first NEW views
+	 * do): they would slow BASE's load, and the compare view needs both. */
+	wait_other(st, st->base ? st->base : st->first, READY_STACKS, st->first ? &st->wanted : NULL);
 	pthread_mutex_lock(&st->lock);
 	while (test_hooks__hold_deferred() && !st->wanted && !st->stopping)
 		pthread_cond_wait(&st->cond, &st->lock);

@@ -76,9 +76,12 @@ after(async () => {
   await stopViewer(alone.new);
 });
 
-test('held: the compare view is ready without the deferred parts', async () => {
+test('held: the compare view is ready without the deferred parts, as the UI opens it', async () => {
   const v = await held();
   try {
+    // The compare card's first requests before its diff flame graph.
+    await getJson(v, '/api/summary?trace=base');
+    await getJson(v, `/api/histogram?${qs({ ...ALL, num_buckets: 200, trace: 'base' })}`);
     await new Promise((r) => setTimeout(r, 300));
     assert.doesNotMatch(v.child.log, /names read|operations paired/, 'nothing deferred ran unasked');
   } finally {
