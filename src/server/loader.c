@@ -29,10 +29,12 @@ struct loader {
 
 bool state__wait(struct viewer_state *st, unsigned int need)
 {
+	/* Parts loaded after the stacks (names: a --base trace's only). */
+	unsigned int deferred = READY_OPS | (st->first ? READY_NAMES : 0);
 	bool ok;
 
 	pthread_mutex_lock(&st->lock);
-	if ((need & (READY_OPS | READY_NAMES) & ~st->ready) && !st->wanted) {
+	if ((need & deferred & ~st->ready) && !st->wanted) {
 		st->wanted = true;
 		/* Back to normal priority, where allowed (CAP_SYS_NICE or RLIMIT_NICE). */
 		if (st->low_tid)
