@@ -14,7 +14,7 @@ test-api: $(BUILD)/probex $(BUILD)/probex-test $(BUILD)/fixtures/burst $(BUILD)/
 .PHONY: test-api-asan
 test-api-asan:
 	$(MAKE) BUILD=build/asan OPT=-O1 SAN='-fsanitize=address,undefined -fno-sanitize-recover=all' \
-		build/asan/probex build/asan/tests/api/sqlrun
+		build/asan/probex build/asan/probex-test build/asan/tests/api/sqlrun
 	PROBEX=$(abspath build/asan/probex) SQLRUN=$(abspath build/asan/tests/api/sqlrun) \
 		node --test --test-concurrency=2 $(API_TESTS)
 

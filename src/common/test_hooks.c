@@ -45,3 +45,8 @@ int test_hooks__startup_delay_ms(void)
 {
 	return 0;
 }
+
+bool test_hooks__hold_deferred(void)
+{
+	return false;
+}

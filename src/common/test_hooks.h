@@ -43,4 +43,9 @@ bool test_hooks__libbpf_loader(void);
  * PROBEX_TEST_STARTUP_DELAY_MS. */
 int test_hooks__startup_delay_ms(void);
 
+/* In compare mode, start what is deferred past the compare view's first answers (pairs,
+ * the base's names and lifetimes) only when a request waits for it (to check that every
+ * endpoint answers right on its first request).  PROBEX_TEST_HOLD_DEFERRED. */
+bool test_hooks__hold_deferred(void);
+
 #endif

@@ -7,13 +7,13 @@
 
 int model__load_rows(duckdb_connection con, const struct trace_file *tf,
 		     const volatile bool *cancel, struct model *m, struct trace_rows *rows,
-		     model_summary_fn summary, void *ctx)
+		     model_summary_fn summary, void *ctx, bool details)
 {
 	uint32_t *rank;
 	double t = rss__now();
 	int err;
 
-	if ((err = trace_rows__scan(con, tf, cancel, rows)))
+	if ((err = trace_rows__scan(con, tf, cancel, rows, details)))
 		return err;
 	log__debug("load: rows read in %.2f s (%s)", rss__now() - t, rss__mib());
 	if ((err = model__build_summary(m, tf, rows, &rank)))
@@ -24,7 +24,7 @@ int model__load_rows(duckdb_connection con, const struct trace_file *tf,
 		return err;
 	}
 	/* Names (half a second at 20M rows) come after the summary, which has none. */
-	if ((err = trace_rows__scan_names(con, tf, rows))) {
+	if (details && (err = trace_rows__scan_names(con, tf, rows))) {
 		free(rank);
 		return err;
 	}
@@ -33,6 +33,20 @@ int model__load_rows(duckdb_connection con, const struct trace_file *tf,
 	log__debug("load: rows sorted in %.2f s (%s; %llu times on the side)", rss__now() - t,
 		   rss__mib(), (unsigned long long)m->nts_big);
 	return 0;
+}
+
+int model__load_names(duckdb_connection con, const struct trace_file *tf, bool ts_sorted,
+		      struct model *m)
+{
+	struct trace_rows r = { .ts_sorted = ts_sorted };
+	double t = rss__now();
+	int err = trace_rows__scan_names(con, tf, &r);
+
+	if (!err)
+		model__take_names(m, &r);
+	trace_rows__free(&r);
+	log__debug("load: names read in %.2f s", rss__now() - t);
+	return err;
 }
 
 int model__load_stacks(duckdb_connection con, const struct trace_file *tf,

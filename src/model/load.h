@@ -19,7 +19,14 @@ typedef int (*model_summary_fn)(void *ctx, const struct model *m);
  * frees it).  *cancel is polled between batches.  0 or a negative errno, logged. */
 int model__load_rows(duckdb_connection con, const struct trace_file *tf,
 		     const volatile bool *cancel, struct model *m, struct trace_rows *rows,
-		     model_summary_fn summary, void *ctx);
+		     model_summary_fn summary, void *ctx, bool details);
+/* Without details, model__load_rows leaves m's process names empty and its values (a, b)
+ * out: these read them later (ts_sorted: rows->ts_sorted of pass 1; enum_type: its
+ * rows->enum_type).  Requests that show them wait for them. */
+int model__load_names(duckdb_connection con, const struct trace_file *tf, bool ts_sorted,
+		      struct model *m);
+int model__load_values(duckdb_connection con, const struct trace_file *tf, const char *enum_type,
+		       struct model *m);
 /* Pass 2: the stacks into m (rows from pass 1, which the caller frees). */
 int model__load_stacks(duckdb_connection con, const struct trace_file *tf,
 		       const volatile bool *cancel, struct model *m, struct trace_rows *rows);

@@ -134,7 +134,8 @@ static int sort_segment(struct model *m, uint64_t lo, uint64_t hi, uint64_t *key
 	permute(m->ts + lo, sizeof(*m->ts), perm, len, tmp);
 	permute((char *)m->type + lo * type_size, type_size, perm, len, tmp);
 	permute(m->file_row + lo, sizeof(*m->file_row), perm, len, tmp);
-	permute(m->a32 + lo, sizeof(*m->a32), perm, len, tmp);
+	if (m->a32)
+		permute(m->a32 + lo, sizeof(*m->a32), perm, len, tmp);
 	permute(m->flags + lo, sizeof(*m->flags), perm, len, tmp);
 	if (m->lat32)
 		permute(m->lat32 + lo, sizeof(*m->lat32), perm, len, tmp);
@@ -242,6 +243,20 @@ int model__build(struct model *m, const struct trace_file *tf, struct trace_rows
 	return err ? err : model__build_rows(m, r, rank);
 }
 
+void model__take_names(struct model *m, struct trace_rows *r)
+{
+	m->nnames = r->nnames;
+	m->name_pid = r->name_pid;
+	m->name = r->name;
+	m->last_name = r->last_name;
+	m->name_tgid = r->name_tgid;
+	r->nnames = 0;
+	r->name_pid = NULL;
+	r->name = NULL;
+	r->last_name = NULL;
+	r->name_tgid = NULL;
+}
+
 int model__build_rows(struct model *m, struct trace_rows *r, uint32_t *rank)
 {
 	uint32_t *dest = NULL, *perm = NULL;
@@ -287,7 +302,8 @@ int model__build_rows(struct model *m, struct trace_rows *r, uint32_t *rank)
 		r->type = NULL;
 	}
 	SCATTER(m->flags, m->flags, uint8_t);
-	SCATTER(m->a32, m->a32, int32_t);
+	if (m->a32)
+		SCATTER(m->a32, m->a32, int32_t);
 	if (m->lat32)
 		SCATTER(m->lat32, m->lat32, uint32_t);
 	if (m->w16)
@@ -319,16 +335,7 @@ int model__build_rows(struct model *m, struct trace_rows *r, uint32_t *rank)
 		goto cleanup;
 	free(m->lat32);
 	m->lat32 = NULL;
-	m->nnames = r->nnames;
-	m->name_pid = r->name_pid;
-	m->name = r->name;
-	m->last_name = r->last_name;
-	m->name_tgid = r->name_tgid;
-	r->nnames = 0;
-	r->name_pid = NULL;
-	r->name = NULL;
-	r->last_name = NULL;
-	r->name_tgid = NULL;
+	model__take_names(m, r);
 	err = 0;
 	goto cleanup;
 nomem:
@@ -441,6 +448,7 @@ void model__free(struct model *m)
 	free(m->b_rn);
 	free(m->b_val);
 	free(m->flags);
+	free(m->flags_old);
 	free(m->lat32);
 	sparse32__free(&m->lat);
 	free(m->lat_big_rn);

@@ -42,7 +42,7 @@ struct model {
 	struct pack32 file_row_p;
 	/* a (see model/scan.h) as 32 signed bits a row; a value that does not fit (an mmap
 	 * address, an io_uring submit time) is A32_BIG there and (row, value) on the side,
-	 * in row order.  See model__a. */
+	 * in row order.  See model__a.  NULL until model__load_values when read without. */
 	int32_t *a32;
 	uint64_t na_big;
 	uint32_t *a_big_rn;
@@ -53,6 +53,7 @@ struct model {
 	uint32_t *b_rn;
 	uint64_t *b_val;
 	uint8_t *flags;
+	uint8_t *flags_old;	/* flags before model__load_values (see model/load.h) */
 	/* latency_ns (none unless the file has it): 32 bits for each row that has one (lat;
 	 * lat32 is the full column while building), and the few values of 2^32 - 1 ns (4.3 s)
 	 * or more as (row, value) in row order.  See model__latency. */
@@ -124,6 +125,8 @@ int model__build(struct model *m, const struct trace_file *tf, struct trace_rows
 int model__build_summary(struct model *m, const struct trace_file *tf, struct trace_rows *rows,
 			 uint32_t **rank);
 int model__build_rows(struct model *m, struct trace_rows *rows, uint32_t *rank);
+/* The process names of r (pass 1's, read before or after build_rows) move to m. */
+void model__take_names(struct model *m, struct trace_rows *r);
 /* Attach stacks from the stack pass (rows->stack in file order). */
 int model__attach_stacks(struct model *m, struct trace_rows *rows);
 void model__free(struct model *m);

@@ -10,31 +10,13 @@
 #include "common/log.h"
 #include "common/sort.h"
 #include "model/scan.h"
+#include "model/scan_priv.h"
 #include "model/sink.h"
 #include "trace/duck.h"
 #include "trace/schema.h"
 
-/* Columns of the row query, in SELECT order. */
-enum scol {
-	C_ROW, C_TYPE, C_TS, C_PID, C_COUNT, C_RET, C_SUBMIT, C_RES, C_CHILD, C_PARENT, C_EXIT,
-	C_LAT, C_WEIGHT, C__COUNT,
-};
-
-struct scanner {
-	const struct trace_file *tf;
-	struct trace_rows *r;
-	uint64_t cap;			/* rows allocated */
-	uint64_t done;			/* rows received (atomic: sinks run on DuckDB's threads) */
-	const volatile bool *cancel;
-	pthread_mutex_t side_lock;	/* appends to r->side from the sinks */
-	bool side_failed;		/* an append ran out of memory */
-	int8_t a_col[TRACE_MAX_TYPES], b_col[TRACE_MAX_TYPES];
-};
-
-
-
 /* Which source columns feed a and b for a given event type (see scan.h). */
-static void type_slots(struct scanner *sc, unsigned int code, int ev, const char *name)
+void scan__type_slots(struct scanner *sc, unsigned int code, int ev, const char *name)
 {
 	size_t len = strlen(name);
 
@@ -79,26 +61,18 @@ static int alloc_rows(struct scanner *sc, uint64_t n)
 	r->pid = bigmem__alloc(c * sizeof(*r->pid));
 	r->type_narrow = r->ntypes <= 256;
 	r->type = bigmem__alloc(c * (r->type_narrow ? 1 : 2));
-	r->a32 = bigmem__alloc(c * sizeof(*r->a32));
+	if (sc->values)
+		r->a32 = bigmem__alloc(c * sizeof(*r->a32));
 	r->flags = bigmem__alloc(c);
 	if (sc->tf->has_latency_ns)
 		r->lat32 = bigmem__alloc(c * sizeof(*r->lat32));
 	if (sc->tf->has_stack_weight)
 		r->w16 = bigmem__alloc(c * sizeof(*r->w16));
-	if (!r->ts || !r->pid || !r->type || !r->a32 || !r->flags ||
+	if (!r->ts || !r->pid || !r->type || (sc->values && !r->a32) || !r->flags ||
 	    (sc->tf->has_latency_ns && !r->lat32) || (sc->tf->has_stack_weight && !r->w16))
 		return -ENOMEM;
 	return 0;
 }
-
-/* Side values a sink has found in its batch, appended under the lock when it is full or
- * the batch is done (a lock per value would serialise the sinks). */
-#define SIDE_BATCH 256
-
-struct side_batch {
-	unsigned int n;
-	struct { uint64_t val; uint32_t row; uint8_t kind; } e[SIDE_BATCH];
-};
 
 static int side__push(struct trace_side *s, uint32_t row, uint64_t val)
 {
@@ -121,7 +95,7 @@ static int side__push(struct trace_side *s, uint32_t row, uint64_t val)
 	return 0;
 }
 
-static void side_flush(struct scanner *sc, struct side_batch *b)
+void scan__side_flush(struct scanner *sc, struct side_batch *b)
 {
 	pthread_mutex_lock(&sc->side_lock);
 	for (unsigned int i = 0; i < b->n && !sc->side_failed; i++)
@@ -130,17 +104,17 @@ static void side_flush(struct scanner *sc, struct side_batch *b)
 	b->n = 0;
 }
 
-static void side_add(struct scanner *sc, struct side_batch *b, int kind, uint64_t row, uint64_t val)
+void scan__side_add(struct scanner *sc, struct side_batch *b, int kind, uint64_t row, uint64_t val)
 {
 	if (b->n == SIDE_BATCH)
-		side_flush(sc, b);
+		scan__side_flush(sc, b);
 	b->e[b->n].val = val;
 	b->e[b->n].row = (uint32_t)row;
 	b->e[b->n++].kind = (uint8_t)kind;
 }
 
 /* Sinks append in the order DuckDB's threads finish their batches: put rows in order. */
-static int side_sort(struct trace_side *s)
+int scan__side_sort(struct trace_side *s)
 {
 	uint32_t *perm, *row;
 	uint64_t *key, *val;
@@ -227,18 +201,19 @@ static void rows_sink(duckdb_function_info info, duckdb_data_chunk chunk, duckdb
 			((uint16_t *)r->type)[row] = code;
 		r->ts[row] = ((uint64_t *)d[C_TS])[i];
 		r->pid[row] = ((uint32_t *)d[C_PID])[i];
-		r->a32[row] = 0;
-		if (ca >= 0 && sink__valid(v[ca], i)) {
+		if (r->a32)
+			r->a32[row] = 0;
+		if (ca >= 0 && r->a32 && sink__valid(v[ca], i)) {
 			int64_t a = ((int64_t *)d[ca])[i];
 			bool big = a <= A32_BIG || a > INT32_MAX;
 
 			r->a32[row] = big ? A32_BIG : (int32_t)a;
 			if (big)
-				side_add(sc, &side, SIDE_A, row, (uint64_t)a);
+				scan__side_add(sc, &side, SIDE_A, row, (uint64_t)a);
 			f |= ROW_A;
 		}
 		if (cb >= 0 && sink__valid(v[cb], i)) {
-			side_add(sc, &side, SIDE_B, row, ((uint64_t *)d[cb])[i]);
+			scan__side_add(sc, &side, SIDE_B, row, ((uint64_t *)d[cb])[i]);
 			f |= ROW_B;
 		}
 		if (r->lat32) {
@@ -246,7 +221,7 @@ static void rows_sink(duckdb_function_info info, duckdb_data_chunk chunk, duckdb
 
 			r->lat32[row] = lat >= UINT32_MAX ? UINT32_MAX : (uint32_t)lat;
 			if (lat >= UINT32_MAX)
-				side_add(sc, &side, SIDE_LAT, row, lat);
+				scan__side_add(sc, &side, SIDE_LAT, row, lat);
 			if (sink__valid(v[C_LAT], i))
 				f |= ROW_LAT;
 		}
@@ -255,11 +230,11 @@ static void rows_sink(duckdb_function_info info, duckdb_data_chunk chunk, duckdb
 
 			r->w16[row] = w >= UINT16_MAX ? UINT16_MAX : (uint16_t)w;
 			if (w >= UINT16_MAX)
-				side_add(sc, &side, SIDE_WEIGHT, row, w);
+				scan__side_add(sc, &side, SIDE_WEIGHT, row, w);
 		}
 		r->flags[row] = f;
 	}
-	side_flush(sc, &side);
+	scan__side_flush(sc, &side);
 	__atomic_add_fetch(&sc->done, n, __ATOMIC_RELAXED);
 }
 
@@ -338,7 +313,7 @@ static int read_types(struct scanner *sc, duckdb_connection con, const char *enu
 		}
 		r->ntypes++;
 		r->type_event[i] = event_type__from_name(r->type_names[i]);
-		type_slots(sc, (unsigned int)i, r->type_event[i], r->type_names[i]);
+		scan__type_slots(sc, (unsigned int)i, r->type_event[i], r->type_names[i]);
 	}
 	duckdb_destroy_result(&res);
 	if (!err && n && !(err = small_query(con, tf, " event types", &res,
@@ -388,7 +363,7 @@ static int read_names(const struct trace_file *tf, struct trace_rows *r, duckdb_
 }
 
 int trace_rows__scan(duckdb_connection con, const struct trace_file *tf,
-		     const volatile bool *cancel, struct trace_rows *rows)
+		     const volatile bool *cancel, struct trace_rows *rows, bool values)
 {
 	static const duckdb_type types[C__COUNT] = {
 		DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_USMALLINT, DUCKDB_TYPE_UBIGINT, DUCKDB_TYPE_UINTEGER,
@@ -396,7 +371,7 @@ int trace_rows__scan(duckdb_connection con, const struct trace_file *tf,
 		DUCKDB_TYPE_UBIGINT, DUCKDB_TYPE_UBIGINT, DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_UBIGINT,
 		DUCKDB_TYPE_UINTEGER,
 	};
-	struct scanner sc = { .tf = tf, .r = rows, .cancel = cancel,
+	struct scanner sc = { .tf = tf, .r = rows, .cancel = cancel, .values = values,
 			      .side_lock = PTHREAD_MUTEX_INITIALIZER };
 	struct sink_spec spec = { "probex_rows", rows_sink, &sc, types, C__COUNT, false, DUCKDB_TYPE_BOOLEAN };
 	char name[48], enum_type[48], *sql = NULL;
@@ -405,6 +380,7 @@ int trace_rows__scan(duckdb_connection con, const struct trace_file *tf,
 
 	memset(rows, 0, sizeof(*rows));
 	snprintf(enum_type, sizeof(enum_type), "probex_type_%u", sink__generation());
+	snprintf(rows->enum_type, sizeof(rows->enum_type), "%s", enum_type);
 	/* Types first: their number sets the width of the type column. */
 	if ((err = row_count(con, tf, &total)) || (err = read_types(&sc, con, enum_type)) ||
 	    (err = alloc_rows(&sc, total)))
@@ -417,11 +393,9 @@ int trace_rows__scan(duckdb_connection con, const struct trace_file *tf,
 	}
 	if (asprintf(&sql,
 		     "SELECT count(%s(e.file_row_number, enum_code(e.event_type::%s)::USMALLINT, "
-		     "e.ts_ns::UBIGINT, e.pid::UINTEGER, "
-		     "e.count::UBIGINT, e.ret::BIGINT, e.submit_ts_ns::UBIGINT, e.io_uring_res::BIGINT, "
-		     "e.child_pid::UBIGINT, e.parent_pid::UBIGINT, e.exit_code::BIGINT, %s, %s)) "
+		     "e.ts_ns::UBIGINT, e.pid::UINTEGER, %s, %s, %s)) "
 		     "FROM read_parquet(%s, file_row_number = true) e",
-		     name, enum_type, tf->has_latency_ns ? "e.latency_ns::UBIGINT" : "NULL::UBIGINT",
+		     name, enum_type, values ? VALUE_COLS : VALUE_NULLS, tf->has_latency_ns ? "e.latency_ns::UBIGINT" : "NULL::UBIGINT",
 		     tf->has_stack_weight ? "e.stack_weight::UINTEGER" : "NULL::UINTEGER",
 		     tf->literal) < 0) {
 		err = -ENOMEM;
@@ -437,8 +411,11 @@ int trace_rows__scan(duckdb_connection con, const struct trace_file *tf,
 	if (!err && sc.side_failed)
 		err = -ENOMEM;
 	for (int k = 0; !err && k < SIDE__COUNT; k++)
-		err = side_sort(&rows->side[k]);
+		err = scan__side_sort(&rows->side[k]);
 	rows->n = total;
+	rows->ts_sorted = true;
+	for (uint64_t i = 1; !err && i < total && rows->ts_sorted; i++)
+		rows->ts_sorted = rows->ts[i] >= rows->ts[i - 1];
 cleanup:
 	free(sql);
 	if (err)
@@ -449,12 +426,8 @@ cleanup:
 int trace_rows__scan_names(duckdb_connection con, const struct trace_file *tf,
 			   struct trace_rows *rows)
 {
-	bool sorted = true;
-	int err;
+	int err = read_names(tf, rows, con, rows->ts_sorted);
 
-	for (uint64_t i = 1; i < rows->n && sorted; i++)
-		sorted = rows->ts[i] >= rows->ts[i - 1];
-	err = read_names(tf, rows, con, sorted);
 	if (!err)
 		log__debug("scan: names of %u pids", rows->nnames);
 	return err;

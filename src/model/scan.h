@@ -81,6 +81,8 @@ struct trace_rows {
 	uint32_t *label_len;
 	char *pool;
 
+	bool ts_sorted;		/* the file's rows are in ts order (set by pass 1) */
+	char enum_type[48];	/* pass 1's ENUM of the event types (for model__load_values) */
 	uint32_t nnames;	/* first non-empty process_name per pid, by (ts, file row) */
 	uint32_t *name_pid;
 	char **name;
@@ -88,14 +90,15 @@ struct trace_rows {
 	uint32_t *name_tgid;	/* tgid of the first named row */
 };
 
-/* Pass 1: read every row of tf except its stack (and process names, see below).  *cancel
- * is polled between batches.  Logs "path: problem" and returns a negative errno on
- * failure (rows is then empty). */
+/* Pass 1: read every row of tf except its stack (and process names, see below); without
+ * values, a and b are left out (no a32, no ROW_A or ROW_B: model__load_values reads
+ * them).  *cancel is polled between batches.  Logs "path: problem" and returns a negative
+ * errno on failure (rows is then empty). */
 int trace_rows__scan(duckdb_connection con, const struct trace_file *tf,
-		     const volatile bool *cancel, struct trace_rows *rows);
+		     const volatile bool *cancel, struct trace_rows *rows, bool values);
 /* Pass 1's process names (name_pid, name, last_name, name_tgid), read after the rows
- * (which the summary needs first); rows->ts must still be the file's.  On failure the
- * caller frees rows. */
+ * (which the summary needs first); only rows->ts_sorted of pass 1 is needed.  On failure
+ * the caller frees rows. */
 int trace_rows__scan_names(duckdb_connection con, const struct trace_file *tf,
 			   struct trace_rows *rows);
 /* Pass 2: fill rows->stack and the stack table.  On failure the caller frees rows. */

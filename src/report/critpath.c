@@ -357,7 +357,7 @@ int report__critical_path(const char *path, const struct report_opts *o, FILE *o
 	if ((err = trace_file__open(path, con, &tf)))
 		goto out_db;
 	progress__phase(o->progress, "rows");
-	err = model__load_rows(con, &tf, &cancel, &m, &rows, NULL, NULL);
+	err = model__load_rows(con, &tf, &cancel, &m, &rows, NULL, NULL, true);
 	if (!err) {
 		progress__phase(o->progress, "stacks");
 		err = model__load_stacks(con, &tf, &cancel, &m, &rows);

@@ -9,7 +9,7 @@ static const struct api_route routes[] = {
 	{ "summary", ep_summary, READY_SUMMARY },
 	{ "process_lifetimes", ep_process_lifetimes, READY_ROWS },
 	{ "process_events", ep_process_events, READY_ROWS },
-	{ "histogram", ep_histogram, READY_ROWS },
+	{ "histogram", ep_histogram, READY_ROWS | ROWS_ONLY },
 	{ "event_type_counts", ep_event_type_counts, READY_ROWS },
 	{ "pid_event_type_counts", ep_pid_event_type_counts, READY_ROWS },
 	{ "syscall_latency_stats", ep_syscall_latency_stats, READY_OPS },

@@ -32,6 +32,9 @@ struct api_route {
 
 /* In a route's need: the same parts of the --base trace too, when there is one. */
 #define NEED_BASE (1u << 8)
+/* In a route's need: answered from the sorted rows alone, without the process names and
+ * values that a --base trace reads last (READY_NAMES, which every other route needs). */
+#define ROWS_ONLY (1u << 9)
 
 /* The route for "/api/<name>", or NULL. */
 const struct api_route *api__route(const char *name);

@@ -104,6 +104,9 @@ int ep_diff_flamegraph(struct request *rq)
 	/* The router waited for the base's stacks (api.c) when there is one. */
 	if (!bst)
 		return api__fail(rq, 400, "no base trace: start the viewer with --view NEW --base BASE");
+	/* A process is its threads' tgid, which the base's names give. */
+	if (bw.has_tgid && !state__wait(bst, READY_NAMES))
+		return api__fail(rq, 503, "%s", bst->stopping ? "the viewer is shutting down" : bst->load_error);
 	/* A type a trace does not have is an empty side. */
 	bs = (struct diff_side){ &bst->m, api__type_code(&bst->m, type, strlen(type)), &bw };
 	ns = (struct diff_side){ &rq->st->m, api__type_code(&rq->st->m, type, strlen(type)), &w };

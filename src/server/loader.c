@@ -5,11 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/log.h"
 #include "common/rss.h"
+#include "common/test_hooks.h"
 #include "model/load.h"
 #include "server/api.h"
 #include "model/cmdlines.h"
@@ -27,11 +29,16 @@ struct loader {
 
 bool state__wait(struct viewer_state *st, unsigned int need)
 {
+	/* Parts loaded after the stacks (names: a --base trace's only). */
+	unsigned int deferred = READY_OPS | (st->first ? READY_NAMES : 0);
 	bool ok;
 
 	pthread_mutex_lock(&st->lock);
-	if ((need & READY_OPS) && !(st->ready & READY_OPS) && !st->ops_wanted) {
-		st->ops_wanted = true;
+	if ((need & deferred & ~st->ready) && !st->wanted) {
+		st->wanted = true;
+		/* Back to normal priority, where allowed (CAP_SYS_NICE or RLIMIT_NICE). */
+		if (st->low_tid)
+			setpriority(PRIO_PROCESS, (id_t)st->low_tid, 0);
 		pthread_cond_broadcast(&st->cond);
 	}
 	while ((st->ready & need) != need && !st->failed && !st->stopping)
@@ -138,20 +145,64 @@ static int summary_ready(void *ctx, const struct model *m)
 	return 0;
 }
 
-static int load_rows(struct loader *ld, struct trace_rows *rows)
+static int load_lifetimes(struct loader *ld)
 {
 	struct viewer_state *st = ld->st;
 	struct cmdlines cl;
-	int err = model__load_rows(ld->con, &st->tf, &st->stopping, &st->m, rows, summary_ready, ld);
+	int err = cmdlines__read(ld->con, &st->tf, &cl);
 
-	if (err)
-		return err;
-	err = cmdlines__read(ld->con, &st->tf, &cl);
 	if (!err)
 		err = api__lifetimes_json(&st->m, &cl, &st->lifetimes_json, &st->lifetimes_len,
 					  &st->lifetimes_error);
 	cmdlines__free(&cl);
 	return err ? -ENOMEM : 0;
+}
+
+/* A --base trace reads its names after its stacks (load_names). */
+static int load_rows(struct loader *ld, struct trace_rows *rows)
+{
+	struct viewer_state *st = ld->st;
+	int err = model__load_rows(ld->con, &st->tf, &st->stopping, &st->m, rows, summary_ready, ld,
+				   !st->first);
+
+	if (!err && !st->first)
+		err = load_lifetimes(ld);
+	return err;
+}
+
+/* A --base trace's values and names, after its stacks (lifetimes need both). */
+static int load_details(struct loader *ld, const struct trace_rows *rows)
+{
+	struct viewer_state *st = ld->st;
+	double t = rss__now();
+	int err = model__load_values(ld->con, &st->tf, rows->enum_type, &st->m);
+
+	log__debug("load: values read in %.2f s", rss__now() - t);
+	if (!err)
+		err = model__load_names(ld->con, &st->tf, rows->ts_sorted, &st->m);
+	return err ? err : load_lifetimes(ld);
+}
+
+/* What is left once both traces of the compare view have their stacks runs at the lowest
+ * priority, DuckDB on this thread alone, so that it does not slow the first requests;
+ * not when a request already waits for it. */
+static void defer_priority(struct loader *ld, bool low)
+{
+	struct viewer_state *st = ld->st;
+	bool lowered = false;
+
+	pthread_mutex_lock(&st->lock);
+	if (low && !st->wanted && !setpriority(PRIO_PROCESS, (id_t)gettid(), 19)) {
+		st->low_tid = gettid();
+		lowered = true;
+	} else if (!low) {
+		st->low_tid = 0;
+	}
+	pthread_mutex_unlock(&st->lock);
+	if (lowered)
+		duck__exec(ld->con, "SET threads = 1");
+	else if (!low)
+		duck__exec(ld->con, "RESET threads");
 }
 
 /* Pairing needs only the sorted rows: it runs on its own thread while DuckDB builds the
@@ -211,13 +262,39 @@ static void wait_other(struct viewer_state *st, struct viewer_state *other, unsi
 	}
 }
 
+/* In compare mode each trace pairs its operations (and the base reads its values and
+ * names) once the other has its stacks, BASE sooner when a request waits for them: the
+ * compare view's first answers need neither, and they would take a core from the other
+ * trace's load.  Alone, pairing runs beside the stack pass. */
+static int load_deferred(struct loader *ld, const struct trace_rows *rows)
+{
+	struct viewer_state *st = ld->st;
+	double t = rss__now();
+	int err = 0;
+
+	/* NEW's pairs wait for BASE's stacks even when asked for (the UI's first NEW views
+	 * do): they would slow BASE's load, and the compare view needs both. */
+	wait_other(st, st->base ? st->base : st->first, READY_STACKS, st->first ? &st->wanted : NULL);
+	pthread_mutex_lock(&st->lock);
+	while (test_hooks__hold_deferred() && !st->wanted && !st->stopping)
+		pthread_cond_wait(&st->cond, &st->lock);
+	pthread_mutex_unlock(&st->lock);
+	log__debug("load: deferred parts wait %.2f s", rss__now() - t);
+	defer_priority(ld, true);
+	if (st->first && !(err = load_details(ld, rows)))
+		state__set_ready(st, READY_NAMES);
+	if (!err)
+		err = (int)(intptr_t)ops_main(st);
+	return err;
+}
+
 static void *loader_main(void *arg)
 {
 	struct loader *ld = arg;
 	struct viewer_state *st = ld->st;
-	struct trace_rows rows;
+	struct trace_rows rows, done = { 0 };
 	pthread_t ops;
-	bool ops_started = false;
+	bool compare = st->base || st->first, ops_started = false;
 	void *ops_err = NULL;
 	double t0 = rss__now();
 	int err;
@@ -228,35 +305,33 @@ static void *loader_main(void *arg)
 		err = exact_counts__load(ld->con, &st->tf, &st->exact);
 	if (!err)
 		err = load_rows(ld, &rows);
+	/* What the deferred parts need of pass 1 (pass 2 takes rows). */
+	done.ts_sorted = rows.ts_sorted;
+	memcpy(done.enum_type, rows.enum_type, sizeof(done.enum_type));
 	if (!err) {
-		state__set_ready(st, READY_ROWS);
+		state__set_ready(st, READY_ROWS | (st->first ? 0 : READY_NAMES));
 		log__info("loaded %llu events in %.1f s; indexing and reading stacks",
 			  (unsigned long long)st->m.n, rss__now() - t0);
-		err = st->first ? 0 : -pthread_create(&ops, NULL, ops_main, st);
-		ops_started = !err && !st->first;
+		err = compare ? 0 : -pthread_create(&ops, NULL, ops_main, st);
+		ops_started = !err && !compare;
 	}
 	if (!err)
 		err = model__load_stacks(ld->con, &st->tf, &st->stopping, &st->m, &rows);
 	trace_rows__free(&rows);
-	/* A --base trace pairs its operations once the viewed trace is loaded, unless a
-	 * request asks first: the compare view's first answers need neither. */
-	if (!err && st->first) {
-		double t = rss__now();
-
+	if (!err) {
 		state__set_ready(st, READY_STACKS);
-		wait_other(st, st->first, READY_ROWS | READY_OPS | READY_STACKS, &st->ops_wanted);
-		log__debug("load: pairing deferred %.2f s", rss__now() - t);
-		ops_err = ops_main(st);
+		log__info("stacks in %.1f s (%u distinct)", rss__now() - t0,
+			  st->m.nstacks > 2 ? st->m.nstacks - 2 : 0);
 	}
+	if (!err && compare)
+		err = load_deferred(ld, &done);
 	if (ops_started)
 		pthread_join(ops, &ops_err);
 	if (!err && ops_err)
 		err = (int)(intptr_t)ops_err;
 	if (!err) {
 		log__debug("load: all parts in (%s)", rss__mib());
-		state__set_ready(st, READY_STACKS);
-		log__info("ready in %.1f s (%u distinct stacks)", rss__now() - t0,
-			  st->m.nstacks > 2 ? st->m.nstacks - 2 : 0);
+		log__info("ready in %.1f s", rss__now() - t0);
 		/* The scheduling rows too, before a thread-state request has to wait for them
 		 * (which reads them itself); in compare mode once the base has its stacks. */
 		if (st->base)
@@ -267,6 +342,8 @@ static void *loader_main(void *arg)
 		err = st->sched_read < 0 ? st->sched_read : 0;
 		pthread_mutex_unlock(&st->sched_lock);
 	}
+	if (compare)
+		defer_priority(ld, false);
 	/* A file whose rows cannot be read (the scheduling rows included, read last) is not
 	 * served: the failing step has logged what is wrong. */
 	if (err && !st->stopping) {

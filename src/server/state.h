@@ -5,6 +5,7 @@
 
 #include <duckdb.h>
 #include <pthread.h>
+#include <sys/types.h>
 #include <stdbool.h>
 
 #include "model/exact.h"
@@ -20,6 +21,7 @@ enum load_part {
 	READY_ROWS = 1,		/* sorted rows, lifetimes (and the summary) */
 	READY_OPS = 2,		/* enter/exit pairs and their indexes */
 	READY_STACKS = 8,	/* stacks (the second pass over the file) */
+	READY_NAMES = 32,	/* process names and lifetimes (a --base trace's come last) */
 };
 
 struct viewer_state {
@@ -49,11 +51,12 @@ struct viewer_state {
 
 	struct conn_ctx *idle;	/* pooled DuckDB connections (see conn.c) */
 	struct viewer_state *base;	/* --base: the trace compared with this one, or NULL */
-	/* A --base trace: its pairs and scheduling rows are built once `first` (the viewed
-	 * trace) is loaded, or sooner when a request waits for the pairs (ops_wanted), so
-	 * that they do not slow the compare view's first answers. */
+	/* A --base trace: the viewed trace.  In compare mode what the compare view's first
+	 * answers do not need (both traces' pairs, the base's names and lifetimes) waits
+	 * until both traces have their stacks, or until a request waits for it (wanted). */
 	struct viewer_state *first;
-	bool ops_wanted;
+	bool wanted;
+	pid_t low_tid;		/* the loader's thread while it runs at the lowest priority */
 	unsigned int running;	/* handlers computing now (see state__enter) */
 };
 

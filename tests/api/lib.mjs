@@ -68,10 +68,11 @@ export function writeTrace(file, rows, opts = {}) {
   return file;
 }
 
-// Start `probex --view file -p 0`; resolves once the URL is printed.
-export function startViewer(file, args = []) {
+// Start `probex --view file -p 0`; resolves once the URL is printed.  opts: { bin, env }.
+export function startViewer(file, args = [], opts = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(PROBEX, ['--view', file, '-p', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(opts.bin || PROBEX, ['--view', file, '-p', '0', ...args],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } });
     let err = '';
     const onData = (d) => {
       err += d.toString();

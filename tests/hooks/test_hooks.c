@@ -51,3 +51,8 @@ int test_hooks__startup_delay_ms(void)
 
 	return v ? atoi(v) : 0;
 }
+
+bool test_hooks__hold_deferred(void)
+{
+	return getenv("PROBEX_TEST_HOLD_DEFERRED") != NULL;
+}
