@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "record/syscall_select.h"
@@ -93,6 +94,15 @@ static void add_class(const struct sys_class *c, uint8_t flags[PROBEX_SYSCALL_MA
 	}
 }
 
+/* The kernel's calls from a probe's trampoline (a uretprobe's return, an optimised uprobe):
+ * not the program's own, so `all` leaves them out; named, they are recorded. */
+static bool probe_trampoline(unsigned int nr)
+{
+	const char *name = syscall__name(nr);
+
+	return name && (!strcmp(name, "uretprobe") || !strcmp(name, "uprobe"));
+}
+
 /* One item of the list: a class, `all`, or a name. */
 static int add_item(const char *item, uint8_t flags[PROBEX_SYSCALL_MAX])
 {
@@ -100,7 +110,8 @@ static int add_item(const char *item, uint8_t flags[PROBEX_SYSCALL_MAX])
 
 	if (!strcmp(item, "all") || !strcmp(item, "%all")) {
 		for (unsigned int i = 0; i < PROBEX_SYSCALL_MAX; i++)
-			set_on(flags, i);
+			if (!probe_trampoline(i))
+				set_on(flags, i);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++) {

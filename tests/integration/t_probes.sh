@@ -29,6 +29,10 @@ assert_eq "fx_add returns (2 * id) sum to the fixture's" "$(( $(get sum) - 120 )
 	"$(q "$out" "SELECT sum(ret) FROM events WHERE event_type='probe_fx_add_exit'")"
 assert_eq "every return paired (latency)" 0 "$(cnt probe_fx_add_exit 'latency_ns IS NULL')"
 assert_eq "rows of the fixture only" 0 "$(cnt probe_fx_add_enter "tgid<>$pid")"
+# Linux 6.11+ returns from a uretprobe through a syscall of its own: the kernel's, not the
+# fixture's, so it is not one of its syscalls.
+assert_eq "no syscall rows for the uretprobe trampoline" 0 \
+	"$(q "$out" "SELECT count(*) FROM events WHERE event_type IN ('syscall_uretprobe_enter', 'syscall_nr335_enter')")"
 
 # Recursion: fx_fact(5) enters 5,4,3,2,1 and returns 1,2,6,24,120 innermost first, each
 # call's latency covering its callee's.
