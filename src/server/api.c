@@ -34,6 +34,18 @@ const struct api_route *api__route(const char *name)
 	return NULL;
 }
 
+unsigned int api__base_need(const struct api_route *route)
+{
+	return route->need & ~(NEED_BASE | ROWS_ONLY);
+}
+
+unsigned int api__need(const struct api_route *route)
+{
+	unsigned int need = api__base_need(route);
+
+	return (need & ~READY_SUMMARY) && !(route->need & ROWS_ONLY) ? need | READY_NAMES : need;
+}
+
 int api__bad_param(struct request *rq)
 {
 	snprintf(rq->error, sizeof(rq->error), "%s", rq->p.msg);

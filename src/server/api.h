@@ -38,6 +38,11 @@ struct api_route {
 
 /* The route for "/api/<name>", or NULL. */
 const struct api_route *api__route(const char *name);
+/* The parts of the viewed trace a request of `route` waits for: all but the summary and
+ * ROWS_ONLY ones may show process names or values.  api__base_need: of the --base trace,
+ * for NEED_BASE routes (the base side of a diff needs neither). */
+unsigned int api__need(const struct api_route *route);
+unsigned int api__base_need(const struct api_route *route);
 
 /* Helpers for handlers. */
 int api__bad_param(struct request *rq);			/* 400 from rq->p */

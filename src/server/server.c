@@ -148,7 +148,6 @@ static enum MHD_Result serve_api(struct viewer_state *st, struct MHD_Connection 
 	enum MHD_Result ret;
 	uint64_t size = 0;
 	size_t len = 0;
-	unsigned int need;
 	char *body;
 	int status, fd;
 
@@ -162,14 +161,11 @@ static enum MHD_Result serve_api(struct viewer_state *st, struct MHD_Connection 
 	if ((status = pick_trace(&st, conn)))
 		return send_error(conn, (unsigned int)status, st ? "parameter 'trace' must be new or base" :
 				  "no base trace: start the viewer with --view NEW --base BASE", "trace");
-	/* Requests that arrive while the trace loads wait for the part they need; all but
-	 * the summary and ROWS_ONLY ones may show process names or values.  The base side of
-	 * a diff needs neither. */
-	need = route->need & ~(NEED_BASE | ROWS_ONLY);
-	if (!state__wait(st, need & ~READY_SUMMARY && !(route->need & ROWS_ONLY) ? need | READY_NAMES : need))
+	/* Requests that arrive while the trace loads wait for the part they need. */
+	if (!state__wait(st, api__need(route)))
 		return send_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
 				  st->stopping ? "the viewer is shutting down" : st->load_error, NULL);
-	if ((route->need & NEED_BASE) && st->base && !state__wait(st->base, need))
+	if ((route->need & NEED_BASE) && st->base && !state__wait(st->base, api__base_need(route)))
 		return send_error(conn, MHD_HTTP_SERVICE_UNAVAILABLE, st->base->stopping ?
 				  "the viewer is shutting down" : st->base->load_error, NULL);
 	{

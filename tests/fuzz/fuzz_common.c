@@ -314,7 +314,7 @@ int fz__request(struct viewer_state *st, const char *name, const char *qs, size_
 	*param = NULL;
 	if (!route)
 		return 404;
-	if (!state__wait(st, route->need))
+	if (!state__wait(st, api__need(route)))
 		return 503;
 	query__parse(&q, qs, qlen);
 	params__init(&rq.p, query__get, &q);
