@@ -330,10 +330,9 @@ static void *loader_main(void *arg)
 	if (!err && ops_err)
 		err = (int)(intptr_t)ops_err;
 	if (!err) {
-		log__debug("load: all parts in (%s)", rss__mib());
-		log__info("ready in %.1f s", rss__now() - t0);
 		/* The scheduling rows too, before a thread-state request has to wait for them
-		 * (which reads them itself); in compare mode once the base has its stacks. */
+		 * (which reads them itself); in compare mode once the base has its stacks.
+		 * "ready" is said after them: a file they cannot be read from is not served. */
 		if (st->base)
 			wait_other(st, st->base, READY_STACKS, NULL);
 		pthread_mutex_lock(&st->sched_lock);
@@ -341,6 +340,10 @@ static void *loader_main(void *arg)
 			st->sched_read = sched__load(ld->con, &st->tf, &st->sched) ?: 1;
 		err = st->sched_read < 0 ? st->sched_read : 0;
 		pthread_mutex_unlock(&st->sched_lock);
+	}
+	if (!err) {
+		log__debug("load: all parts in (%s)", rss__mib());
+		log__info("ready in %.1f s", rss__now() - t0);
 	}
 	if (compare)
 		defer_priority(ld, false);
