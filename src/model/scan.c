@@ -113,6 +113,27 @@ void scan__side_add(struct scanner *sc, struct side_batch *b, int kind, uint64_t
 	b->e[b->n++].kind = (uint8_t)kind;
 }
 
+uint8_t scan__ab(struct scanner *sc, struct side_batch *side, void *const *d, uint64_t *const *v,
+		 uint64_t i, int ca, int cb, int32_t *a32, uint64_t row)
+{
+	uint8_t f = 0;
+
+	if (ca >= 0 && a32 && sink__valid(v[ca], i)) {
+		int64_t a = ((int64_t *)d[ca])[i];
+		bool big = a <= A32_BIG || a > INT32_MAX;
+
+		a32[row] = big ? A32_BIG : (int32_t)a;
+		if (big)
+			scan__side_add(sc, side, SIDE_A, row, (uint64_t)a);
+		f |= ROW_A;
+	}
+	if (cb >= 0 && sink__valid(v[cb], i)) {
+		scan__side_add(sc, side, SIDE_B, row, ((uint64_t *)d[cb])[i]);
+		f |= ROW_B;
+	}
+	return f;
+}
+
 /* Sinks append in the order DuckDB's threads finish their batches: put rows in order. */
 int scan__side_sort(struct trace_side *s)
 {
@@ -203,19 +224,7 @@ static void rows_sink(duckdb_function_info info, duckdb_data_chunk chunk, duckdb
 		r->pid[row] = ((uint32_t *)d[C_PID])[i];
 		if (r->a32)
 			r->a32[row] = 0;
-		if (ca >= 0 && r->a32 && sink__valid(v[ca], i)) {
-			int64_t a = ((int64_t *)d[ca])[i];
-			bool big = a <= A32_BIG || a > INT32_MAX;
-
-			r->a32[row] = big ? A32_BIG : (int32_t)a;
-			if (big)
-				scan__side_add(sc, &side, SIDE_A, row, (uint64_t)a);
-			f |= ROW_A;
-		}
-		if (cb >= 0 && sink__valid(v[cb], i)) {
-			scan__side_add(sc, &side, SIDE_B, row, ((uint64_t *)d[cb])[i]);
-			f |= ROW_B;
-		}
+		f |= scan__ab(sc, &side, d, v, i, ca, cb, r->a32, row);
 		if (r->lat32) {
 			uint64_t lat = sink__valid(v[C_LAT], i) ? ((uint64_t *)d[C_LAT])[i] : 0;
 

@@ -45,5 +45,10 @@ void scan__type_slots(struct scanner *sc, unsigned int code, int ev, const char 
 void scan__side_add(struct scanner *sc, struct side_batch *b, int kind, uint64_t row, uint64_t val);
 void scan__side_flush(struct scanner *sc, struct side_batch *b);
 int scan__side_sort(struct trace_side *s);
+/* Row i of a batch (data d, validity v): a from source column ca into a32[row] (A32_BIG
+ * and a side value when it does not fit; skipped without a32), b from cb as a side value.
+ * The ROW_A / ROW_B flags it gets.  row: where it goes (file or model order). */
+uint8_t scan__ab(struct scanner *sc, struct side_batch *side, void *const *d, uint64_t *const *v,
+		 uint64_t i, int ca, int cb, int32_t *a32, uint64_t row);
 
 #endif

@@ -49,19 +49,7 @@ static void values_sink(duckdb_function_info info, duckdb_data_chunk chunk, duck
 			return;
 		}
 		rn = vs->rn_of[row];
-		if (ca >= 0 && sink__valid(v[ca], i)) {
-			int64_t a = ((int64_t *)d[ca])[i];
-			bool big = a <= A32_BIG || a > INT32_MAX;
-
-			vs->a32[rn] = big ? A32_BIG : (int32_t)a;
-			if (big)
-				scan__side_add(sc, &side, SIDE_A, rn, (uint64_t)a);
-			vs->flags[rn] |= ROW_A;
-		}
-		if (cb >= 0 && sink__valid(v[cb], i)) {
-			scan__side_add(sc, &side, SIDE_B, rn, ((uint64_t *)d[cb])[i]);
-			vs->flags[rn] |= ROW_B;
-		}
+		vs->flags[rn] |= scan__ab(sc, &side, d, v, i, ca, cb, vs->a32, rn);
 	}
 	scan__side_flush(sc, &side);
 }
