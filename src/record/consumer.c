@@ -208,13 +208,13 @@ void *session__consumer_main(void *arg)
 		if (n >= 0)
 			n = spool_writer__flush(s->spool);
 		if (n < 0)
-			goto fail;
+			goto out;
 	}
 	/* Final drain: everything the kernel produced before the tree ended. */
 	do {
 		n = probes__poll(s->probes, 0);
 		if (n < 0)
-			goto fail;
+			goto out;
 	} while (n > 0);
 	/* Both buffers are empty: every fork is known, what is still unknown is foreign. */
 	n = sbfilter__settle(s->sbf, true, spool_sideband, s);
@@ -225,17 +225,13 @@ void *session__consumer_main(void *arg)
 		n = sbfilter__for_each(s->sbf, exited_map, &(struct exited_maps){ pm, s->spool });
 	if (n >= 0)
 		n = spool_writer__flush(s->spool);
-	if (n < 0)
-		goto fail;
+out:
 	perfmaps__free(pm);
 	consumer_cpu__free(s->ccpu);
 	s->ccpu = NULL;
-	return NULL;
-fail:
-	perfmaps__free(pm);
-	consumer_cpu__free(s->ccpu);
-	s->ccpu = NULL;
-	atomic_store(&s->consumer_err, n);
-	eventfd_write(s->wake_fd, 1);
+	if (n < 0) {
+		atomic_store(&s->consumer_err, n);
+		eventfd_write(s->wake_fd, 1);
+	}
 	return NULL;
 }
