@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # --probe costs: a function called 1M times, probed u: with two arguments, per call
-# (the workload times its own loop: traced minus untraced, divided by calls) under probex,
-# without its CPU sampling (--sample-freq 1: sampling's share), under bpftrace (uprobe +
+# (the workload times its own loop: traced minus untraced, divided by calls) under probex
+# as a user runs it (CPU samples at --probe's 99 Hz), at 1999 Hz (the rate without
+# probes) and without CPU sampling (--sample-freq 1), under bpftrace (uprobe +
 # uretprobe, the same arguments counted into a map) and with an empty bpftrace uprobe
 # (the floor: the trap and return alone); and what attaching 10 probes adds to probex's
 # start-up (`probex -- true`, STARTUP_RUNS rounds, paired).
@@ -15,17 +16,18 @@ N=${CALLS:-1000000}
 
 per_call() { sed -n 's/^ns_per_call=//p'; }
 untraced() { "$W" "$N" | per_call; }
-probex_run() { "$PROBEX" -q -o "$WORK/p.parquet" --no-viewer --force --syscalls=exit_group \
+probex_run() { "$PROBEX" -q -o "$WORK/p.parquet" --no-viewer --force \
 	--probe "u:$W:pc_work(a:s64,b:s64)" "$@" -- "$W" "$N" | per_call; }
 bt_run() { bpftrace -q -e "$1" -c "$W $N" 2>/dev/null | per_call; }
 BT_FULL="uprobe:$W:pc_work { @args[arg0, arg1] = count(); } uretprobe:$W:pc_work { @ret[retval] = count(); }"
 BT_EMPTY="uprobe:$W:pc_work { }"
 
-declare -a base px px1 bt empty
+declare -a base px px2k px1 bt empty
 for r in $(seq "$RUNS"); do
 	base+=("$(untraced)")
 	px+=("$(probex_run)")
-	# The same without CPU sampling (the lowest rate): sampling's share of the row above.
+	px2k+=("$(probex_run --sample-freq 1999)")
+	# Without CPU sampling (the lowest rate): sampling's share of the rows above.
 	px1+=("$(probex_run --sample-freq 1)")
 	command -v bpftrace >/dev/null && bt+=("$(bt_run "$BT_FULL")") && empty+=("$(bt_run "$BT_EMPTY")")
 done
@@ -65,8 +67,9 @@ da=$(paired "$WORK/attach.${#ten[@]}" "$WORK/attach.0")
 	echo "| $N calls of pc_work(a, b), $RUNS runs (medians) | ns per call | added per call (us) |"
 	echo "|---|---:|---:|"
 	echo "| untraced | $b | — |"
-	echo "| probex --probe 'u:...:pc_work(a:s64,b:s64)' ($rows exit rows) | $(med "${px[@]}") | $(cost "$(med "${px[@]}")") |"
-	echo "| the same with --sample-freq 1 (CPU sampling's share: the difference) | $(med "${px1[@]}") | $(cost "$(med "${px1[@]}")") |"
+	echo "| probex --probe 'u:...:pc_work(a:s64,b:s64)', CPU samples at 99 Hz ($rows exit rows) | $(med "${px[@]}") | $(cost "$(med "${px[@]}")") |"
+	echo "| the same with --sample-freq 1999 (the rate without --probe) | $(med "${px2k[@]}") | $(cost "$(med "${px2k[@]}")") |"
+	echo "| the same with --sample-freq 1 (no CPU sampling) | $(med "${px1[@]}") | $(cost "$(med "${px1[@]}")") |"
 	if [ "${#bt[@]}" -gt 0 ]; then
 		echo "| bpftrace uprobe + uretprobe, args and ret counted in maps | $(med "${bt[@]}") | $(cost "$(med "${bt[@]}")") |"
 		echo "| bpftrace empty uprobe (the floor) | $(med "${empty[@]}") | $(cost "$(med "${empty[@]}")") |"

@@ -158,7 +158,7 @@ static size_t add_loss(char *buf, size_t size, size_t at, uint64_t n, const char
 /* Only what was lost is named.  Syscall exits without their enter are not: the
  * command's own execve (and, attached, the calls threads were in) always returns so;
  * probex.drops counts them (syscall_exit_unpaired). */
-static void print_summary(const struct record_result *r, uint64_t rows)
+static void print_summary(const struct record_result *r, uint64_t rows, unsigned long hz)
 {
 	const uint64_t *c = r->counters;
 	uint64_t rb = 0;
@@ -176,8 +176,8 @@ static void print_summary(const struct record_result *r, uint64_t rows)
 		     "events lost to full maps");
 	n = add_loss(lost, sizeof(lost), n, c[CNT_IOU_UNMATCHED], "io_uring completions unpaired");
 	n = add_loss(lost, sizeof(lost), n, c[CNT_ARGV_CUT], "command lines cut");
-	log__info("%llu events, %llu cpu samples%s", (unsigned long long)rows,
-		  (unsigned long long)c[CNT_SAMPLES_TRACED], lost);
+	log__info("%llu events, %llu cpu samples at %lu Hz%s", (unsigned long long)rows,
+		  (unsigned long long)c[CNT_SAMPLES_TRACED], hz, lost);
 	print_drops(r);
 	if (r->pauses)
 		log__info("--lossless: the traced processes were paused %llu times, %.3f s in all, "
@@ -187,12 +187,13 @@ static void print_summary(const struct record_result *r, uint64_t rows)
 
 /* Spool → trace, as the user (see cmd_record).  The spool is removed once the trace is
  * complete. */
-static int finalize(const struct paths *p, const struct record_result *r, bool force)
+static int finalize(const struct paths *p, const struct record_result *r,
+		    const struct probex_opts *o)
 {
 	struct finalize_result fres = { 0 };
 	struct finalize_opts fo = {
 		.spool = p->spool, .output = p->output, .ksyms = r->ksyms, .progress = isatty(STDERR_FILENO),
-		.force = force,
+		.force = o->force,
 	};
 	struct rusage ru;
 	int err;
@@ -203,7 +204,7 @@ static int finalize(const struct paths *p, const struct record_result *r, bool f
 			   p->output, p->spool, p->spool);
 		return err;
 	}
-	print_summary(r, fres.rows);
+	print_summary(r, fres.rows, o->sample_freq);
 	getrusage(RUSAGE_SELF, &ru);
 	log__info("wrote %s (%llu events, finalized in %.2f s, probex peak RSS %ld MiB)", p->output,
 		  (unsigned long long)fres.rows, fres.seconds, ru.ru_maxrss / 1024);
@@ -312,7 +313,7 @@ int cmd_record(const struct probex_opts *o)
 		err = -EPERM;
 	}
 	if (!err)
-		err = finalize(&p, &res, o->force);
+		err = finalize(&p, &res, o);
 	ksyms__free(res.ksyms);
 	discard_pending(&stops);
 	pthread_sigmask(SIG_SETMASK, &caller, NULL);

@@ -10,6 +10,9 @@
 
 #define PROBEX_MAX_ATTACH 64
 
+/* --probe's default --sample-freq: a CPU profile that leaves probed calls their time. */
+#define PROBEX_PROBE_SAMPLE_FREQ 99
+
 struct probex_opts {
 	const char *output;		/* -o; NULL → probex-YYYYMMDD-HHMMSS.parquet */
 	unsigned int port;		/* -p, default 8080 */
@@ -21,7 +24,8 @@ struct probex_opts {
 	bool no_cache;			/* --no-cache: no on-disk symbol cache */
 	const char *view_file;		/* --view FILE */
 	const char *base_file;		/* --base FILE: compared with view_file */
-	unsigned long sample_freq;	/* --sample-freq, default 1999 */
+	unsigned long sample_freq;	/* --sample-freq, default 1999 (99 with --probe) */
+	bool sample_freq_set;
 	enum stack_mode stacks;		/* --stacks */
 	unsigned long stack_interval_us;/* --stack-interval */
 	unsigned long ringbuf_kib;	/* --ringbuf-size (KiB, power of two); 0: by CPU count */

@@ -15,6 +15,7 @@ out="$TMP/p.parquet"
 	fail "probex exited $?: $(tail -3 "$TMP/stderr")"
 get() { sed -n "s/^$1=//p" "$TMP/stdout"; }
 pid=$(get pid)
+cp "$TMP/stderr" "$TMP/stderr.first"
 cnt() { q "$out" "SELECT count(*) FROM events WHERE event_type='$1' AND ${2:-true}"; }
 
 assert_eq "fx_add enter rows" 1000 "$(cnt probe_fx_add_enter)"
@@ -61,6 +62,15 @@ assert_eq "fact ret as :s16 without debug info" "1 2 6 24 120" \
 	"$(q "$TMP/r.parquet" "SELECT string_agg(ret::VARCHAR, ' ' ORDER BY ts_ns) FROM events WHERE event_type='probe_fx_fact_exit'")"
 assert_eq "probex.probes says ret's type" "s64" \
 	"$(q "$TMP/r.parquet" "SELECT json_extract_string(decode(value), '\$[1].ret') FROM parquet_kv_metadata('$TMP/r.parquet') WHERE key = 'probex.probes'")"
+# CPU sampling: --probe's lower default rate, unless --sample-freq names one.
+assert_eq "--probe's default sample rate" 99 \
+	"$(q "$out" "SELECT decode(value) FROM parquet_kv_metadata('$out') WHERE key = 'probex.sample_freq_hz'")"
+grep -q "cpu samples at 99 Hz" "$TMP/stderr.first" ||
+	fail "the summary does not say the rate: $(tail -2 "$TMP/stderr.first")"
+"$PROBEX" -q -o "$TMP/f.parquet" --no-viewer --sample-freq 1999 --probe "u:$F:fx_nap(ms:s32)" \
+	-- "$F" >/dev/null 2>"$TMP/stderr" || fail "--sample-freq 1999 with --probe: $(tail -3 "$TMP/stderr")"
+assert_eq "--sample-freq given with --probe" 1999 \
+	"$(q "$TMP/f.parquet" "SELECT decode(value) FROM parquet_kv_metadata('$TMP/f.parquet') WHERE key = 'probex.sample_freq_hz'")"
 # Stacks sampled as for other events: some entries carry one, each with its caller.
 assert_ge "entry stacks" 1 "$(cnt probe_fx_add_enter "stack_trace IS NOT NULL")"
 assert_eq "entry stacks through main" 0 \

@@ -142,6 +142,25 @@ static void test_long_run_options(void **state)
 	assert_int_equal(PARSE(&o, "--duration", "1.5", "true"), OPTS_USAGE);
 }
 
+/* --probe lowers the default rate only: a rate the user gives stays, either order. */
+static void test_probe_sample_freq(void **state)
+{
+	struct probex_opts o;
+
+	assert_int_equal(PARSE(&o, "--probe", "u:/bin/true:main", "true"), OPTS_RUN);
+	assert_int_equal(o.sample_freq, PROBEX_PROBE_SAMPLE_FREQ);
+	assert_int_equal(PARSE(&o, "--probe", "u:/bin/true:main", "--sample-freq", "1999", "true"),
+			 OPTS_RUN);
+	assert_int_equal(o.sample_freq, 1999);
+	assert_int_equal(PARSE(&o, "--sample-freq", "4000", "--probe", "tp:sched:sched_switch", "true"),
+			 OPTS_RUN);
+	assert_int_equal(o.sample_freq, 4000);
+	assert_int_equal(PARSE(&o, "--pid", "1", "--probe", "tp:sched:sched_switch"), OPTS_RUN);
+	assert_int_equal(o.sample_freq, PROBEX_PROBE_SAMPLE_FREQ);
+	assert_int_equal(PARSE(&o, "-a", "true"), OPTS_RUN);
+	assert_int_equal(o.sample_freq, 1999);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -153,6 +172,7 @@ int main(void)
 		cmocka_unit_test(test_tracing_scope),
 		cmocka_unit_test(test_call_graph_options),
 		cmocka_unit_test(test_long_run_options),
+		cmocka_unit_test(test_probe_sample_freq),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
