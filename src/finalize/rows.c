@@ -14,6 +14,7 @@
 #include "finalize/pyframes.h"
 #include "finalize/rgwriter.h"
 #include "finalize/rows.h"
+#include "finalize/rows_priv.h"
 #include "finalize/runs.h"
 #include "spool/spool.h"
 #include "trace/schema.h"
@@ -23,30 +24,6 @@
 #include "finalize/stackset.h"
 #include "finalize/unwind.h"
 #include "parquet/strtab.h"
-
-struct rows {
-	const struct addrspace *as;
-	struct unwinder *unw;
-	struct stackset *ustacks, *kstacks;
-	struct runs *runs;
-	struct spool_blocks *blocks;	/* records read back by offset while writing */
-	struct offjoin *offjoin;	/* off_cpu rows' blocking-switch and waker stacks */
-	struct probe_rows *probes;	/* --probe rows' event types and arguments */
-	struct pyframes *py;		/* Python frames merged into user stacks (not owned) */
-	uint64_t nrec;
-	struct intern comms, files;
-	struct argvcol argv;		/* process_exec command lines, by spool item */
-	struct fdpaths fdp;		/* fd → path per process, as of the row being written */
-	bool fd_track;			/* the recording followed descriptors (META_FDS) */
-	uint64_t bad;
-	/* The last name and stack pair looked up, and what they gave. */
-	char last_comm[PROBEX_COMM_LEN];
-	uint32_t last_comm_id;
-	int32_t last_u, last_k;
-	int64_t last_list;
-	struct bitset lists_seen;	/* lists with a row written (see trace/stacknum.h) */
-};
-
 
 static bool is_syscall(uint8_t kind)
 {
@@ -283,134 +260,13 @@ int rows__sort(struct rows *r)
 	return runs__finish(r->runs);
 }
 
-/* Other syscalls (SYS_OTHER): the arguments trace/syscalls.c says are decoded. */
-static void other_enter_cols(struct colbuf *c, const struct rec_syscall *s)
-{
-	const uint64_t *a = (const uint64_t *)s->args;
-	struct syscall_args d;
-	uint8_t f;
-
-	syscall__args(s->nr, &d, &f);
-	if (d.fd >= 0)
-		colbuf__set(c, TC_FD, (uint64_t)(int64_t)(int32_t)a[d.fd]);
-	if (d.count >= 0)
-		colbuf__set(c, TC_COUNT, a[d.count]);
-	else if (s->bytes != SYS_BYTES_UNKNOWN)
-		colbuf__set(c, TC_COUNT, s->bytes);
-	if (d.offset >= 0)
-		colbuf__set(c, TC_OFFSET, a[d.offset]);
-	if (d.futex_op >= 0)
-		colbuf__set(c, TC_FUTEX_OP, (uint32_t)a[d.futex_op]);
-}
-
-static void syscall_enter_cols(struct colbuf *c, const struct rec_syscall *s)
-{
-	const uint64_t *a = (const uint64_t *)s->args;
-
-	switch (s->h.sub) {
-	case SYS_READ:
-	case SYS_WRITE:
-		/* fd is an int: -1 stays -1, not 4294967295. */
-		colbuf__set(c, TC_FD, (uint64_t)(int64_t)(int32_t)a[0]);
-		colbuf__set(c, TC_COUNT, a[2]);
-		break;
-	case SYS_MMAP:
-		colbuf__set(c, TC_ADDRESS, a[0]);
-		colbuf__set(c, TC_COUNT, a[1]);
-		colbuf__set(c, TC_MMAP_PROT, (uint32_t)a[2]);
-		colbuf__set(c, TC_MMAP_FLAGS, (uint32_t)a[3]);
-		colbuf__set(c, TC_MMAP_FD, (uint32_t)a[4]);
-		break;
-	case SYS_MUNMAP:
-		colbuf__set(c, TC_ADDRESS, a[0]);
-		colbuf__set(c, TC_COUNT, a[1]);
-		break;
-	case SYS_BRK:
-		colbuf__set(c, TC_ADDRESS, a[0]);
-		break;
-	case SYS_FSYNC:
-	case SYS_FDATASYNC:
-		colbuf__set(c, TC_FD, (uint64_t)(int64_t)(int32_t)a[0]);
-		break;
-	case SYS_OTHER:
-		other_enter_cols(c, s);
-		break;
-	default:
-		/* io_uring_setup: entries, params; _enter: fd, to_submit; _register: fd, opcode —
-		 * in the fd/count columns. */
-		colbuf__set(c, TC_FD, s->h.sub == SYS_IO_URING_SETUP ? (uint32_t)a[0]
-								   : (uint64_t)(int64_t)(int32_t)a[0]);
-		colbuf__set(c, TC_COUNT, s->h.sub == SYS_IO_URING_SETUP ? a[1] : (uint32_t)a[1]);
-		break;
-	}
-}
-
-/* A file name into the files table (waiting for the writer if the table could move). */
-static int64_t file_id(struct rows *r, const char *name, size_t max, struct rg_writer *g)
+int64_t rows__file_id(struct rows *r, const char *name, size_t max, struct rg_writer *g)
 {
 	int err;
 
 	if (r->files.n == r->files.cap && (err = rg_writer__wait(g)))
 		return err;
 	return strtab__intern(&r->files, name, strnlen(name, max));
-}
-
-/* fd_path on both halves (as of each), then what the exit did to the process's fds. */
-static int fd_cols(struct rows *r, struct colbuf *c, const struct rec_syscall *s, bool exit_half,
-		   struct rg_writer *g)
-{
-	int64_t fd = fdpaths__fd_arg(&r->fdp, s->nr, (const uint64_t *)s->args), id, path = -1;
-	const char *label;
-	int err;
-
-	if (!r->fd_track)
-		return 0;
-	if (fd >= 0 && (id = fdpaths__get(&r->fdp, s->h.tgid, fd)) >= 0)
-		colbuf__set(c, TC_FD_PATH, (uint64_t)id);
-	if (!exit_half || s->h.kind == REC_SYSCALL_UNFINISHED || s->ret < 0)
-		return 0;
-	if (s->h.kind == REC_SYSCALL_PATH) {
-		const struct rec_syscall_path *p = (const void *)s;
-
-		if ((path = file_id(r, p->path, sizeof(p->path), g)) < 0)
-			return (int)path;
-	}
-	if ((err = fdpaths__exit(&r->fdp, s->h.tgid, s->nr, (const uint64_t *)s->args, s->ret, path, &label)))
-		return err;
-	if (!label)
-		return 0;
-	if ((id = file_id(r, label, strlen(label), g)) < 0)
-		return (int)id;
-	return fdpaths__set(&r->fdp, s->h.tgid, s->ret, (uint32_t)id, false);
-}
-
-static int syscall_cols(struct rows *r, struct colbuf *c, const struct rec_syscall *s, bool exit_half,
-			struct rg_writer *g, int *ev, uint32_t *cpu)
-{
-	int64_t id;
-	int err;
-
-	*ev = event_type__syscall(s->nr, exit_half);
-	if (s->h.sub == SYS_OTHER)
-		colbuf__set(c, TC_SYSCALL_NR, s->nr);
-	if ((err = fd_cols(r, c, s, exit_half, g)))
-		return err;
-	if (exit_half) {
-		colbuf__set(c, TC_RET, (uint64_t)s->ret);
-		colbuf__set(c, TC_LATENCY, s->h.ts - s->enter_ts);
-		return 0;
-	}
-	*cpu = s->enter_cpu;
-	syscall_enter_cols(c, s);
-	if (s->h.kind == REC_SYSCALL_PATH) {
-		const struct rec_syscall_path *p = (const void *)s;
-
-		id = file_id(r, p->path, sizeof(p->path), g);
-		if (id < 0)
-			return (int)id;
-		colbuf__set(c, TC_FILENAME, (uint64_t)id);
-	}
-	return 0;
 }
 
 /* A comm column (process_name, waker_name): one dictionary of names for both. */
@@ -477,7 +333,7 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 	case REC_SYSCALL:
 	case REC_SYSCALL_PATH:
 	case REC_SYSCALL_UNFINISHED:
-		if ((err = syscall_cols(r, c, (const void *)h, exit_half, g, &ev, &cpu)))
+		if ((err = syscols__cols(r, c, (const void *)h, exit_half, g, &ev, &cpu)))
 			return err;
 		break;
 	case REC_PROBE:
@@ -544,7 +400,7 @@ static int emit(struct rows *r, struct colbuf *c, struct stacklists *sl, const s
 		const struct rec_exec *x = (const void *)h;
 
 		ev = EV_PROCESS_EXEC;
-		id = file_id(r, x->filename, sizeof(x->filename), g);
+		id = rows__file_id(r, x->filename, sizeof(x->filename), g);
 		if (id < 0)
 			return (int)id;
 		colbuf__set(c, TC_FILENAME, (uint64_t)id);
