@@ -3,8 +3,9 @@
 # (the workload times its own loop: traced minus untraced, divided by calls) under probex
 # as a user runs it (CPU samples at --probe's 99 Hz), at 1999 Hz (the rate without
 # probes) and without CPU sampling (--sample-freq 1), under bpftrace (uprobe +
-# uretprobe, the same arguments counted into a map) and with an empty bpftrace uprobe
-# (the floor: the trap and return alone); and what attaching 10 probes adds to probex's
+# uretprobe, the same arguments counted into a map; and that plus what probex does
+# besides: both ends timed, syscall tracepoints attached) and with an empty bpftrace
+# uprobe (the floor: the trap and return alone); and what attaching 10 probes adds to probex's
 # start-up (`probex -- true`, STARTUP_RUNS rounds, paired).
 # Prints a table and writes it to $BUILD/bench/probes.md.  Needs root.
 set -u
@@ -20,16 +21,22 @@ probex_run() { "$PROBEX" -q -o "$WORK/p.parquet" --no-viewer --force \
 	--probe "u:$W:pc_work(a:s64,b:s64)" "$@" -- "$W" "$N" | per_call; }
 bt_run() { bpftrace -q -e "$1" -c "$W $N" 2>/dev/null | per_call; }
 BT_FULL="uprobe:$W:pc_work { @args[arg0, arg1] = count(); } uretprobe:$W:pc_work { @ret[retval] = count(); }"
+# What probex does besides: both ends timed, and syscall tracepoints attached (a uretprobe
+# returns through a syscall of its own on Linux 6.11+, so it takes their path).
+BT_SAME="uprobe:$W:pc_work { @args[arg0, arg1] = count(); @t[tid] = nsecs; }
+	uretprobe:$W:pc_work { @ret[retval] = count(); @lat = hist(nsecs - @t[tid]); }
+	tracepoint:raw_syscalls:sys_enter { } tracepoint:raw_syscalls:sys_exit { }"
 BT_EMPTY="uprobe:$W:pc_work { }"
 
-declare -a base px px2k px1 bt empty
+declare -a base px px2k px1 bt same empty
 for r in $(seq "$RUNS"); do
 	base+=("$(untraced)")
 	px+=("$(probex_run)")
 	px2k+=("$(probex_run --sample-freq 1999)")
 	# Without CPU sampling (the lowest rate): sampling's share of the rows above.
 	px1+=("$(probex_run --sample-freq 1)")
-	command -v bpftrace >/dev/null && bt+=("$(bt_run "$BT_FULL")") && empty+=("$(bt_run "$BT_EMPTY")")
+	command -v bpftrace >/dev/null && bt+=("$(bt_run "$BT_FULL")") && same+=("$(bt_run "$BT_SAME")") &&
+		empty+=("$(bt_run "$BT_EMPTY")")
 done
 rows=$("$PROBEX" query --no-header "$WORK/p.parquet" "SELECT count(*) FROM events WHERE event_type = 'probe_pc_work_exit'")
 med() { printf '%s\n' "$@" | median; }
@@ -72,6 +79,7 @@ da=$(paired "$WORK/attach.${#ten[@]}" "$WORK/attach.0")
 	echo "| the same with --sample-freq 1 (no CPU sampling) | $(med "${px1[@]}") | $(cost "$(med "${px1[@]}")") |"
 	if [ "${#bt[@]}" -gt 0 ]; then
 		echo "| bpftrace uprobe + uretprobe, args and ret counted in maps | $(med "${bt[@]}") | $(cost "$(med "${bt[@]}")") |"
+		echo "| bpftrace, the same plus both ends timed (latency histogram) and empty raw_syscalls programs | $(med "${same[@]}") | $(cost "$(med "${same[@]}")") |"
 		echo "| bpftrace empty uprobe (the floor) | $(med "${empty[@]}") | $(cost "$(med "${empty[@]}")") |"
 	fi
 	echo
