@@ -107,9 +107,9 @@ static int check_as(const struct record_opts *ro, struct paths *p, const char *o
 	return err;
 }
 
-/* One line on what the ring buffer dropped, of how many (the exact counts), and what
- * keeps every row. */
-static void print_drops(const struct record_result *r)
+/* " N what" for each kind of ks[] with drops, comma-separated, into kinds; their sum. */
+static uint64_t drop_list(const struct record_result *r, const int *ks, int nks, char *kinds,
+			  size_t size)
 {
 	static const char *const what[REC__COUNT] = {
 		[REC_SYSCALL] = "syscalls", [REC_SYSCALL_UNFINISHED] = "unfinished syscalls",
@@ -117,33 +117,58 @@ static void print_drops(const struct record_result *r)
 		[REC_PAGE_FAULT] = "page_fault", [REC_CPU_SAMPLE] = "cpu_sample",
 		[REC_IO_URING_COMPLETE] = "io_uring_complete", [REC_FORK] = "process_fork",
 		[REC_EXIT] = "process_exit", [REC_EXEC] = "process_exec",
+		[REC_WAKER] = "waker stacks", [REC_OFF_KSTACK] = "off-CPU kernel stacks",
+		[REC_PROBE] = "probe firings", [REC_PROBE_STR] = "probe firings with strings",
+		[REC_PROBE_CALL] = "probed calls",
 	};
-	uint64_t dropped = 0, counted = 0;
-	char kinds[512] = "";
+	uint64_t dropped = 0;
 	size_t n = 0;
 
-	for (int k = 0; k < REC__COUNT; k++) {
-		uint64_t d = r->counters[CNT_RB_DROP0 + k];
+	kinds[0] = 0;
+	for (int i = 0; i < nks; i++) {
+		uint64_t d = r->counters[CNT_RB_DROP0 + ks[i]];
 
-		counted += r->exact[k];
-		if (!d || !what[k])
+		if (!d)
 			continue;
 		dropped += d;
-		n += (size_t)snprintf(kinds + n, n < sizeof(kinds) ? sizeof(kinds) - n : 0, "%s %llu %s",
-				      n ? "," : "", (unsigned long long)d, what[k]);
-		if (n >= sizeof(kinds))
-			n = sizeof(kinds) - 1;
+		n += (size_t)snprintf(kinds + n, n < size ? size - n : 0, "%s %llu %s", n ? "," : "",
+				      (unsigned long long)d, what[ks[i]]);
+		if (n >= size)
+			n = size - 1;
 	}
-	if (!dropped)
-		return;
-	if (counted >= dropped)
+	return dropped;
+}
+
+/* What the ring buffer dropped, of how many (the exact counts), and what keeps every row.
+ * Probe records and the stacks joined to off_cpu rows have no exact counts: a line of
+ * their own (per probe in probex.drops). */
+static void print_drops(const struct record_result *r)
+{
+	static const int counted_kinds[] = {
+		REC_SYSCALL, REC_SYSCALL_UNFINISHED, REC_SCHED_SWITCH, REC_OFF_CPU, REC_PAGE_FAULT,
+		REC_CPU_SAMPLE, REC_IO_URING_COMPLETE, REC_FORK, REC_EXIT, REC_EXEC,
+	};
+	static const int other_kinds[] = {
+		REC_PROBE_CALL, REC_PROBE, REC_PROBE_STR, REC_WAKER, REC_OFF_KSTACK,
+	};
+	uint64_t dropped, counted = 0;
+	char kinds[512];
+
+	for (size_t i = 0; i < sizeof(counted_kinds) / sizeof(counted_kinds[0]); i++)
+		counted += r->exact[counted_kinds[i]];
+	dropped = drop_list(r, counted_kinds, sizeof(counted_kinds) / sizeof(counted_kinds[0]),
+			    kinds, sizeof(kinds));
+	if (dropped && counted >= dropped)
 		log__warn("dropped %llu of %llu records (%.1f%%):%s; the counts in probex.exact (and "
 			  "`probex report`) stay exact; --lossless or a larger --ringbuf-size keeps every row",
 			  (unsigned long long)dropped, (unsigned long long)counted,
 			  100.0 * (double)dropped / (double)counted, kinds);
-	else
+	else if (dropped)
 		log__warn("dropped %llu records:%s; --lossless or a larger --ringbuf-size keeps every row",
 			  (unsigned long long)dropped, kinds);
+	if (drop_list(r, other_kinds, sizeof(other_kinds) / sizeof(other_kinds[0]), kinds, sizeof(kinds)))
+		log__warn("dropped%s (each probe's in probex.drops); --lossless or a larger "
+			  "--ringbuf-size keeps every row", kinds);
 }
 
 /* ", N what" into buf when n is not zero. */

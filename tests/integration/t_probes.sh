@@ -115,6 +115,18 @@ assert_eq "fork tracepoint: traced processes only" 0 \
 assert_eq "no probe drops" 0 \
 	"$(q "$out" "SELECT json_extract(decode(value), '\$.ringbuf_probe')::INT + json_extract(decode(value), '\$.ringbuf_probe_str')::INT + json_extract(decode(value), '\$.ringbuf_probe_call')::INT FROM parquet_kv_metadata('$out') WHERE key = 'probex.drops'")"
 
+# A probe faster than the ring drains: every call is a row or a drop counted for its
+# probe, and the warning names them (they have no exact counts to be a share of).
+PROBEX_TEST_CONSUMER_DELAY_MS=20 "$PROBEX_TEST" --no-viewer --ringbuf-size 64 -o "$TMP/d.parquet" \
+	--probe "u:$F:fx_add(id:s32)" -- "$F" 20000 >/dev/null 2>"$TMP/stderr.d" ||
+	fail "probe drops: probex exited $?: $(tail -3 "$TMP/stderr.d")"
+dropped=$(q "$TMP/d.parquet" "SELECT json_extract(decode(value), '\$.probe_drops_probe_fx_add')::INT FROM parquet_kv_metadata('$TMP/d.parquet') WHERE key = 'probex.drops'")
+assert_ge "probe calls dropped (64 KiB ring, slow consumer)" 1 "$dropped"
+assert_eq "fx_add calls: rows + drops" 20000 \
+	"$(( $(q "$TMP/d.parquet" "SELECT count(*) FROM events WHERE event_type='probe_fx_add_exit'") + dropped ))"
+grep -q "warning: dropped [0-9]* probed calls" "$TMP/stderr.d" ||
+	fail "the drop warning does not name the probed calls: $(grep warning "$TMP/stderr.d")"
+
 # The same fixture under bpftrace: the same counts.
 if command -v bpftrace >/dev/null; then
 	bt=$(bpftrace -q -e "uprobe:$F:fx_add { @a = count(); } uretprobe:$F:fx_fact { @f = count(); } usdt:$F:fixture:tick { @t = count(); }" -c "$F" 2>/dev/null)
