@@ -65,6 +65,8 @@ struct {
 
 enum src { SRC_REGS, SRC_USDT, SRC_TP };
 
+#define PF_EXITING 0x00000004	/* task->flags: in do_exit() (include/linux/sched.h) */
+
 static __always_inline void probe_drop(__u32 id, __u8 kind)
 {
 	__u64 *n = bpf_map_lookup_elem(&probe_drops, &id);
@@ -328,9 +330,10 @@ int probe_enter_str(struct pt_regs *ctx)
 	return 0;
 }
 
-/* A held entry whose return will not come (a thread that exits or jumps out of the call):
- * its enter record, at its own time. */
-static __always_inline void send_held(struct pcall *e, __u64 pid_tgid)
+/* A held entry whose return will not come (a thread that exits or jumps out of the call,
+ * or lives on past the recording): its enter record, at its own time.  task: whose entry
+ * it is, when that is not the current task (its comm, not the caller's). */
+static __always_inline void send_held(struct pcall *e, __u64 pid_tgid, struct task_struct *task)
 {
 	struct rec_probe *r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
 
@@ -340,6 +343,8 @@ static __always_inline void send_held(struct pcall *e, __u64 pid_tgid)
 		return;
 	}
 	hdr_fill(&r->h, REC_PROBE, e->ts, pid_tgid);
+	if (task)
+		bpf_probe_read_kernel_str(r->h.comm, sizeof(r->h.comm), task->comm);
 	hdr_probe(r, e->id, PROBE_ENTER);
 	r->nargs = e->nargs;
 	for (int i = 0; i < PROBEX_PROBE_ARGS; i++)
@@ -387,7 +392,7 @@ static __always_inline struct pcall *pop_call(struct pcalls *c, __u32 id, __u64 
 	if (e->id == id)
 		return e;
 	if (e->held)
-		send_held(e, pid_tgid);
+		send_held(e, pid_tgid, NULL);
 	return NULL;
 }
 
@@ -429,6 +434,7 @@ int probe_exit(struct pt_regs *ctx)
 struct held_walk {
 	struct pcalls *c;
 	__u64 pid_tgid;
+	struct task_struct *task;
 };
 
 static long send_held_step(__u64 i, void *arg)
@@ -438,7 +444,7 @@ static long send_held_step(__u64 i, void *arg)
 	if (i >= PROBE_DEPTH || i >= w->c->depth)
 		return 1;
 	if (w->c->call[i].held)
-		send_held(&w->c->call[i], w->pid_tgid);
+		send_held(&w->c->call[i], w->pid_tgid, w->task);
 	return 0;
 }
 
@@ -455,6 +461,25 @@ int BPF_PROG(probe_task_exit, struct task_struct *p)
 
 	if (w.c)
 		bpf_loop(PROBE_DEPTH, send_held_step, &w, 0);
+	return 0;
+}
+
+/* The end of a recording whose threads live on (Ctrl-C, --duration, --pid, -a): user space
+ * runs this over every task once the u: probes are detached, for the calls still open.
+ * Exiting tasks are left to probe_task_exit. */
+SEC("iter/task")
+int probe_drain(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct held_walk w = { .task = task };
+
+	if (!task || (task->flags & PF_EXITING))
+		return 0;
+	w.c = bpf_task_storage_get(&pcalls, task, 0, 0);
+	if (!w.c)
+		return 0;
+	w.pid_tgid = (__u64)task->tgid << 32 | (__u32)task->pid;
+	bpf_loop(PROBE_DEPTH, send_held_step, &w, 0);
 	return 0;
 }
 

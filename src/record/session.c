@@ -419,7 +419,16 @@ static void session__exact(struct session *s, struct record_result *res)
 static int session__drain(struct session *s, int run_err, struct record_result *res)
 {
 	struct strbuf drops = { 0 };
-	int err;
+	uint32_t one;
+	int err = 0;
+
+	/* Before the consumer's last read: the entries of u: calls still open in threads that
+	 * live on (ended threads sent theirs).  It detaches the probes first, waiting on the
+	 * kernel, so only when a traced process lives on. */
+	if (s->opts->all_cpus || probes__traced_pids(s->probes, &one, 1) > 0)
+		err = uprobes__drain(s->opts->uprobes);
+	if (err)
+		log__warn("--probe: cannot send the open u: calls of live threads: %s", strerror(-err));
 
 	atomic_store(&s->stop_consumer, true);
 	probes__wake(s->probes);

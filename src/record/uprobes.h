@@ -44,6 +44,7 @@ struct uprobe_set {
 	struct userprobes *skel;
 	struct bpf_link **links;
 	int nlinks;
+	struct bpf_link *exit_link;		/* probe_task_exit: held entries of ending threads */
 	bool multi;				/* u: as uprobe_multi links */
 	int multi_fds[3 * PROBEX_PROBES_MAX];	/* uprobe_multi links (uprobes_multi.c) */
 	int nmulti;
@@ -59,6 +60,9 @@ int uprobes__attach(struct uprobe_set *s, const int map_fds[], const struct prob
 void uprobes__describe(const struct uprobe_set *s, struct strbuf *out);
 /* Per-probe ring-buffer drops as `"probe_drops_EVENT":N,` entries (none when zero). */
 void uprobes__drops(const struct uprobe_set *s, struct strbuf *out);
+/* At the end of a recording whose processes live on: detach the probes, then send the
+ * entries of calls still open as enter rows. */
+int uprobes__drain(struct uprobe_set *s);
 void uprobes__close(struct uprobe_set *s);
 
 /* probex --list-probes BINARY|tp: print what can be probed; returns an exit status. */

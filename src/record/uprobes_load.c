@@ -67,6 +67,7 @@ static int open_object(struct uprobe_set *s, const int map_fds[], const struct p
 	bpf_program__set_autoload(k->progs.probe_enter_str, has_u(s, true));
 	bpf_program__set_autoload(k->progs.probe_exit, has_kind(s, UPK_U));
 	bpf_program__set_autoload(k->progs.probe_task_exit, has_kind(s, UPK_U));
+	bpf_program__set_autoload(k->progs.probe_drain, has_kind(s, UPK_U));
 	bpf_program__set_autoload(k->progs.probe_usdt, has_kind(s, UPK_USDT));
 	bpf_program__set_autoload(k->progs.probe_tp, has_kind(s, UPK_TP));
 	if (s->multi) {
@@ -178,8 +179,9 @@ int uprobes__attach(struct uprobe_set *s, const int map_fds[], const struct prob
 	t0 = secs();
 	err = fill_specs(s);
 	/* Entries held for their return are sent when their thread ends inside the call. */
-	if (!err && has_kind(s, UPK_U))
-		err = add_link(s, bpf_program__attach(s->skel->progs.probe_task_exit));
+	if (!err && has_kind(s, UPK_U) &&
+	    !(s->exit_link = bpf_program__attach(s->skel->progs.probe_task_exit)))
+		err = -errno;
 	if (err)
 		log__error("--probe: cannot attach the probes' thread-exit program: %s", strerror(-err));
 	if (!err && s->multi) {
@@ -222,17 +224,54 @@ void uprobes__drops(const struct uprobe_set *s, struct strbuf *out)
 	free(v);
 }
 
+static void detach(struct uprobe_set *s)
+{
+	for (int i = 0; i < s->nlinks; i++)
+		bpf_link__destroy(s->links[i]);
+	s->nlinks = 0;
+	uprobes_multi__close(s->multi_fds, s->nmulti);
+	s->nmulti = 0;
+}
+
+/* Detached first: no entry is held while the open calls are sent.  Threads that end
+ * meanwhile send their own (probe_task_exit stays attached). */
+int uprobes__drain(struct uprobe_set *s)
+{
+	struct bpf_link *it;
+	char buf[64];
+	int fd, err = 0;
+	ssize_t n;
+
+	if (!s || !s->skel || !s->exit_link)
+		return 0;
+	detach(s);
+	it = bpf_program__attach_iter(s->skel->progs.probe_drain, NULL);
+	if (!it)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(it));
+	if (fd < 0)
+		err = -errno;
+	while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno != EINTR) {
+			err = -errno;
+			break;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	bpf_link__destroy(it);
+	return err;
+}
+
 void uprobes__close(struct uprobe_set *s)
 {
 	if (!s)
 		return;
-	for (int i = 0; i < s->nlinks; i++)
-		bpf_link__destroy(s->links[i]);
-	uprobes_multi__close(s->multi_fds, s->nmulti);
-	s->nmulti = 0;
+	detach(s);
+	bpf_link__destroy(s->exit_link);
+	s->exit_link = NULL;
 	free(s->links);
 	s->links = NULL;
-	s->nlinks = 0;
 	userprobes__destroy(s->skel);
 	s->skel = NULL;
 }

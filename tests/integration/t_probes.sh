@@ -127,6 +127,19 @@ assert_eq "fx_add calls: rows + drops" 20000 \
 grep -q "warning: dropped [0-9]* probed calls" "$TMP/stderr.d" ||
 	fail "the drop warning does not name the probed calls: $(grep warning "$TMP/stderr.d")"
 
+# A --pid recording that ends inside a probed call of a process that lives on: the call's
+# entry, held in the kernel for its return, is still a row.  The fixture's second 2.5 s
+# nap starts at 2.5 s; the recording runs from ~0.3 s to ~3.4 s.
+"$F" 1 2500 >/dev/null &
+fx=$!
+sleep 0.3
+"$PROBEX" -q -o "$TMP/live.parquet" --no-viewer --stacks=none --pid "$fx" --duration 3 \
+	--probe "u:$F:fx_nap(ms:s32)" 2>"$TMP/stderr.live" || fail "--pid, open call: $(tail -3 "$TMP/stderr.live")"
+kill "$fx" 2>/dev/null
+wait "$fx" 2>/dev/null
+assert_eq "the open call's entry, its process alive at the end" "probes 2500 1" \
+	"$(q "$TMP/live.parquet" "SELECT process_name || ' ' || json_extract(probe_args, '\$.ms') || ' ' || count(*) OVER () FROM events WHERE event_type='probe_fx_nap_enter' AND pid=$fx")"
+
 # The same fixture under bpftrace: the same counts.
 if command -v bpftrace >/dev/null; then
 	bt=$(bpftrace -q -e "uprobe:$F:fx_add { @a = count(); } uretprobe:$F:fx_fact { @f = count(); } usdt:$F:fixture:tick { @t = count(); }" -c "$F" 2>/dev/null)
