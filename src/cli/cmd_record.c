@@ -107,9 +107,24 @@ static int check_as(const struct record_opts *ro, struct paths *p, const char *o
 	return err;
 }
 
-/* " N what" for each kind of ks[] with drops, comma-separated, into kinds; their sum. */
-static uint64_t drop_list(const struct record_result *r, const int *ks, int nks, char *kinds,
-			  size_t size)
+/* The kinds probex.exact has no counts for, in the order the warning names them: the
+ * probes' records and the stacks joined to off_cpu rows. */
+static const int uncounted[] = {
+	REC_PROBE_CALL, REC_PROBE, REC_PROBE_STR, REC_WAKER, REC_OFF_KSTACK,
+};
+#define NUNCOUNTED ((int)(sizeof(uncounted) / sizeof(uncounted[0])))
+
+static bool kind_counted(int k)
+{
+	for (int i = 0; i < NUNCOUNTED; i++)
+		if (uncounted[i] == k)
+			return false;
+	return true;
+}
+
+/* " N what" for each kind with drops that probex.exact counts (or, !counted, does not),
+ * comma-separated, into kinds; their sum. */
+static uint64_t drop_list(const struct record_result *r, bool counted, char *kinds, size_t size)
 {
 	static const char *const what[REC__COUNT] = {
 		[REC_SYSCALL] = "syscalls", [REC_SYSCALL_UNFINISHED] = "unfinished syscalls",
@@ -125,39 +140,32 @@ static uint64_t drop_list(const struct record_result *r, const int *ks, int nks,
 	size_t n = 0;
 
 	kinds[0] = 0;
-	for (int i = 0; i < nks; i++) {
-		uint64_t d = r->counters[CNT_RB_DROP0 + ks[i]];
+	for (int i = 0; i < (counted ? REC__COUNT : NUNCOUNTED); i++) {
+		int k = counted ? i : uncounted[i];
+		uint64_t d = r->counters[CNT_RB_DROP0 + k];
 
-		if (!d)
+		if (!d || (counted && !kind_counted(k)))
 			continue;
 		dropped += d;
 		n += (size_t)snprintf(kinds + n, n < size ? size - n : 0, "%s %llu %s", n ? "," : "",
-				      (unsigned long long)d, what[ks[i]]);
+				      (unsigned long long)d, what[k] ? what[k] : "other records");
 		if (n >= size)
 			n = size - 1;
 	}
 	return dropped;
 }
 
-/* What the ring buffer dropped, of how many (the exact counts), and what keeps every row.
- * Probe records and the stacks joined to off_cpu rows have no exact counts: a line of
- * their own (per probe in probex.drops). */
+/* What the ring buffer dropped, of how many (the exact counts), and what keeps every row;
+ * the kinds without exact counts on a line of their own (per probe in probex.drops). */
 static void print_drops(const struct record_result *r)
 {
-	static const int counted_kinds[] = {
-		REC_SYSCALL, REC_SYSCALL_UNFINISHED, REC_SCHED_SWITCH, REC_OFF_CPU, REC_PAGE_FAULT,
-		REC_CPU_SAMPLE, REC_IO_URING_COMPLETE, REC_FORK, REC_EXIT, REC_EXEC,
-	};
-	static const int other_kinds[] = {
-		REC_PROBE_CALL, REC_PROBE, REC_PROBE_STR, REC_WAKER, REC_OFF_KSTACK,
-	};
 	uint64_t dropped, counted = 0;
 	char kinds[512];
 
-	for (size_t i = 0; i < sizeof(counted_kinds) / sizeof(counted_kinds[0]); i++)
-		counted += r->exact[counted_kinds[i]];
-	dropped = drop_list(r, counted_kinds, sizeof(counted_kinds) / sizeof(counted_kinds[0]),
-			    kinds, sizeof(kinds));
+	for (int k = 0; k < REC__COUNT; k++)
+		if (kind_counted(k))
+			counted += r->exact[k];
+	dropped = drop_list(r, true, kinds, sizeof(kinds));
 	if (dropped && counted >= dropped)
 		log__warn("dropped %llu of %llu records (%.1f%%):%s; the counts in probex.exact (and "
 			  "`probex report`) stay exact; --lossless or a larger --ringbuf-size keeps every row",
@@ -166,7 +174,7 @@ static void print_drops(const struct record_result *r)
 	else if (dropped)
 		log__warn("dropped %llu records:%s; --lossless or a larger --ringbuf-size keeps every row",
 			  (unsigned long long)dropped, kinds);
-	if (drop_list(r, other_kinds, sizeof(other_kinds) / sizeof(other_kinds[0]), kinds, sizeof(kinds)))
+	if (drop_list(r, false, kinds, sizeof(kinds)))
 		log__warn("dropped%s (each probe's in probex.drops); --lossless or a larger "
 			  "--ringbuf-size keeps every row", kinds);
 }
