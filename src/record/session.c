@@ -425,7 +425,7 @@ static int session__drain(struct session *s, int run_err, struct record_result *
 	/* Before the consumer's last read: the entries of u: calls still open in threads that
 	 * live on (ended threads sent theirs).  It detaches the probes first, waiting on the
 	 * kernel, so only when a traced process lives on. */
-	if (s->opts->all_cpus || probes__traced_pids(s->probes, &one, 1) > 0)
+	if (s->opts->uprobes && (s->opts->all_cpus || probes__traced_pids(s->probes, &one, 1) > 0))
 		err = uprobes__drain(s->opts->uprobes);
 	if (err)
 		log__warn("--probe: cannot send the open u: calls of live threads: %s", strerror(-err));
